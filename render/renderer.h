@@ -1,0 +1,133 @@
+// The renderer's public interface: what app/ (CLI, viewer, bench) and the tests use.
+// The contract between render/ and app/ — change it only together with every user.
+//
+// One frame: deform -> project and bin -> build (L1 / L2 / L3 split) -> cast -> shade (../shared/design.md).
+#pragma once
+#include <glm/glm.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+
+// A triangle mesh as loaded. Triangle i is (indices[3i], indices[3i+1], indices[3i+2]); its ID is i.
+struct Mesh {
+  std::string name;                  // file name or "sphere:1000000"; shown in the viewer and in errors
+  std::vector<glm::vec3> positions;  // rest positions, world space
+  std::vector<uint32_t> indices;     // 3 per triangle, each < positions.size()
+  size_t triangle_count() const { return indices.size() / 3; }
+};
+
+enum class Deformer : uint8_t { none, twist, bend, wave, pulse };
+
+struct DeformParams {
+  Deformer kind = Deformer::none;
+  float amount = 1.0f;  // strength; 0 leaves the mesh at rest
+  float time = 0.0f;    // seconds; an input, so a frame is reproducible
+};
+
+struct Camera {
+  glm::vec3 eye{0.0f, 0.0f, 3.0f};
+  glm::vec3 target{0.0f, 0.0f, 0.0f};
+  glm::vec3 up{0.0f, 1.0f, 0.0f};
+  float fovy_degrees = 45.0f;
+};
+
+enum class Shading : uint8_t {
+  phong,           // Blinn-Phong headlight, smooth vertex normals (default)
+  flat,            // Blinn-Phong headlight, face normals
+  depth,           // distance along the ray, near = bright
+  normals,         // smooth normal as RGB
+  triangle_id,     // a hashed colour per triangle ID
+  slab,            // the slab of the visible triangle
+  ray_tests,       // heat map of ray-triangle tests per pixel
+  tile_triangles,  // heat map of triangle references per tile
+};
+
+enum class Backend : uint8_t { cuda, cpu };
+
+struct FrameSettings {
+  int width = 1024;
+  int height = 1024;
+  Camera camera;
+  DeformParams deform;
+  int slabs = 16;  // 1..64
+  Shading shading = Shading::phong;
+};
+
+// A plain RGBA8 surface: the renderer writes `height` rows of `width` pixels, row 0 = top.
+// For the cuda backend `pixels` is device memory (or a mapped PBO); for the cpu backend host memory.
+struct Surface {
+  uint8_t* pixels = nullptr;
+  int width = 0;
+  int height = 0;
+  size_t pitch_bytes = 0;  // bytes from one row to the next (>= 4 * width)
+};
+
+// Per-pixel extras, in host memory, filled only when asked for (tests, --depth, --ids).
+struct FrameExtras {
+  std::vector<float> depth;          // W*H, distance t along the normalized ray; miss = +inf
+  std::vector<uint32_t> triangle_id; // W*H; miss = 0xFFFFFFFF
+};
+
+struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend), wall clock (cpu backend)
+  float deform = 0, bin = 0, l1 = 0, l2 = 0, l3 = 0, cast = 0, shade = 0, total = 0;
+};
+
+struct FrameStats {
+  uint64_t triangles_in = 0;        // triangles in the mesh
+  uint64_t triangles_binned = 0;    // triangles that survived culling (visible candidates)
+  uint64_t references = 0;          // triangle references after L1 (one per covered tile)
+  uint64_t nonempty_cells = 0;      // (tile, slab) cells with at least one reference
+  uint64_t max_refs_per_tile = 0;
+  uint64_t ray_triangle_tests = 0;  // the thesis's RTI for this frame
+  uint64_t pixels_hit = 0;
+  int frame_redone = 0;             // times the frame was redone after growing buffers
+  StageTimes ms;
+};
+
+// The per-frame acceleration structure, downloaded for tests (stage-by-stage comparison of backends).
+struct FrameStructure {
+  int tiles_x = 0, tiles_y = 0, slabs = 0;
+  float z_near = 0, z_far = 0;                // the slab range fitted this frame (view-space distance)
+  std::vector<int32_t> tile_range;            // 4 per triangle: x0, y0, x1, y1 inclusive; culled: x0 > x1
+  std::vector<uint8_t> slab_of_triangle;      // per triangle (culled: undefined)
+  std::vector<uint64_t> cell_offsets;         // tiles_x*tiles_y*slabs + 1; cell = (ty*tiles_x + tx)*slabs + slab
+  std::vector<uint32_t> cell_triangles;       // references, packed by cell
+};
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  // Upload a mesh (validated by the caller). Builds the vertex->triangle adjacency for normals.
+  // Throws std::runtime_error (with a clear message, e.g. out of memory with needed/free bytes) on failure.
+  virtual void set_mesh(const Mesh& mesh) = 0;
+  // Render one frame into `target` (device memory for cuda, host memory for cpu). No allocation inside a frame
+  // unless the scene needs more references than ever before (then buffers grow and the frame is redone).
+  virtual FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras = nullptr) = 0;
+  // The structure of the last frame (for tests and debugging; slow, synchronizes).
+  virtual FrameStructure last_structure() const = 0;
+  // The deformed positions of the last frame (for --deformed-mesh).
+  virtual std::vector<glm::vec3> last_deformed_positions() const = 0;
+  virtual Backend backend() const = 0;
+  virtual size_t device_bytes_in_use() const = 0;  // 0 for cpu
+};
+
+// Throws std::runtime_error if the backend is not available (e.g. cuda without a device).
+std::unique_ptr<Renderer> make_renderer(Backend backend);
+
+// Procedural meshes: name is one of "sphere", "torus", "torus_knot", "stress"; triangles is a target count.
+// Throws std::invalid_argument for an unknown name or an absurd count.
+Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
+
+// A camera that frames the mesh's bounding sphere for the given vertical field of view.
+Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f);
+
+// Validate a mesh: throws std::invalid_argument naming the problem (no triangles, index out of range at
+// triangle k, non-finite coordinate at vertex k).
+void validate_mesh(const Mesh& mesh);
+
+}  // namespace slabcast
