@@ -119,6 +119,15 @@ class Renderer {
 // Throws std::runtime_error if the backend is not available (e.g. cuda without a device).
 std::unique_ptr<Renderer> make_renderer(Backend backend);
 
+// Options that tests and benchmarks may set; the defaults suit everything else.
+struct RendererOptions {
+  // Triangle references (after L1) the renderer first allocates room for; 0 = automatic (a few per triangle).
+  // When a frame needs more, the buffers grow geometrically and the frame is redone (FrameStats::frame_redone).
+  // Tests set a tiny value to exercise that path.
+  uint64_t initial_reference_capacity = 0;
+};
+std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options);
+
 // Procedural meshes: name is one of "sphere", "torus", "torus_knot", "stress"; triangles is a target count.
 // Throws std::invalid_argument for an unknown name or an absurd count.
 Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);

@@ -1,0 +1,386 @@
+#include "cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+#include <utility>
+#include <vector>
+
+namespace slabcast {
+namespace {
+
+[[noreturn]] void usage(const std::string& flag, const std::string& what) { throw UsageError(flag + ": " + what); }
+
+std::string quoted(const std::string& text) {
+  constexpr size_t kMaxShown = 40;
+  return "'" + (text.size() > kMaxShown ? text.substr(0, kMaxShown) + "..." : text) + "'";
+}
+
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return {};
+  const size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+// '-' and '_' are the same in names ("torus-knot" = "torus_knot"), and case does not matter.
+std::string normalized_name(std::string s) {
+  for (char& c : s) {
+    if (c == '-') c = '_';
+    c = char(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return s;
+}
+
+bool to_float(std::string text, float* out) {
+  text = trim(text);
+  if (!text.empty() && text[0] == '+') text.erase(0, 1);
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, *out);
+  return !text.empty() && r.ec == std::errc() && r.ptr == end;
+}
+
+bool to_u64(std::string text, uint64_t* out) {
+  text = trim(text);
+  if (!text.empty() && text[0] == '+') text.erase(0, 1);
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, *out);
+  return !text.empty() && r.ec == std::errc() && r.ptr == end;
+}
+
+template <typename Enum, size_t N>
+Enum parse_name(const std::string& flag, const std::string& text, const char* kind,
+                const std::pair<const char*, Enum> (&names)[N]) {
+  const std::string key = normalized_name(trim(text));
+  std::string known;
+  for (const auto& [name, value] : names) {
+    if (key == name) return value;
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
+  usage(flag, "unknown " + std::string(kind) + " " + quoted(text) + " (one of: " + known + ")");
+}
+
+constexpr std::pair<const char*, Deformer> kDeformers[] = {
+    {"none", Deformer::none}, {"twist", Deformer::twist}, {"bend", Deformer::bend},
+    {"wave", Deformer::wave}, {"pulse", Deformer::pulse}};
+constexpr std::pair<const char*, Shading> kShadings[] = {
+    {"phong", Shading::phong},         {"flat", Shading::flat},   {"depth", Shading::depth},
+    {"normals", Shading::normals},     {"triangle_id", Shading::triangle_id},
+    {"slab", Shading::slab},           {"ray_tests", Shading::ray_tests},
+    {"tile_triangles", Shading::tile_triangles}};
+constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}, {"cpu", Backend::cpu}};
+constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
+
+// An output file: the right extension, and a directory that exists (checked before minutes of loading).
+void check_output_path(const std::string& flag, const std::string& path, const std::string& extension) {
+  if (path.empty()) usage(flag, "empty file name");
+  const std::string lower = normalized_name(path);
+  if (lower.size() <= extension.size() || lower.compare(lower.size() - extension.size(), extension.size(), extension) != 0) {
+    usage(flag, quoted(path) + " should end in " + extension);
+  }
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    const std::string dir = path.substr(0, slash);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) usage(flag, "directory " + quoted(dir) + " does not exist");
+  }
+}
+
+// The flags `render` and `view` share, as text until checked.
+struct RawScene {
+  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading;
+  CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
+              *deform_opt = nullptr;
+  std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
+};
+
+void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform) {
+  const auto add = [&](const char* name, std::string* value, const std::string& help) {
+    CLI::Option* opt = app->add_option(name, *value, help);
+    opt->type_name("");
+    raw->options.emplace_back(opt, value);
+    return opt;
+  };
+  CLI::Option* mesh = add("--mesh", &raw->mesh, "FILE.obj: an OBJ mesh to render (polygons are triangulated)");
+  CLI::Option* procedural = add("--procedural", &raw->procedural,
+                                "NAME:TRIANGLES: a procedural mesh, NAME one of sphere, torus, torus_knot, stress; "
+                                "TRIANGLES a count, k and M suffixes allowed (default: sphere:1M)");
+  mesh->excludes(procedural);
+  add("--size", &raw->size, "WxH: image size in pixels, 1.." + std::to_string(kMaxImageSide) + " per side (default 1024x1024)");
+  raw->eye_opt = add("--eye", &raw->eye, "x,y,z: camera position (default: framing the model)");
+  raw->target_opt = add("--target", &raw->target, "x,y,z: point looked at (default: the model's centre)");
+  raw->up_opt = add("--up", &raw->up, "x,y,z: up direction (default 0,1,0)");
+  add("--fovy", &raw->fovy, "DEG: vertical field of view, in (0, 180) (default 45)");
+  raw->deform_opt = add("--deform", &raw->deform,
+                        std::string("NAME[:AMOUNT]: deformer none, twist, bend, wave or pulse, with an optional "
+                                    "strength (default ") + default_deform + ", amount 1)");
+  add("--time", &raw->time, "T: deformer time in seconds (default 0)");
+  add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
+  raw->backend_opt = add("--backend", &raw->backend, "cuda|cpu (default: cuda where a CUDA device exists, else cpu)");
+  add("--shading", &raw->shading,
+      "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles");
+}
+
+// CLI11 accepts an empty value ("--size="); give it the same message as any other bad value.
+void check_given_values(const RawScene& raw) {
+  for (const auto& [opt, value] : raw.options) {
+    if (opt->count() > 0 && trim(*value).empty()) usage(opt->get_name(), "empty value");
+  }
+}
+
+SceneOptions finish_scene(const RawScene& raw, Deformer default_deform) {
+  check_given_values(raw);
+  SceneOptions s;
+  if (!raw.mesh.empty()) s.scene.mesh_path = raw.mesh;
+  if (!raw.procedural.empty()) parse_procedural("--procedural", raw.procedural, &s.scene);
+  if (!raw.size.empty()) parse_size("--size", raw.size, &s.frame.width, &s.frame.height);
+  if (!raw.eye.empty()) s.frame.camera.eye = parse_vec3("--eye", raw.eye);
+  if (!raw.target.empty()) s.frame.camera.target = parse_vec3("--target", raw.target);
+  if (!raw.up.empty()) {
+    s.frame.camera.up = parse_vec3("--up", raw.up);
+    if (glm::length(s.frame.camera.up) < 1e-6f) usage("--up", "the up direction must not be zero");
+  }
+  s.eye_given = raw.eye_opt->count() > 0;
+  s.target_given = raw.target_opt->count() > 0;
+  s.up_given = raw.up_opt->count() > 0;
+  if (s.eye_given && s.target_given) {
+    const glm::vec3 view = s.frame.camera.target - s.frame.camera.eye;
+    if (glm::length(view) < 1e-6f) usage("--eye", "the camera eye and --target are the same point");
+    if (glm::length(glm::cross(glm::normalize(view), glm::normalize(s.frame.camera.up))) < 1e-4f) {
+      usage("--up", "the up direction is parallel to the viewing direction (--eye to --target)");
+    }
+  }
+  if (!raw.fovy.empty()) s.frame.camera.fovy_degrees = parse_finite("--fovy", raw.fovy, 0.0f, 180.0f);
+  if (s.frame.camera.fovy_degrees <= 0.0f || s.frame.camera.fovy_degrees >= 180.0f) {
+    usage("--fovy", quoted(raw.fovy) + ": the field of view must be greater than 0 and less than 180 degrees");
+  }
+  s.frame.deform.kind = default_deform;
+  if (!raw.deform.empty()) s.frame.deform = parse_deform("--deform", raw.deform);
+  if (!raw.time.empty()) s.frame.deform.time = parse_finite("--time", raw.time, -1e6f, 1e6f);
+  if (!raw.slabs.empty()) s.frame.slabs = parse_int("--slabs", raw.slabs, kMinSlabs, kMaxSlabs);
+  if (!raw.backend.empty()) s.backend = parse_backend("--backend", raw.backend);
+  if (!raw.shading.empty()) s.frame.shading = parse_shading("--shading", raw.shading);
+  return s;
+}
+
+}  // namespace
+
+std::string SceneSpec::label() const {
+  if (!mesh_path.empty()) {
+    const size_t slash = mesh_path.find_last_of('/');
+    return slash == std::string::npos ? mesh_path : mesh_path.substr(slash + 1);
+  }
+  return procedural_name + ":" + std::to_string(procedural_triangles);
+}
+
+void parse_size(const std::string& flag, const std::string& text, int* width, int* height) {
+  const std::string t = trim(text);
+  const size_t x = t.find_first_of("xX");
+  uint64_t w = 0, h = 0;
+  if (x == std::string::npos || !to_u64(t.substr(0, x), &w) || !to_u64(t.substr(x + 1), &h)) {
+    // "-5x10" lands here too: a size is never negative.
+    usage(flag, "expected WIDTHxHEIGHT in pixels, e.g. 1024x768, got " + quoted(text));
+  }
+  if (w < 1 || w > uint64_t(kMaxImageSide)) {
+    usage(flag, quoted(text) + ": the width must be between 1 and " + std::to_string(kMaxImageSide));
+  }
+  if (h < 1 || h > uint64_t(kMaxImageSide)) {
+    usage(flag, quoted(text) + ": the height must be between 1 and " + std::to_string(kMaxImageSide));
+  }
+  *width = int(w);
+  *height = int(h);
+}
+
+glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    parts.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  if (parts.size() != 3) usage(flag, "expected three numbers x,y,z, got " + quoted(text));
+  glm::vec3 v;
+  for (int i = 0; i < 3; ++i) {
+    if (!to_float(parts[size_t(i)], &v[i])) usage(flag, quoted(trim(parts[size_t(i)])) + " in " + quoted(text) + " is not a number");
+    if (!std::isfinite(v[i])) usage(flag, quoted(trim(parts[size_t(i)])) + " in " + quoted(text) + " is not a finite number");
+  }
+  return v;
+}
+
+float parse_finite(const std::string& flag, const std::string& text, float lo, float hi) {
+  float v = 0;
+  if (!to_float(text, &v)) usage(flag, quoted(text) + " is not a number");
+  if (!std::isfinite(v)) usage(flag, quoted(text) + " is not a finite number");
+  if (v < lo || v > hi) usage(flag, quoted(text) + " is out of range [" + trim(std::to_string(lo)) + ", " + trim(std::to_string(hi)) + "]");
+  return v;
+}
+
+int parse_int(const std::string& flag, const std::string& text, int lo, int hi) {
+  const std::string t = trim(text);
+  int64_t v = 0;
+  const char* end = t.data() + t.size();
+  const auto r = std::from_chars(t.data() + (!t.empty() && t[0] == '+'), end, v);
+  if (t.empty() || r.ec != std::errc() || r.ptr != end) usage(flag, quoted(text) + " is not a whole number");
+  if (v < lo || v > hi) {
+    usage(flag, quoted(text) + " is out of range: it must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+  }
+  return int(v);
+}
+
+void parse_procedural(const std::string& flag, const std::string& text, SceneSpec* scene) {
+  const std::string t = trim(text);
+  const size_t colon = t.find(':');
+  const std::string name = normalized_name(t.substr(0, colon));
+  std::string known;
+  bool found = false;
+  for (const char* n : kProceduralNames) {
+    found = found || name == n;
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
+  if (!found) usage(flag, "unknown procedural mesh " + quoted(t.substr(0, colon)) + " (one of: " + known + ")");
+  uint64_t count = scene->procedural_triangles;
+  if (colon != std::string::npos) {
+    std::string digits = trim(t.substr(colon + 1));
+    uint64_t scale = 1;
+    if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1000, digits.pop_back();
+    else if (!digits.empty() && (digits.back() == 'm' || digits.back() == 'M')) scale = 1000000, digits.pop_back();
+    if (!to_u64(digits, &count)) usage(flag, "expected NAME:TRIANGLES, e.g. sphere:1000000 or torus:250k, got " + quoted(text));
+    if (count > kMaxProceduralTriangles / scale) {
+      usage(flag, quoted(text) + ": at most " + std::to_string(kMaxProceduralTriangles) + " triangles (32-bit triangle IDs)");
+    }
+    count *= scale;
+    if (count < 1) usage(flag, quoted(text) + ": the triangle count must be at least 1");
+  }
+  scene->mesh_path.clear();
+  scene->procedural_name = name;
+  scene->procedural_triangles = count;
+}
+
+DeformParams parse_deform(const std::string& flag, const std::string& text) {
+  const size_t colon = text.find(':');
+  DeformParams d;
+  d.kind = parse_name(flag, text.substr(0, colon), "deformer", kDeformers);
+  if (colon != std::string::npos) {
+    d.amount = parse_finite(flag, text.substr(colon + 1), -kMaxDeformAmount, kMaxDeformAmount);
+  }
+  return d;
+}
+
+Shading parse_shading(const std::string& flag, const std::string& text) {
+  return parse_name(flag, text, "shading mode", kShadings);
+}
+
+Backend parse_backend(const std::string& flag, const std::string& text) {
+  return parse_name(flag, text, "backend", kBackends);
+}
+
+const char* to_string(Deformer deformer) {
+  for (const auto& [name, value] : kDeformers) if (value == deformer) return name;
+  return "?";
+}
+const char* to_string(Shading shading) {
+  for (const auto& [name, value] : kShadings) if (value == shading) return name;
+  return "?";
+}
+const char* to_string(Backend backend) {
+  for (const auto& [name, value] : kBackends) if (value == backend) return name;
+  return "?";
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app("slabcast: real-time ray casting of deforming triangle meshes.\n"
+               "With no arguments, opens the viewer on the default scene (a 1M-triangle sphere), animated.",
+               "slabcast");
+  app.require_subcommand(0, 1);
+
+  CLI::App* render = app.add_subcommand(
+      "render", "Render one frame headless and write it (PNG; depth PFM, triangle IDs, deformed mesh on request), "
+                "then print the frame's statistics");
+  RawScene render_raw;
+  add_scene_flags(render, &render_raw, "none");
+  ParsedCommandLine result;
+  RenderOptions& r = result.render;
+  std::string out_path = r.out;
+  render->add_option("--out", out_path, "FILE.png: colour image (default frame.png)")->type_name("");
+  render->add_option("--depth", r.depth_path, "FILE.pfm: also write depth (distance along the ray; miss = +inf)")->type_name("");
+  render->add_option("--ids", r.ids_path, "FILE.ids: also write triangle IDs (uint32; miss = 0xFFFFFFFF)")->type_name("");
+  render->add_option("--deformed-mesh", r.deformed_mesh_path, "FILE.obj: also write the deformed mesh")->type_name("");
+
+  CLI::App* view = app.add_subcommand(
+      "view", "Open the interactive viewer (a window; or --headless: render offscreen through EGL and write a PNG)");
+  RawScene view_raw;
+  add_scene_flags(view, &view_raw, "twist");
+  ViewOptions& v = result.view;
+  std::string frames_text, time_scale_text;
+  bool pause = false, no_vsync = false, no_overlay = false;
+  view->add_flag("--headless", v.headless, "render offscreen (EGL device platform, no window) and write --screenshot");
+  CLI::Option* frames_opt = view->add_option("--frames", frames_text, "N: frames to render (headless: before the "
+                                             "screenshot; window: then quit) (default 1)")->type_name("");
+  view->add_option("--screenshot", v.screenshot_path, "FILE.png: where the headless frame goes (default slabcast-view.png)")->type_name("");
+  view->add_flag("--screenshot-3d-only", v.screenshot_3d_only, "write the 3D image only, without the overlay");
+  view->add_flag("--pause", pause, "start with the animation paused");
+  view->add_option("--time-scale", time_scale_text, "F: animation speed factor (default 1)")->type_name("");
+  view->add_flag("--no-vsync", no_vsync, "do not wait for the display's refresh");
+  view->add_flag("--no-overlay", no_overlay, "start with the overlay hidden (H toggles it)");
+
+  const auto fail_usage = [&](const std::string& message, const CLI::App* where) {
+    err << "slabcast: error: " << message;
+    if (where != nullptr) err << " (see 'slabcast " << (where == &app ? "" : where->get_name() + " ") << "--help')";
+    err << "\n";
+    result.command = Command::exit;
+    result.exit_code = kExitUsage;
+    return result;
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    result.command = Command::exit;
+    result.exit_code = app.exit(e, out, err);
+    return result;
+  } catch (const CLI::CallForAllHelp& e) {
+    result.command = Command::exit;
+    result.exit_code = app.exit(e, out, err);
+    return result;
+  } catch (const CLI::ParseError& e) {
+    const CLI::App* where = render->parsed() ? render : view->parsed() ? view : &app;
+    return fail_usage(e.what(), where);
+  }
+
+  try {
+    if (render->parsed()) {
+      result.command = Command::render;
+      r.scene = finish_scene(render_raw, Deformer::none);
+      r.out = out_path;
+      check_output_path("--out", r.out, ".png");
+      if (!r.depth_path.empty()) check_output_path("--depth", r.depth_path, ".pfm");
+      if (!r.ids_path.empty()) check_output_path("--ids", r.ids_path, ".ids");
+      if (!r.deformed_mesh_path.empty()) check_output_path("--deformed-mesh", r.deformed_mesh_path, ".obj");
+    } else {
+      // `slabcast view ...`, or `slabcast` alone: the default scene, animated, in a window.
+      result.command = Command::view;
+      v.scene = finish_scene(view_raw, Deformer::twist);
+      if (frames_opt->count() > 0) {
+        v.frames = parse_int("--frames", frames_text, 1, 100000000);
+        v.frames_given = true;
+      }
+      if (!v.screenshot_path.empty()) check_output_path("--screenshot", v.screenshot_path, ".png");
+      if (!time_scale_text.empty()) v.time_scale = parse_finite("--time-scale", time_scale_text, -1000.0f, 1000.0f);
+      v.animate = !pause;
+      v.vsync = !no_vsync;
+      v.show_overlay = !no_overlay;
+    }
+  } catch (const UsageError& e) {
+    return fail_usage(e.what(), nullptr);
+  }
+  return result;
+}
+
+}  // namespace slabcast

@@ -1,0 +1,41 @@
+// The frame-dump formats of ../shared/design.md ("Conventions"): colour -> PNG, depth -> PFM, IDs -> .ids.
+// Writers go to PATH.tmp and rename, so a failed or interrupted write never leaves a half file under PATH.
+// Every function throws std::runtime_error whose message starts with the path.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+
+// An image in host memory, row 0 = top.
+struct Rgba8Image {
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;  // width * height * 4, tightly packed
+};
+struct DepthImage {
+  int width = 0, height = 0;
+  std::vector<float> depth;  // width * height; a miss is +inf
+};
+struct IdImage {
+  int width = 0, height = 0;
+  std::vector<uint32_t> ids;  // width * height; a miss is 0xFFFFFFFF
+};
+
+// PNG, 8-bit RGBA, from rows `pitch_bytes` apart (>= 4 * width).
+void write_png(const std::string& path, const uint8_t* rgba, int width, int height, size_t pitch_bytes);
+// Any PNG, converted to RGBA8.
+Rgba8Image read_png(const std::string& path);
+
+// PFM, single channel ("Pf"), little-endian (scale -1). The file stores rows bottom to top, as the PFM format
+// defines, so that image viewers show it upright; `depth` and DepthImage are top row first, like every other
+// buffer here.
+void write_pfm(const std::string& path, const float* depth, int width, int height);
+DepthImage read_pfm(const std::string& path);
+
+// .ids: uint32 width, uint32 height, then width * height uint32, all little-endian, top row first.
+void write_ids(const std::string& path, const uint32_t* ids, int width, int height);
+IdImage read_ids(const std::string& path);
+
+}  // namespace slabcast

@@ -1,0 +1,447 @@
+// OBJ loading in two passes over the file's text, held in memory:
+//
+//   1. check   our own line scan. It rejects what tinyobjloader would accept silently (it reads "nan" and "abc"
+//              as 0, keeps indices past the last vertex with only a warning, drops faces with < 3 vertices, and
+//              its atoi overflows on huge indices), so that every problem is reported with its line. It also
+//              parses the vertex positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives
+//              back the very same floats, which tinyobjloader's own float parser does not promise.
+//   2. parse   tinyobjloader reads the faces (v, v/vt, v//vn, v/vt/vn, relative indices, groups, materials),
+//              un-triangulated, through a stream that reports progress. We triangulate as a fan ourselves:
+//              tinyobjloader's ear clipping is quadratic (a 10^6-vertex polygon would hang) and may drop
+//              triangles of degenerate polygons, which would shift the triangle IDs.
+#include "mesh_io.h"
+
+// tinyobjloader is compiled into this file (Debian ships the header with the implementation behind this macro),
+// so that sanitizer and fuzzer builds instrument the parser too.
+#define TINYOBJLOADER_IMPLEMENTATION
+#include <tiny_obj_loader.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+#include <streambuf>
+#include <system_error>
+
+namespace slabcast {
+namespace {
+
+// Progress is reported over the whole load in these shares.
+constexpr double kReadShare = 0.10;   // reading the file
+constexpr double kCheckEnd = 0.35;    // our check pass ends here
+constexpr double kParseEnd = 0.95;    // tinyobjloader's pass ends here; assembling takes the rest
+constexpr size_t kProgressChunkBytes = size_t(1) << 20;
+
+// Triangle IDs are uint32 with 0xFFFFFFFF meaning "miss"; tinyobjloader indexes vertices with int.
+constexpr uint64_t kMaxTriangles = 0xFFFFFFFEull;
+constexpr uint64_t kMaxVertices = uint64_t(std::numeric_limits<int>::max());
+
+[[noreturn]] void fail(const std::string& name, size_t line, const std::string& what) {
+  throw std::runtime_error(name + ":" + std::to_string(line) + ": " + what);
+}
+[[noreturn]] void fail(const std::string& name, const std::string& what) {
+  throw std::runtime_error(name + ": " + what);
+}
+
+// A token quoted for an error message, cut short so that a megabyte of garbage does not become the message.
+std::string quoted(std::string_view token) {
+  constexpr size_t kMaxShown = 32;
+  std::string out = "'";
+  for (char c : token.substr(0, kMaxShown)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  if (token.size() > kMaxShown) out += "...";
+  return out + "'";
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// Splits one line (without its terminator) into blank-separated tokens, one at a time.
+class Tokens {
+ public:
+  explicit Tokens(std::string_view line) : rest_(line) {}
+  bool next(std::string_view* token) {
+    size_t i = 0;
+    while (i < rest_.size() && is_blank(rest_[i])) ++i;
+    if (i == rest_.size()) return false;
+    size_t j = i;
+    while (j < rest_.size() && !is_blank(rest_[j])) ++j;
+    *token = rest_.substr(i, j - i);
+    rest_ = rest_.substr(j);
+    return true;
+  }
+
+ private:
+  std::string_view rest_;
+};
+
+// A whole-token float: from_chars, plus the leading '+' that OBJ writers sometimes emit.
+enum class NumberStatus { ok, not_a_number, out_of_range };
+NumberStatus parse_float(std::string_view token, float* out) {
+  if (!token.empty() && token[0] == '+') token.remove_prefix(1);
+  const char* end = token.data() + token.size();
+  const auto result = std::from_chars(token.data(), end, *out);
+  if (result.ec == std::errc::result_out_of_range) return NumberStatus::out_of_range;
+  if (result.ec != std::errc() || result.ptr != end || token.empty()) return NumberStatus::not_a_number;
+  return NumberStatus::ok;
+}
+
+// An OBJ index up to the next '/' (or the token's end): *consumed gets its length.
+bool parse_index(std::string_view text, int64_t* out, size_t* consumed) {
+  const size_t len = std::min(text.find('/'), text.size());
+  std::string_view digits = text.substr(0, len);
+  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+  const char* end = digits.data() + digits.size();
+  const auto result = std::from_chars(digits.data(), end, *out);
+  *consumed = len;
+  return !digits.empty() && result.ec == std::errc() && result.ptr == end;
+}
+
+// What the check pass learns about the file.
+struct CheckResult {
+  std::vector<glm::vec3> positions;
+  std::vector<uint32_t> face_corners;  // vertices of each face, in file order
+  uint64_t triangles = 0;
+};
+
+// Pass 1: every line that tinyobjloader would read as a vertex or a face, checked; positions parsed.
+CheckResult check_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
+                      double progress_begin) {
+  CheckResult r;
+  size_t line_no = 0;
+  size_t pos = 0;
+  size_t next_report = kProgressChunkBytes;
+  int64_t max_index = 0;          // the largest positive vertex index seen, and where: checked at the end,
+  size_t max_index_line = 0;      // because OBJ allows a face to name a vertex defined further down
+  while (pos < text.size()) {
+    // One line. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader, so line numbers agree.
+    size_t end = pos;
+    while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end;
+    if (pos < text.size()) {
+      if (text[pos] == '\r' && pos + 1 < text.size() && text[pos + 1] == '\n') ++pos;
+      ++pos;
+    }
+    ++line_no;
+    if (progress && pos >= next_report) {
+      progress(progress_begin + (kCheckEnd - progress_begin) * double(pos) / double(text.size()));
+      next_report = pos + kProgressChunkBytes;
+    }
+
+    // A text file has no control characters besides tab, form feed and vertical tab.
+    for (size_t i = 0; i < line.size(); ++i) {
+      const auto u = static_cast<unsigned char>(line[i]);
+      if ((u < 0x20 && u != '\t' && u != '\f' && u != '\v') || u == 0x7F) {
+        char what[96];
+        std::snprintf(what, sizeof what, "binary data (byte 0x%02X in column %zu): not a text OBJ file", u, i + 1);
+        fail(name, line_no, what);
+      }
+    }
+
+    Tokens tokens(line);
+    std::string_view command;
+    if (!tokens.next(&command)) continue;
+
+    if (command == "v") {
+      glm::vec3 p;
+      for (int axis = 0; axis < 3; ++axis) {
+        std::string_view token;
+        if (!tokens.next(&token)) {
+          fail(name, line_no, "vertex has " + std::to_string(axis) + " coordinate" + (axis == 1 ? "" : "s") +
+                                  " (needs x y z)");
+        }
+        float value = 0;
+        const NumberStatus status = parse_float(token, &value);
+        if (status == NumberStatus::out_of_range) {
+          fail(name, line_no, "vertex coordinate " + quoted(token) + " is out of range for a 32-bit float");
+        }
+        if (status == NumberStatus::not_a_number) {
+          fail(name, line_no, "vertex coordinate " + quoted(token) + " is not a number");
+        }
+        if (!std::isfinite(value)) {
+          fail(name, line_no, "vertex coordinate " + quoted(token) + " is not a finite number");
+        }
+        p[axis] = value;
+      }
+      if (r.positions.size() >= kMaxVertices) {
+        fail(name, line_no, "more than " + std::to_string(kMaxVertices) + " vertices");
+      }
+      r.positions.push_back(p);
+    } else if (command == "f") {
+      uint64_t corners = 0;
+      std::string_view token;
+      while (tokens.next(&token)) {
+        ++corners;
+        int64_t index = 0;
+        size_t used = 0;
+        if (!parse_index(token, &index, &used)) {
+          fail(name, line_no, "face vertex " + quoted(token) + " is not a vertex index");
+        }
+        if (index == 0) fail(name, line_no, "face vertex index 0 (OBJ indices start at 1)");
+        if (index < 0) {
+          const auto defined = int64_t(r.positions.size());
+          if (defined + index < 0) {
+            fail(name, line_no, "relative vertex index " + std::to_string(index) + " reaches before the first vertex (" +
+                                    std::to_string(defined) + " defined so far)");
+          }
+        } else if (index > max_index) {
+          max_index = index;
+          max_index_line = line_no;
+        }
+        // The optional texture-coordinate and normal indices: ignored, but tinyobjloader rejects 0 and junk.
+        std::string_view rest = token.substr(used);
+        while (!rest.empty()) {
+          rest.remove_prefix(1);  // the '/'
+          if (rest.empty() || rest[0] == '/') continue;
+          int64_t other = 0;
+          if (!parse_index(rest, &other, &used) || other == 0) {
+            fail(name, line_no, "face vertex " + quoted(token) + " has a bad texture-coordinate or normal index");
+          }
+          rest = rest.substr(used);
+        }
+      }
+      if (corners < 3) {
+        fail(name, line_no, "face has " + std::to_string(corners) + (corners == 1 ? " vertex" : " vertices") +
+                                " (needs at least 3)");
+      }
+      if (corners > UINT32_MAX) fail(name, line_no, "face has more than " + std::to_string(UINT32_MAX) + " vertices");
+      r.face_corners.push_back(uint32_t(corners));
+      r.triangles += corners - 2;
+      if (r.triangles > kMaxTriangles) {
+        fail(name, line_no, "more than " + std::to_string(kMaxTriangles) + " triangles (32-bit triangle IDs)");
+      }
+    }
+  }
+  if (max_index > int64_t(r.positions.size())) {
+    fail(name, max_index_line, "face refers to vertex " + std::to_string(max_index) + ", but the file has only " +
+                                   std::to_string(r.positions.size()) + " vertices");
+  }
+  if (r.face_corners.empty()) {
+    fail(name, r.positions.empty() ? "no vertices and no faces: not an OBJ mesh"
+                                   : "no faces (" + std::to_string(r.positions.size()) + " vertices): nothing to render");
+  }
+  return r;
+}
+
+// A read-only stream over text in memory that reports how far the reader has got, one chunk at a time.
+class ProgressStreambuf : public std::streambuf {
+ public:
+  ProgressStreambuf(std::string_view text, const LoadProgress& progress, double begin, double end)
+      : text_(text), progress_(progress), begin_(begin), end_(end) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (next_ == text_.size()) return traits_type::eof();
+    const size_t chunk = std::min(kProgressChunkBytes, text_.size() - next_);
+    // setg wants char*; the buffer is never written through (no putback of a different character).
+    char* first = const_cast<char*>(text_.data() + next_);
+    setg(first, first, first + chunk);
+    next_ += chunk;
+    if (progress_) progress_(begin_ + (end_ - begin_) * double(next_) / double(text_.size()));
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string_view text_;
+  const LoadProgress& progress_;
+  double begin_, end_;
+  size_t next_ = 0;
+};
+
+// The last line of tinyobjloader's multi-line error text, which carries its line number.
+std::string first_line(const std::string& text) {
+  std::string out = text.substr(0, text.find('\n'));
+  return out.empty() ? std::string("unknown error") : out;
+}
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Mesh parse_checked(std::string_view text, const std::string& name, const LoadProgress& progress,
+                   double progress_begin) {
+  CheckResult checked = check_obj(text, name, progress, progress_begin);
+
+  // Pass 2: tinyobjloader, un-triangulated, without material files (a mesh file must not make us open others).
+  tinyobj::attrib_t attrib;
+  std::vector<tinyobj::shape_t> shapes;
+  std::vector<tinyobj::material_t> materials;
+  std::string warn, err;
+  bool ok = false;
+  {
+    ProgressStreambuf buffer(text, progress, kCheckEnd, kParseEnd);
+    std::istream stream(&buffer);
+    ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &stream, /*readMatFn=*/nullptr,
+                          /*triangulate=*/false);
+  }
+  if (!ok) fail(name, "tinyobjloader: " + first_line(err));
+  // Faces and vertices as counted by the check pass; a mismatch would be a bug here, not in the file.
+  if (attrib.vertices.size() != 3 * checked.positions.size()) {
+    fail(name, "internal error: tinyobjloader read " + std::to_string(attrib.vertices.size() / 3) +
+                   " vertices, the check pass " + std::to_string(checked.positions.size()));
+  }
+  attrib = {};  // the positions come from the check pass; free tinyobjloader's copy before assembling
+
+  Mesh mesh;
+  mesh.name = name;
+  mesh.positions = std::move(checked.positions);
+  mesh.indices.reserve(3 * checked.triangles);
+  // tinyobjloader counts a face's vertices in an unsigned char (a 300-gon reads as 44): the check pass's counts
+  // are the true ones, and tinyobjloader's must agree with them modulo 256.
+  size_t faces = 0;
+  const auto vertex_count = int64_t(mesh.positions.size());
+  for (const tinyobj::shape_t& shape : shapes) {
+    const std::vector<tinyobj::index_t>& corners = shape.mesh.indices;
+    size_t first = 0;
+    for (const unsigned char count_mod_256 : shape.mesh.num_face_vertices) {
+      const size_t n = faces < checked.face_corners.size() ? checked.face_corners[faces] : 0;
+      if (n < 3 || (n & 0xFF) != count_mod_256 || first + n > corners.size()) {
+        fail(name, "internal error: tinyobjloader's face " + std::to_string(faces) + " differs from the check pass's");
+      }
+      for (size_t k = 0; k < n; ++k) {
+        const int v = corners[first + k].vertex_index;
+        if (v < 0 || v >= vertex_count) fail(name, "internal error: vertex index " + std::to_string(v) + " after checking");
+      }
+      for (size_t k = 1; k + 1 < n; ++k) {  // fan (v0, vk, vk+1)
+        mesh.indices.push_back(uint32_t(corners[first].vertex_index));
+        mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+        mesh.indices.push_back(uint32_t(corners[first + k + 1].vertex_index));
+      }
+      first += n;
+      ++faces;
+    }
+    if (first != corners.size()) fail(name, "internal error: tinyobjloader's face corners differ from the check pass's");
+  }
+  if (faces != checked.face_corners.size()) {
+    fail(name, "internal error: tinyobjloader read " + std::to_string(faces) + " faces, the check pass " +
+                   std::to_string(checked.face_corners.size()));
+  }
+  if (progress) progress(1.0);
+  return mesh;
+}
+
+}  // namespace
+
+Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress) {
+  try {
+    return parse_checked(text, name, progress, kReadShare);
+  } catch (const std::bad_alloc&) {
+    fail(name, "out of host memory while loading (" + std::to_string(text.size()) + " bytes of text)");
+  }
+}
+
+Mesh load_obj(const std::string& path, const LoadProgress& progress) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    const int error = errno;
+    fail(path, error == ENOENT ? std::string("no such file") : std::string("cannot open: ") + std::strerror(error));
+  }
+  if (S_ISDIR(info.st_mode)) fail(path, "is a directory, not an OBJ file");
+  if (!S_ISREG(info.st_mode)) fail(path, "not a regular file");
+
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::string text;
+  try {
+    text.resize(size_t(info.st_size));
+  } catch (const std::bad_alloc&) {
+    fail(path, "out of host memory reading " + std::to_string(info.st_size) + " bytes");
+  }
+  size_t got = 0;
+  while (got < text.size()) {
+    const size_t want = std::min(kProgressChunkBytes * 8, text.size() - got);
+    const size_t n = std::fread(&text[got], 1, want, file.get());
+    if (n == 0) {
+      if (std::ferror(file.get())) fail(path, std::string("read error: ") + std::strerror(errno));
+      break;  // the file shrank while we read it: parse what is there
+    }
+    got += n;
+    if (progress) progress(kReadShare * double(got) / double(text.size()));
+  }
+  text.resize(got);
+  try {
+    Mesh mesh = parse_checked(text, path, progress, kReadShare);
+    mesh.name = base_name(path);
+    return mesh;
+  } catch (const std::bad_alloc&) {
+    fail(path, "out of host memory while loading (" + std::to_string(got) + " bytes of text)");
+  }
+}
+
+void write_obj(const std::string& path, const std::vector<glm::vec3>& positions,
+               const std::vector<uint32_t>& indices, const std::string& comment) {
+  if (indices.size() % 3 != 0) fail(path, "internal error: index count is not a multiple of 3");
+  const std::string tmp = path + ".tmp";
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(tmp.c_str(), "wb"), &std::fclose);
+  if (!file) fail(path, std::string("cannot write: ") + std::strerror(errno));
+
+  // Lines are formatted into a buffer and written in large blocks: a million triangles in well under a second.
+  std::string buffer;
+  constexpr size_t kFlushBytes = size_t(1) << 22;
+  buffer.reserve(kFlushBytes + 256);
+  bool write_ok = true;
+  const auto flush = [&] {
+    if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), file.get()) != buffer.size()) write_ok = false;
+    buffer.clear();
+  };
+  if (!comment.empty()) buffer += "# " + comment.substr(0, comment.find('\n')) + "\n";
+  buffer += "# " + std::to_string(positions.size()) + " vertices, " + std::to_string(indices.size() / 3) + " triangles\n";
+  char line[128];
+  for (const glm::vec3& p : positions) {
+    char* out = line;
+    *out++ = 'v';
+    for (int axis = 0; axis < 3; ++axis) {
+      *out++ = ' ';
+      out = std::to_chars(out, line + sizeof line, p[axis]).ptr;  // shortest text that reads back exactly
+    }
+    *out++ = '\n';
+    buffer.append(line, size_t(out - line));
+    if (buffer.size() >= kFlushBytes) flush();
+  }
+  for (size_t i = 0; i < indices.size(); i += 3) {
+    char* out = line;
+    *out++ = 'f';
+    for (size_t k = 0; k < 3; ++k) {
+      *out++ = ' ';
+      out = std::to_chars(out, line + sizeof line, uint64_t(indices[i + k]) + 1).ptr;
+    }
+    *out++ = '\n';
+    buffer.append(line, size_t(out - line));
+    if (buffer.size() >= kFlushBytes) flush();
+  }
+  flush();
+  const int error = write_ok ? 0 : errno;
+  std::FILE* raw = file.release();
+  if (std::fclose(raw) != 0 || !write_ok) {
+    const int close_error = error != 0 ? error : errno;
+    std::remove(tmp.c_str());
+    fail(path, std::string("cannot write: ") + std::strerror(close_error));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int rename_error = errno;
+    std::remove(tmp.c_str());
+    fail(path, std::string("cannot write: ") + std::strerror(rename_error));
+  }
+}
+
+}  // namespace slabcast

@@ -1,0 +1,249 @@
+#include "render_command.h"
+
+#include "image_io.h"
+#include "mesh_io.h"
+
+#include <cuda_runtime.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+namespace {
+
+// Every CUDA runtime call is checked; the message names the call, file and line.
+void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
+  if (status != cudaSuccess) {
+    std::ostringstream s;
+    s << call << " failed at " << file << ":" << line << ": " << cudaGetErrorName(status) << " ("
+      << cudaGetErrorString(status) << ")";
+    throw std::runtime_error(s.str());
+  }
+}
+#define SLABCAST_CUDA_CHECK(call) ::slabcast::check_cuda((call), #call, __FILE__, __LINE__)
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// 1234567 -> "1,234,567"
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string megabytes(uint64_t bytes) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << double(bytes) / (1024.0 * 1024.0) << " MiB";
+  return s.str();
+}
+
+// Files at least this large get a progress line while they load.
+constexpr uint64_t kProgressFileBytes = uint64_t(16) << 20;
+
+// "loading FILE (SIZE): NN%": rewritten in place on a terminal, every 25% elsewhere (logs stay short).
+class ProgressLine {
+ public:
+  ProgressLine(std::ostream& log, std::string what) : log_(log), what_(std::move(what)), tty_(isatty(STDERR_FILENO) != 0) {}
+  void update(double fraction) {
+    const int percent = int(fraction * 100.0);
+    const int step = tty_ ? 1 : 25;
+    if (percent / step == shown_ / step && shown_ >= 0) return;
+    shown_ = percent;
+    log_ << (tty_ ? "\r" : "") << "[slabcast] loading " << what_ << ": " << std::setw(3) << percent << "%"
+         << (tty_ ? "" : "\n") << std::flush;
+  }
+  void finish() {
+    if (tty_ && shown_ >= 0) log_ << "\n";
+  }
+
+ private:
+  std::ostream& log_;
+  std::string what_;
+  bool tty_;
+  int shown_ = -1;
+};
+
+void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f) {
+  const uint64_t pixels = uint64_t(f.width) * uint64_t(f.height);
+  const auto row = [&](const char* name, uint64_t value, const std::string& note = {}) {
+    out << "  " << std::left << std::setw(22) << name << std::right << std::setw(15) << grouped(value)
+        << (note.empty() ? "" : "   " + note) << "\n";
+  };
+  const auto ratio = [](double a, double b, const char* unit) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(2) << (b > 0 ? a / b : 0.0) << unit;
+    return text.str();
+  };
+  out << "statistics\n";
+  row("triangles in", s.triangles_in);
+  row("triangles binned", s.triangles_binned, ratio(100.0 * double(s.triangles_binned), double(s.triangles_in), " % of in"));
+  row("references (L1)", s.references, ratio(double(s.references), double(s.triangles_binned), " per binned triangle"));
+  row("non-empty cells", s.nonempty_cells);
+  row("max refs per tile", s.max_refs_per_tile);
+  row("ray-triangle tests", s.ray_triangle_tests, ratio(double(s.ray_triangle_tests), double(pixels), " per pixel"));
+  row("pixels hit", s.pixels_hit, ratio(100.0 * double(s.pixels_hit), double(pixels), " % of the image"));
+  if (s.frame_redone > 0) row("frame redone", uint64_t(s.frame_redone), "(buffers grew)");
+  const StageTimes& t = s.ms;
+  out << "stage times (ms)" << std::fixed << std::setprecision(3) << "\n"
+      << "  deform " << t.deform << "  bin " << t.bin << "  L1 " << t.l1 << "  L2 " << t.l2 << "  L3 " << t.l3
+      << "  cast " << t.cast << "  shade " << t.shade << "  total " << t.total << "\n";
+  out << std::defaultfloat;
+}
+
+}  // namespace
+
+Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
+  if (scene.mesh_path.empty()) {
+    try {
+      return make_procedural_mesh(scene.procedural_name, scene.procedural_triangles);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--procedural: " + scene.label() + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+      throw std::runtime_error(scene.label() + ": out of host memory building the procedural mesh");
+    }
+  }
+  std::error_code ec;
+  const uint64_t bytes = std::filesystem::is_regular_file(scene.mesh_path, ec) ? std::filesystem::file_size(scene.mesh_path, ec) : 0;
+  Mesh mesh;
+  if (bytes >= kProgressFileBytes) {
+    ProgressLine line(log, scene.mesh_path + " (" + megabytes(bytes) + ")");
+    mesh = load_obj(scene.mesh_path, [&](double f) { line.update(f); });
+    line.finish();
+  } else {
+    mesh = load_obj(scene.mesh_path);
+  }
+  try {
+    validate_mesh(mesh);  // the renderer's own preconditions, on top of the loader's checks
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(scene.mesh_path + ": " + e.what());
+  }
+  return mesh;
+}
+
+Backend choose_backend(const std::optional<Backend>& requested, std::ostream& log) {
+  if (requested) return *requested;
+  int devices = 0;
+  const cudaError_t status = cudaGetDeviceCount(&devices);
+  if (status == cudaSuccess && devices > 0) return Backend::cuda;
+  cudaGetLastError();  // clear the sticky "no device" error
+  log << "[slabcast] note: no CUDA device ("
+      << (status == cudaSuccess ? std::string("none found") : std::string(cudaGetErrorString(status)))
+      << "); using the cpu backend\n";
+  return Backend::cpu;
+}
+
+Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
+  Camera camera = options.frame.camera;
+  if (!options.eye_given || !options.target_given) {
+    const Camera framed = frame_mesh(mesh, options.frame.camera.fovy_degrees);
+    if (!options.eye_given) camera.eye = framed.eye;
+    if (!options.target_given) camera.target = framed.target;
+    if (!options.up_given) camera.up = framed.up;
+  }
+  const glm::vec3 view = camera.target - camera.eye;
+  if (!(glm::length(view) > 1e-6f)) {
+    throw UsageError(std::string(options.eye_given ? "--eye" : "--target") +
+                     ": the camera eye and target are the same point");
+  }
+  if (glm::length(glm::cross(glm::normalize(view), glm::normalize(camera.up))) < 1e-4f) {
+    throw UsageError("--up: the up direction is parallel to the viewing direction");
+  }
+  return camera;
+}
+
+int run_render(const RenderOptions& options, std::ostream& out, std::ostream& log) {
+  const SceneOptions& scene = options.scene;
+  const Backend backend = choose_backend(scene.backend, log);
+
+  auto start = Clock::now();
+  const Mesh mesh = load_scene(scene.scene, log);
+  const double load_ms = ms_since(start);
+
+  FrameSettings frame = scene.frame;
+  frame.camera = resolve_camera(scene, mesh);
+
+  start = Clock::now();
+  std::unique_ptr<Renderer> renderer = make_renderer(backend);
+  renderer->set_mesh(mesh);
+  const double upload_ms = ms_since(start);
+
+  const size_t pitch = size_t(frame.width) * 4;
+  std::vector<uint8_t> host(pitch * size_t(frame.height));
+  Surface surface{nullptr, frame.width, frame.height, pitch};
+  // The device image, freed however this function ends.
+  std::unique_ptr<uint8_t, void (*)(uint8_t*)> device(nullptr, [](uint8_t* p) { cudaFree(p); });
+  if (backend == Backend::cuda) {
+    uint8_t* p = nullptr;
+    SLABCAST_CUDA_CHECK(cudaMalloc(&p, host.size()));
+    device.reset(p);
+    surface.pixels = p;
+  } else {
+    surface.pixels = host.data();
+  }
+
+  const bool want_extras = !options.depth_path.empty() || !options.ids_path.empty();
+  FrameExtras extras;
+  start = Clock::now();
+  const FrameStats stats = renderer->render(frame, surface, want_extras ? &extras : nullptr);
+  if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(cudaDeviceSynchronize());
+  const double render_ms = ms_since(start);
+  if (backend == Backend::cuda) {
+    SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), surface.pixels, host.size(), cudaMemcpyDeviceToHost));
+  }
+
+  const Camera& c = frame.camera;
+  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << grouped(mesh.triangle_count())
+      << " triangles, " << grouped(mesh.positions.size()) << " vertices), " << frame.width << "x" << frame.height
+      << ", " << to_string(backend) << " backend, " << frame.slabs << " slabs, " << to_string(frame.shading)
+      << " shading\n"
+      << "  camera  eye " << c.eye.x << "," << c.eye.y << "," << c.eye.z << "  target " << c.target.x << ","
+      << c.target.y << "," << c.target.z << "  up " << c.up.x << "," << c.up.y << "," << c.up.z << "  fovy "
+      << c.fovy_degrees << "\n"
+      << "  deform  " << to_string(frame.deform.kind) << " amount " << frame.deform.amount << " time "
+      << frame.deform.time << "\n"
+      << std::fixed << std::setprecision(1) << "  wall    load " << load_ms << " ms, upload " << upload_ms
+      << " ms, first frame " << render_ms << " ms (includes one-time set-up)\n"
+      << std::defaultfloat;
+  print_stats(out, stats, frame);
+
+  write_png(options.out, host.data(), frame.width, frame.height, pitch);
+  out << "wrote " << options.out << " (" << frame.width << "x" << frame.height << " RGBA8 PNG)\n";
+  const size_t pixels = size_t(frame.width) * size_t(frame.height);
+  if (!options.depth_path.empty()) {
+    if (extras.depth.size() != pixels) throw std::runtime_error("the renderer returned no depth buffer");
+    write_pfm(options.depth_path, extras.depth.data(), frame.width, frame.height);
+    out << "wrote " << options.depth_path << " (depth, PFM float32, miss = +inf)\n";
+  }
+  if (!options.ids_path.empty()) {
+    if (extras.triangle_id.size() != pixels) throw std::runtime_error("the renderer returned no triangle-ID buffer");
+    write_ids(options.ids_path, extras.triangle_id.data(), frame.width, frame.height);
+    out << "wrote " << options.ids_path << " (triangle IDs, uint32, miss = 0xFFFFFFFF)\n";
+  }
+  if (!options.deformed_mesh_path.empty()) {
+    const std::vector<glm::vec3> deformed = renderer->last_deformed_positions();
+    if (deformed.size() != mesh.positions.size()) throw std::runtime_error("the renderer returned no deformed positions");
+    std::ostringstream comment;
+    comment << mesh.name << " deformed by " << to_string(frame.deform.kind) << " amount " << frame.deform.amount
+            << " time " << frame.deform.time << " (slabcast render)";
+    write_obj(options.deformed_mesh_path, deformed, mesh.indices, comment.str());
+    out << "wrote " << options.deformed_mesh_path << " (deformed mesh, OBJ)\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace slabcast

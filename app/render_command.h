@@ -1,0 +1,27 @@
+// `slabcast render`: one frame, headless, into ordinary memory (host for cpu, device for cuda), written to disk in
+// the formats of ../shared/design.md, with the frame's statistics printed.
+#pragma once
+#include "cli.h"
+#include "render/renderer.h"
+
+#include <iosfwd>
+#include <optional>
+
+namespace slabcast {
+
+// Loads the scene: an OBJ file (with a progress line on `log` for large files) or a procedural mesh.
+// Throws std::runtime_error naming the file for a broken mesh, UsageError naming --procedural for a bad one.
+Mesh load_scene(const SceneSpec& scene, std::ostream& log);
+
+// The backend asked for, or (none asked) cuda where a CUDA device exists, else cpu with a note on `log`.
+Backend choose_backend(const std::optional<Backend>& requested, std::ostream& log);
+
+// The camera: frame_mesh()'s, with --eye / --target / --up in its place where given.
+// Throws UsageError naming the flag when the result is degenerate (eye on the target, up along the view).
+Camera resolve_camera(const SceneOptions& options, const Mesh& mesh);
+
+// Runs `slabcast render`: statistics and written paths on `out`, notes and progress on `log`.
+// Returns kExitOk; throws UsageError / std::runtime_error for main() to report.
+int run_render(const RenderOptions& options, std::ostream& out, std::ostream& log);
+
+}  // namespace slabcast

@@ -1,0 +1,198 @@
+#include "app/viewer/overlay.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace slabcast::viewer {
+
+namespace {
+
+constexpr float kPanelMargin = 8.0f;  // pixels between the panel and the framebuffer's top-left corner
+constexpr float kPanelWidth = 340.0f;
+constexpr float kSlowLoadSeconds = 0.3f;  // a load that takes longer shows a progress bar
+constexpr float kMinResolutionScale = 0.25f, kMaxResolutionScale = 2.0f;
+constexpr float kMaxDeformAmount = 4.0f;
+const ImVec4 kErrorColour(1.0f, 0.4f, 0.35f, 1.0f);
+
+const char* const kDeformers[] = {"none", "twist", "bend", "wave", "pulse"};
+const char* const kShadings[] = {"phong (smooth)", "flat",       "depth",          "normals",
+                                 "triangle ID",    "slab index", "ray tests (heat)", "triangles per tile (heat)"};
+
+std::string grouped(uint64_t n) {  // 1234567 -> "1,234,567"
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+double mib(size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+void stats_section(Session& s) {
+  const FrameTimes& times = s.frame_times;
+  ImGui::Text("%.1f fps   1%% low %.1f fps   %.2f ms", times.average_fps(), times.low_1percent_fps(), times.last_ms());
+  const std::vector<float> graph = times.graph();
+  const float graph_max = graph.empty() ? 1.0f : std::max(1.0f, *std::max_element(graph.begin(), graph.end()) * 1.2f);
+  char label[48];
+  std::snprintf(label, sizeof label, "frame ms\n(max %.1f)", graph_max);
+  ImGui::PlotLines("##frame_times", graph.data(), static_cast<int>(graph.size()), 0, label, 0.0f, graph_max,
+                   ImVec2(ImGui::GetContentRegionAvail().x, 60.0f));
+
+  if (ImGui::CollapsingHeader("Stage times", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const StageTimes& ms = s.stats.ms;
+    const char* unit = s.backend == Backend::cuda ? "GPU ms" : "CPU ms";
+    if (ImGui::BeginTable("stages", 2, ImGuiTableFlags_SizingStretchProp)) {
+      const std::pair<const char*, float> rows[] = {
+          {"deform", ms.deform}, {"bin", ms.bin},     {"L1 split", ms.l1},   {"L2 split", ms.l2},
+          {"L3 split", ms.l3},   {"cast", ms.cast},   {"shade", ms.shade},   {"render total", ms.total},
+          {"display (GL)", s.display_ms}};
+      for (const auto& [name, value] : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(name);
+        ImGui::TableNextColumn();
+        ImGui::Text("%8.3f %s", static_cast<double>(value), unit);
+      }
+      ImGui::EndTable();
+    }
+  }
+  if (ImGui::CollapsingHeader("Counts", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const FrameStats& st = s.stats;
+    ImGui::Text("triangles            %s", grouped(st.triangles_in).c_str());
+    ImGui::Text("  binned (visible)   %s", grouped(st.triangles_binned).c_str());
+    ImGui::Text("references (L1)      %s", grouped(st.references).c_str());
+    ImGui::Text("non-empty cells      %s", grouped(st.nonempty_cells).c_str());
+    ImGui::Text("max refs per tile    %s", grouped(st.max_refs_per_tile).c_str());
+    ImGui::Text("ray-triangle tests   %s", grouped(st.ray_triangle_tests).c_str());
+    if (st.frame_redone > 0) ImGui::Text("frame redone         %d (buffers grew)", st.frame_redone);
+    if (s.cuda_available) {
+      ImGui::Text("GPU memory: renderer %.1f MiB, device %.0f / %.0f MiB", mib(s.renderer_bytes),
+                  mib(s.device_used_bytes), mib(s.device_total_bytes));
+    } else {
+      ImGui::Text("GPU memory: no CUDA device");
+    }
+  }
+}
+
+void scene_section(Session& s) {
+  if (!ImGui::CollapsingHeader("Scene", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const char* preview = s.model_index >= 0 ? s.models[static_cast<size_t>(s.model_index)].label.c_str()
+                                           : s.mesh_name.c_str();
+  if (ImGui::BeginCombo("model", preview)) {
+    for (size_t i = 0; i < s.models.size(); ++i) {
+      const bool selected = static_cast<int>(i) == s.model_index;
+      if (ImGui::Selectable(s.models[i].label.c_str(), selected) && !selected && !s.loading()) {
+        s.model_index = static_cast<int>(i);
+        s.start_loading(s.models[i]);
+      }
+    }
+    ImGui::EndCombo();
+  }
+  char path[1024];
+  std::snprintf(path, sizeof path, "%s", s.path_field.c_str());
+  const bool entered = ImGui::InputText("##path", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
+  s.path_field = path;
+  ImGui::SameLine();
+  if ((ImGui::Button("load OBJ") || entered) && !s.path_field.empty()) {
+    s.model_index = -1;
+    s.start_loading({s.path_field, s.path_field, "", 0});
+  }
+  if (s.windowed) ImGui::TextDisabled("(or drop an .obj file onto the window)");
+  if (s.loading()) {
+    const float seconds = std::chrono::duration<float>(std::chrono::steady_clock::now() - s.loading_since).count();
+    if (seconds > kSlowLoadSeconds) {
+      char text[160];
+      std::snprintf(text, sizeof text, "loading %s  %.0f%%", s.loading_name.c_str(), 100.0 * s.load_progress.load());
+      ImGui::ProgressBar(static_cast<float>(s.load_progress.load()), ImVec2(-1.0f, 0.0f), text);
+    }
+  }
+  ImGui::Text("%s: %s triangles", s.mesh_name.c_str(), grouped(s.mesh_triangles).c_str());
+
+  int deformer = static_cast<int>(s.settings.deform.kind);
+  if (ImGui::Combo("deformer", &deformer, kDeformers, IM_ARRAYSIZE(kDeformers))) {
+    s.settings.deform.kind = static_cast<Deformer>(deformer);
+  }
+  ImGui::SliderFloat("amount", &s.settings.deform.amount, 0.0f, kMaxDeformAmount, "%.2f");
+  ImGui::Checkbox("animate (Space)", &s.animate);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(90.0f);
+  ImGui::SliderFloat("speed", &s.time_scale, 0.0f, 4.0f, "%.2fx");
+  ImGui::DragFloat("time (s)", &s.settings.deform.time, 0.01f, 0.0f, 0.0f, "%.2f");
+}
+
+void rendering_section(Session& s) {
+  if (!ImGui::CollapsingHeader("Rendering", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  ImGui::SliderInt("slabs", &s.settings.slabs, 1, 64);
+  int shading = static_cast<int>(s.settings.shading);
+  if (ImGui::Combo("shading", &shading, kShadings, IM_ARRAYSIZE(kShadings))) {
+    s.settings.shading = static_cast<Shading>(shading);
+  }
+  ImGui::SliderFloat("resolution", &s.resolution_scale, kMinResolutionScale, kMaxResolutionScale, "%.2fx");
+  ImGui::Text("render size %d x %d", s.render_width(), s.render_height());
+
+  int backend = static_cast<int>(s.backend);
+  ImGui::TextUnformatted("backend");
+  ImGui::SameLine();
+  if (!s.cuda_available) ImGui::BeginDisabled();
+  const bool cuda_clicked = ImGui::RadioButton("cuda", &backend, static_cast<int>(Backend::cuda));
+  if (!s.cuda_available) ImGui::EndDisabled();
+  ImGui::SameLine();
+  const bool cpu_clicked = ImGui::RadioButton("cpu", &backend, static_cast<int>(Backend::cpu));
+  if (cuda_clicked || cpu_clicked) s.set_backend(static_cast<Backend>(backend));
+  ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", feed_name(s.feed()));
+  if (!s.cuda_available) ImGui::TextDisabled("cuda unavailable: %s", s.cuda_absent_reason.c_str());
+  if (s.windowed) ImGui::Checkbox("vsync", &s.vsync);
+}
+
+void camera_section(Session& s) {
+  if (!ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (ImGui::Button("reset")) s.camera.reset();
+  ImGui::SameLine();
+  if (ImGui::Button("frame model (F)")) s.frame_model();
+  ImGui::SameLine();
+  if (ImGui::Button("screenshot (P)")) s.screenshot_requested = true;
+  const Camera& c = s.camera.camera();
+  ImGui::TextDisabled("eye %.2f, %.2f, %.2f  fovy %.0f", c.eye.x, c.eye.y, c.eye.z, c.fovy_degrees);
+}
+
+}  // namespace
+
+const char* controls_help() {
+  return "left drag: orbit   right/middle drag: pan   wheel: zoom   F: frame model\n"
+         "Space: pause   H: hide overlay   P/F12: screenshot   Esc: quit";
+}
+
+void build_overlay(Session& s) {
+  ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Always);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0.0f), ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y -
+                                                                                          2.0f * kPanelMargin));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+  if (ImGui::Begin("slabcast", nullptr, flags)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", s.gl_description.c_str());
+    ImGui::PopStyleColor();
+    stats_section(s);
+    scene_section(s);
+    rendering_section(s);
+    camera_section(s);
+    if (!s.last_error.empty()) ImGui::TextColored(kErrorColour, "%s", s.last_error.c_str());
+    if (!s.last_message.empty()) ImGui::TextDisabled("%s", s.last_message.c_str());
+    if (s.windowed) ImGui::TextDisabled("%s", controls_help());
+  }
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  const int x0 = static_cast<int>(std::floor(pos.x)), y0 = static_cast<int>(std::floor(pos.y));
+  s.overlay_rect = {x0, y0, static_cast<int>(std::ceil(pos.x + size.x)) - x0,
+                    static_cast<int>(std::ceil(pos.y + size.y)) - y0};
+  ImGui::End();
+}
+
+}  // namespace slabcast::viewer

@@ -1,0 +1,15 @@
+// The Dear ImGui overlay: statistics (fps, frame-time graph, per-stage GPU times, counts, memory) and the controls
+// (model, deformer, animation, slabs, shading, resolution scale, backend, camera, screenshot). It only reads and
+// edits the Session; the window and the headless mode call it between ImGui::NewFrame() and ImGui::Render().
+#pragma once
+#include "app/viewer/session.h"
+
+namespace slabcast::viewer {
+
+// Builds the overlay's ImGui windows for this frame; records the panel's rectangle in session.overlay_rect.
+void build_overlay(Session& session);
+
+// The help line of keys and mouse, also printed when the window opens.
+const char* controls_help();
+
+}  // namespace slabcast::viewer

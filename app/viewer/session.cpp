@@ -1,0 +1,216 @@
+#include "app/viewer/session.h"
+
+#include "app/mesh_io.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+namespace slabcast::viewer {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr auto kMemoryCheckInterval = std::chrono::milliseconds(500);
+
+std::shared_ptr<const Mesh> build_mesh(const ModelChoice& model, std::atomic<double>* progress) {
+  Mesh mesh;
+  if (!model.path.empty()) {
+    mesh = load_obj(model.path, [progress](double fraction) { progress->store(fraction); });
+  } else {
+    mesh = make_procedural_mesh(model.procedural, model.triangles);
+  }
+  validate_mesh(mesh);
+  progress->store(1.0);
+  return std::make_shared<const Mesh>(std::move(mesh));
+}
+
+}  // namespace
+
+std::vector<ModelChoice> list_models() {
+  std::vector<ModelChoice> models = {
+      {"sphere, 1M triangles", "", "sphere", 1000000},
+      {"sphere, 100K triangles", "", "sphere", 100000},
+      {"sphere, 4M triangles", "", "sphere", 4000000},
+      {"torus, 1M triangles", "", "torus", 1000000},
+      {"torus knot, 1M triangles", "", "torus_knot", 1000000},
+      {"stress scene, 100K triangles", "", "stress", 100000},
+  };
+  // Shipped meshes (assets/*.obj) and fetched ones (assets/models/*.obj, from assets/fetch-models.sh).
+  std::set<fs::path> seen;
+  for (const fs::path& root : {fs::current_path(), fs::path(SLABCAST_SOURCE_DIR)}) {
+    for (const char* sub : {"assets", "assets/models"}) {
+      std::error_code error;
+      const fs::path dir = root / sub;
+      if (!fs::is_directory(dir, error)) continue;
+      std::vector<fs::path> files;
+      for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+        if (entry.is_regular_file(error) && entry.path().extension() == ".obj") files.push_back(entry.path());
+      }
+      std::sort(files.begin(), files.end());
+      for (const fs::path& file : files) {
+        const fs::path canonical = fs::weakly_canonical(file, error);
+        if (!seen.insert(canonical).second) continue;
+        models.push_back({file.filename().string() + (std::string(sub) == "assets" ? " (shipped)" : ""),
+                          canonical.string(), "", 0});
+      }
+    }
+  }
+  return models;
+}
+
+Session::Session(const ViewerOptions& viewer_options, bool gl_on_cuda_device, std::string gl_info, bool is_window)
+    : options(viewer_options),
+      settings(viewer_options.frame),
+      animate(viewer_options.animate),
+      time_scale(viewer_options.time_scale),
+      vsync(viewer_options.vsync),
+      show_overlay(viewer_options.show_overlay),
+      windowed(is_window),
+      gl_description(std::move(gl_info)),
+      gl_on_cuda_device_(gl_on_cuda_device) {
+  cuda_available = cuda_device_or_none(&cuda_absent_reason) >= 0;
+  if (options.backend_given) {
+    backend = options.backend;
+    if (backend == Backend::cuda && !cuda_available) {
+      throw std::runtime_error("the cuda backend was asked for, but CUDA is not available (" + cuda_absent_reason +
+                               "); use --backend cpu");
+    }
+  } else {
+    backend = cuda_available ? Backend::cuda : Backend::cpu;
+  }
+  renderer_ = make_renderer(backend);
+
+  models = list_models();
+  ModelChoice first;
+  if (!options.mesh_path.empty()) {
+    first = {fs::path(options.mesh_path).filename().string(), options.mesh_path, "", 0};
+    path_field = options.mesh_path;
+  } else {
+    first = {options.procedural_name + ":" + std::to_string(options.procedural_triangles), "",
+             options.procedural_name, options.procedural_triangles};
+  }
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (models[i].path == first.path && models[i].procedural == first.procedural &&
+        models[i].triangles == first.triangles) {
+      model_index = static_cast<int>(i);
+    }
+  }
+  install_mesh(build_mesh(first, &load_progress), options.camera_given);
+}
+
+Session::~Session() {
+  // A load still running in the background finishes before the renderer goes away (std::future's destructor
+  // would wait anyway; waiting here makes the order explicit).
+  if (pending_.valid()) pending_.wait();
+}
+
+void Session::start_loading(const ModelChoice& model) {
+  if (pending_.valid()) {
+    last_error = "still loading " + loading_name + "; try again when it is done";
+    return;
+  }
+  last_error.clear();
+  loading_name = model.path.empty() ? model.label : fs::path(model.path).filename().string();
+  loading_since = std::chrono::steady_clock::now();
+  load_progress.store(0.0);
+  pending_ = std::async(std::launch::async, build_mesh, model, &load_progress);
+}
+
+void Session::poll_loading() {
+  if (!pending_.valid() || pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  try {
+    install_mesh(pending_.get(), false);
+    last_message = "loaded " + loading_name;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    std::fprintf(stderr, "slabcast: %s\n", e.what());
+  }
+  loading_name.clear();
+}
+
+void Session::wait_for_loading() {
+  if (!pending_.valid()) return;
+  pending_.wait();
+  poll_loading();
+}
+
+void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
+  renderer_->set_mesh(*mesh);
+  mesh_ = std::move(mesh);
+  mesh_name = mesh_->name;
+  mesh_triangles = mesh_->triangle_count();
+  if (keep_camera) {
+    camera.set_home(settings.camera);
+  } else {
+    camera.set_home(frame_mesh(*mesh_, settings.camera.fovy_degrees));
+  }
+  frame_times.clear();
+}
+
+void Session::frame_model() {
+  if (mesh_) camera.set_home(frame_mesh(*mesh_, camera.camera().fovy_degrees));
+}
+
+void Session::set_backend(Backend wanted) {
+  if (wanted == backend) return;
+  try {
+    std::unique_ptr<Renderer> renderer = make_renderer(wanted);
+    renderer->set_mesh(*mesh_);
+    renderer_ = std::move(renderer);
+    backend = wanted;
+    frame_times.clear();
+    last_error.clear();
+  } catch (const std::exception& e) {
+    last_error = std::string("switching the backend failed: ") + e.what();
+    std::fprintf(stderr, "slabcast: %s\n", last_error.c_str());
+  }
+}
+
+void Session::advance_time(double seconds) {
+  if (animate) settings.deform.time += static_cast<float>(seconds * time_scale);
+}
+
+Feed Session::choose_feed() const {
+  if (backend == Backend::cpu) return Feed::host_upload;
+  return gl_on_cuda_device_ && !interop_failed_ ? Feed::cuda_interop : Feed::cuda_copy;
+}
+
+void Session::render_and_present(int fb_width, int fb_height) {
+  if (fb_width <= 0 || fb_height <= 0) return;  // minimized: nothing to show, nothing to render
+  const int width = std::max(1, static_cast<int>(std::lround(fb_width * resolution_scale)));
+  const int height = std::max(1, static_cast<int>(std::lround(fb_height * resolution_scale)));
+  const Feed feed = choose_feed();
+  try {
+    display_.resize(width, height, feed);
+  } catch (const std::exception& e) {
+    if (feed != Feed::cuda_interop) throw;
+    // Registration fails when the GL context is not on the CUDA device (e.g. a window on another GPU):
+    // the frame then goes through host memory.
+    interop_failed_ = true;
+    std::fprintf(stderr, "slabcast: CUDA-GL interop unavailable (%s); copying frames through the host\n", e.what());
+    display_.resize(width, height, choose_feed());
+  }
+  settings.width = width;
+  settings.height = height;
+  settings.camera = camera.camera();
+  stats = display_.render(*renderer_, settings);
+  display_.present(fb_width, fb_height);
+  display_ms = display_.display_ms();
+  renderer_bytes = renderer_->device_bytes_in_use();
+  update_device_memory();
+}
+
+void Session::update_device_memory() {
+  if (!cuda_available) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - memory_checked_ < kMemoryCheckInterval) return;
+  memory_checked_ = now;
+  cuda_memory_info(&device_used_bytes, &device_total_bytes);
+}
+
+}  // namespace slabcast::viewer

@@ -1,0 +1,112 @@
+// The state of one viewer run, shared by the window and the headless mode: the scene and its loading, the
+// renderer, the frame settings the overlay edits, the camera, the display path and the frame statistics.
+#pragma once
+#include "app/viewer/camera_control.h"
+#include "app/viewer/display_path.h"
+#include "app/viewer/frame_times.h"
+#include "app/viewer/viewer.h"
+#include "render/renderer.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slabcast::viewer {
+
+// One entry of the overlay's model list: a procedural mesh or an OBJ file.
+struct ModelChoice {
+  std::string label;             // shown in the list
+  std::string path;              // OBJ file; empty for a procedural mesh
+  std::string procedural;        // "sphere", ... when path is empty
+  uint64_t triangles = 0;        // procedural target count
+};
+
+// The procedural meshes, the shipped OBJ files (assets/*.obj) and the fetched ones (assets/models/*.obj), looked
+// up under the working directory and under the source tree the binary was built from.
+std::vector<ModelChoice> list_models();
+
+// Where the overlay panel was drawn (pixels, origin top-left), for tests: everything outside is the 3D image.
+struct PixelRect {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+
+class Session {
+ public:
+  // `gl_on_cuda_device`: the GL context runs on the CUDA device (interop is possible). Loads the scene of
+  // `options` synchronously; throws std::runtime_error (naming the file or the backend) if that fails.
+  Session(const ViewerOptions& options, bool gl_on_cuda_device, std::string gl_description, bool windowed);
+  ~Session();
+
+  // --- scene ---
+  void start_loading(const ModelChoice& model);  // runs in the background; the old model stays on screen
+  void poll_loading();                           // installs a finished load (or records its error)
+  bool loading() const { return pending_.valid(); }
+  void wait_for_loading();                       // headless: block until the pending load is installed
+
+  // --- per frame ---
+  void advance_time(double seconds);  // animation (when animating), scaled by time_scale
+  // Renders a frame for a framebuffer of fb_width x fb_height (the render size follows resolution_scale) and
+  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer.
+  void render_and_present(int fb_width, int fb_height);
+  void set_backend(Backend backend);  // makes a new renderer and uploads the mesh; errors go to last_error
+
+  // --- state the overlay shows and edits ---
+  ViewerOptions options;
+  FrameSettings settings;                 // width/height are set per frame from the framebuffer and the scale
+  Backend backend = Backend::cpu;
+  bool cuda_available = false;
+  std::string cuda_absent_reason;
+  bool animate = true;
+  float time_scale = 1.0f;
+  float resolution_scale = 1.0f;
+  bool vsync = true;
+  bool show_overlay = true;
+  bool windowed = false;
+  CameraControl camera;
+  std::vector<ModelChoice> models;
+  int model_index = -1;                   // into `models`, or -1 for a path typed or dropped
+  std::string path_field;                 // the overlay's text field
+  std::string mesh_name;
+  uint64_t mesh_triangles = 0;
+  std::atomic<double> load_progress{0.0};
+  std::string loading_name;
+  std::chrono::steady_clock::time_point loading_since;
+  std::string last_error;                 // shown in red until the next successful action
+  std::string last_message;               // e.g. "saved slabcast-20261123-101500.png"
+  bool screenshot_requested = false;
+  bool quit_requested = false;
+
+  // --- statistics ---
+  FrameStats stats;
+  FrameTimes frame_times;
+  float display_ms = 0.0f;
+  size_t renderer_bytes = 0;
+  size_t device_used_bytes = 0, device_total_bytes = 0;  // whole-device, from cudaMemGetInfo
+  std::string gl_description;
+  PixelRect overlay_rect;
+
+  const Mesh* mesh() const { return mesh_.get(); }
+  Feed feed() const { return display_.feed(); }
+  int render_width() const { return display_.width(); }
+  int render_height() const { return display_.height(); }
+  void frame_model();  // F: the camera frames the model (keeps the field of view)
+
+ private:
+  void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
+  Feed choose_feed() const;
+  void update_device_memory();
+
+  bool gl_on_cuda_device_ = false;
+  bool interop_failed_ = false;
+  std::unique_ptr<Renderer> renderer_;
+  std::shared_ptr<const Mesh> mesh_;
+  std::future<std::shared_ptr<const Mesh>> pending_;
+  DisplayPath display_;
+  std::chrono::steady_clock::time_point memory_checked_{};
+};
+
+}  // namespace slabcast::viewer

@@ -1,0 +1,36 @@
+#include "app/viewer/viewer.h"
+
+#include "app/viewer/headless.h"
+#include "app/viewer/window.h"
+
+#include <cstdio>
+#include <exception>
+
+namespace slabcast {
+
+int run_viewer(const ViewerOptions& options) {
+  try {
+    if (options.headless) return viewer::run_headless(options);
+    std::string no_display;
+    const int code = viewer::run_window(options, &no_display);
+    if (no_display.empty()) return code;
+    if (!options.fallback_to_headless) {
+      std::fprintf(stderr, "slabcast: no window could be opened: %s\n", no_display.c_str());
+      return 1;
+    }
+    std::fprintf(stderr,
+                 "slabcast: no window could be opened (%s).\n"
+                 "slabcast: rendering the scene headless to a PNG instead (slabcast view --headless does this "
+                 "directly).\n",
+                 no_display.c_str());
+    ViewerOptions headless = options;
+    headless.headless = true;
+    if (!options.max_frames_given) headless.frames = 1;
+    return viewer::run_headless(headless);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slabcast: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace slabcast

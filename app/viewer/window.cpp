@@ -1,0 +1,177 @@
+#include "app/viewer/window.h"
+
+#include "app/image_io.h"
+#include "app/viewer/gl_util.h"
+#include "app/viewer/headless.h"
+#include "app/viewer/imgui_layer.h"
+#include "app/viewer/overlay.h"
+#include "app/viewer/session.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace slabcast::viewer {
+
+namespace {
+
+constexpr double kIconifiedPollSeconds = 0.1;  // how often a minimized window wakes up to look for events
+constexpr const char* kTitle = "slabcast";
+
+// GLFW reports errors through a callback without a user pointer, so the last message lives in this file-local
+// variable; GLFW calls it on the main thread only.
+std::string g_glfw_error;
+void on_glfw_error(int code, const char* description) {
+  g_glfw_error = std::string(description) + " (GLFW error 0x" + [code] {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%X", static_cast<unsigned>(code));
+    return std::string(buf);
+  }() + ")";
+}
+
+struct GlfwLibrary {
+  bool ok = glfwInit() == GLFW_TRUE;
+  ~GlfwLibrary() { glfwTerminate(); }
+};
+
+struct Window {
+  GLFWwindow* handle = nullptr;
+  ~Window() {
+    if (handle != nullptr) glfwDestroyWindow(handle);
+  }
+};
+
+Session& session_of(GLFWwindow* window) { return *static_cast<Session*>(glfwGetWindowUserPointer(window)); }
+
+// Keys: installed before ImGui's backend, which chains to this callback; ImGui gets keys it wants.
+void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mods*/) {
+  if (action != GLFW_PRESS || ImGui::GetIO().WantCaptureKeyboard) return;
+  Session& s = session_of(window);
+  switch (key) {
+    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window, GLFW_TRUE); break;
+    case GLFW_KEY_SPACE: s.animate = !s.animate; break;
+    case GLFW_KEY_H: s.show_overlay = !s.show_overlay; break;
+    case GLFW_KEY_F: s.frame_model(); break;
+    case GLFW_KEY_P:
+    case GLFW_KEY_F12: s.screenshot_requested = true; break;
+    default: break;
+  }
+}
+
+// Drag and drop: the first dropped file is loaded as an OBJ (in the background, with a progress bar).
+void on_drop(GLFWwindow* window, int count, const char** paths) {
+  if (count < 1) return;
+  Session& s = session_of(window);
+  s.path_field = paths[0];
+  s.model_index = -1;
+  s.start_loading({paths[0], paths[0], "", 0});
+}
+
+// Mouse: orbit / pan / zoom unless ImGui wants the mouse (it keeps wanting it while a drag that began on the
+// overlay goes on).
+void handle_mouse(Session& s) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantCaptureMouse) return;
+  if (io.MouseDown[ImGuiMouseButton_Left]) s.camera.orbit(io.MouseDelta.x, io.MouseDelta.y);
+  if (io.MouseDown[ImGuiMouseButton_Right] || io.MouseDown[ImGuiMouseButton_Middle]) {
+    s.camera.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
+  }
+  if (io.MouseWheel != 0.0f) s.camera.zoom(io.MouseWheel);
+}
+
+void save_screenshot(const std::string& path, int width, int height, Session& s) {
+  const std::vector<uint8_t> pixels = read_pixels_top_down(width, height);
+  write_png(path, pixels.data(), width, height, static_cast<size_t>(width) * 4);
+  std::error_code error;
+  const std::string shown = std::filesystem::absolute(path, error).string();
+  s.last_message = "saved " + shown;
+  std::printf("slabcast: screenshot %s (%dx%d)\n", shown.c_str(), width, height);
+}
+
+}  // namespace
+
+int run_window(const ViewerOptions& options, std::string* no_display) {
+  glfwSetErrorCallback(on_glfw_error);
+  GlfwLibrary glfw;
+  if (!glfw.ok) {
+    *no_display = g_glfw_error.empty() ? "glfwInit failed" : g_glfw_error;
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);  // the ray caster resolves visibility itself
+  Window window;
+  window.handle = glfwCreateWindow(options.frame.width, options.frame.height, kTitle, nullptr, nullptr);
+  if (window.handle == nullptr) {
+    *no_display = g_glfw_error.empty() ? "glfwCreateWindow failed" : g_glfw_error;
+    return 1;
+  }
+  glfwMakeContextCurrent(window.handle);
+  const std::string gl = load_gl(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress));
+
+  // A window's context is on the CUDA device when its display is driven by it; the session tries interop and falls
+  // back to a copy through the host if the registration fails.
+  Session session(options, /*gl_on_cuda_device=*/true, "window | " + gl, /*windowed=*/true);
+  glfwSetWindowUserPointer(window.handle, &session);
+  glfwSetKeyCallback(window.handle, on_key);
+  glfwSetDropCallback(window.handle, on_drop);
+  ImGuiLayer imgui(window.handle);  // after our callbacks: it chains to them
+  bool vsync = session.vsync;
+  glfwSwapInterval(vsync ? 1 : 0);
+  std::printf("slabcast: %s\n%s\n", gl.c_str(), controls_help());
+
+  int frames = 0;
+  auto last = std::chrono::steady_clock::now();
+  while (!glfwWindowShouldClose(window.handle)) {
+    glfwPollEvents();
+    int fb_width = 0, fb_height = 0;
+    glfwGetFramebufferSize(window.handle, &fb_width, &fb_height);
+    if (glfwGetWindowAttrib(window.handle, GLFW_ICONIFIED) == GLFW_TRUE || fb_width == 0 || fb_height == 0) {
+      // Minimized: render nothing and let the animation clock stand still until the window is back.
+      glfwWaitEventsTimeout(kIconifiedPollSeconds);
+      last = std::chrono::steady_clock::now();
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last).count();
+    last = now;
+
+    imgui.new_frame();
+    handle_mouse(session);
+    session.poll_loading();
+    session.advance_time(seconds);
+    if (session.show_overlay) build_overlay(session);
+    imgui.end_frame();
+
+    SLABCAST_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));
+    session.render_and_present(fb_width, fb_height);
+    if (session.show_overlay) imgui.draw();
+    if (session.screenshot_requested) {
+      session.screenshot_requested = false;
+      save_screenshot(timestamped_screenshot_name(), fb_width, fb_height, session);
+    }
+    ++frames;
+    const bool last_frame = options.max_frames_given && frames >= options.frames;
+    if (last_frame && !options.screenshot_path.empty()) {
+      save_screenshot(options.screenshot_path, fb_width, fb_height, session);
+    }
+    glfwSwapBuffers(window.handle);
+    if (frames > 1) session.frame_times.add(static_cast<float>(seconds * 1000.0));
+    if (session.vsync != vsync) {
+      vsync = session.vsync;
+      glfwSwapInterval(vsync ? 1 : 0);
+    }
+    if (last_frame) break;
+  }
+  return 0;
+}
+
+}  // namespace slabcast::viewer

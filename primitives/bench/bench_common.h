@@ -1,0 +1,93 @@
+// Shared pieces of prim_bench: the measurement harness, the row record and the input generators.
+//
+// Method (every row): inputs generated on the device with a fixed seed; ours and the peer each run once and their
+// outputs are compared byte for byte (a fast wrong result is reported as a failure, never as a time); then each
+// side is warmed up and timed `reps` times with CUDA events around one call, and the median is reported. Scratch
+// is allocated before timing. The same device-to-device copy of the row's essential bytes is timed alongside
+// (read + write counted, i.e. bytes/2 copied) as the bandwidth ceiling.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// Key distributions of the sweep (CUB's benchmarks use the same bitwise-AND entropy reduction).
+enum class Dist { uniform, low_entropy };
+inline const char* dist_name(Dist d) { return d == Dist::uniform ? "uniform" : "low-entropy"; }
+
+struct Options {
+  int reps = 20;
+  int warmup = 3;
+  std::string filter;  // run only rows whose op name contains this
+};
+
+struct Row {
+  std::string op;        // what ours does
+  std::string peer;      // the CUB / thrust peer
+  std::string dist;      // key distribution ("-" where the keys do not matter)
+  int64_t n = 0;
+  double ours_ms = 0, peer_ms = 0, copy_ms = 0;
+  double bytes = 0;      // essential bytes read + written by the operation
+  double target = 0;     // the target ratio (peer / ours) at 2^26; 0: none
+  std::string check;     // "ok", "MISMATCH ...", "skipped: ..."
+};
+
+struct Context {
+  Options opt;
+  cudaStream_t stream = nullptr;
+  std::vector<Row> rows;
+  bool failed = false;   // a mismatch or a CUDA error
+};
+
+// Aborts the row (not the program) on a CUDA error: records it and returns false.
+bool cuda_ok(Context& ctx, cudaError_t status, const char* what);
+#define BENCH_TRY(ctx, expr)                       \
+  do {                                             \
+    if (!bench::cuda_ok((ctx), (expr), #expr)) return; \
+  } while (0)
+
+// Median of ctx.opt.reps timed calls of fn (after ctx.opt.warmup untimed ones); < 0 on a CUDA error.
+double time_ms(Context& ctx, const std::function<cudaError_t()>& fn);
+// Time of a device-to-device copy moving `bytes` in total (bytes / 2 read and bytes / 2 written).
+double copy_ms(Context& ctx, double bytes);
+// Byte-wise equality of two device ranges.
+bool device_equal(const void* a, const void* b, size_t bytes, cudaStream_t stream);
+
+// Device generators (fixed seeds).
+void fill_keys(uint32_t* d_keys, int64_t n, Dist dist, uint64_t seed, cudaStream_t stream);
+void fill_sequence(uint32_t* d_values, int64_t n, cudaStream_t stream);
+void fill_random_permutation(uint32_t* d_perm, int64_t n, uint64_t seed, cudaStream_t stream);
+
+// An owning device allocation (freed at scope exit); ok() is false if the allocation failed.
+class Buffer {
+ public:
+  explicit Buffer(size_t bytes) : bytes_(bytes) { status_ = cudaMalloc(&ptr_, bytes > 0 ? bytes : 1); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { cudaFree(ptr_); }
+  template <typename T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  void* get() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+  cudaError_t status() const { return status_; }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+  cudaError_t status_ = cudaSuccess;
+};
+
+// Records a measured row: checks, then times ours, the peer and the copy ceiling.
+void measure(Context& ctx, Row row, const std::function<cudaError_t()>& ours, const std::function<cudaError_t()>& peer,
+             const std::function<std::string()>& check);
+
+// Row groups (bench_split.cu, bench_move.cu).
+void run_split_rows(Context& ctx, int64_t n, Dist dist);
+void run_move_rows(Context& ctx, int64_t n);
+
+}  // namespace bench

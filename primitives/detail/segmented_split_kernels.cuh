@@ -1,0 +1,533 @@
+// Segmented split engine: tile plan -> upsweep (histograms of segments that cross tiles) -> spine scan ->
+// downsweep (block-local stable split of every tile by (segment, bucket), then scatter).
+//
+// Tiling. Nominal tile boundaries lie every kTileStride items. A boundary that falls inside a *small* segment
+// (at most kSmallSegment items) is moved back to that segment's start, so small segments never straddle two
+// tiles; boundaries inside big segments stay put. A tile therefore holds at most kTileStride + kSmallSegment - 1
+// = kTileCapacity items, and the tile that holds position x of a big segment is x / kTileStride.
+//
+// Inside a tile every item gets the sort key  ord * num_buckets + bucket, where ord counts the segment starts in
+// (tile start, item]. A stable block radix sort by that key leaves each segment's items contiguous and split by
+// bucket, so for a segment that lies wholly in the tile the sorted rank r *is* its output slot (tile start + r).
+//
+// Crossing segments (big segments spanning several tiles; at most two per tile: "A" began in an earlier tile,
+// "B" begins in this one and goes on) need the counts of the other tiles. Each tile owns two count slots:
+// slot 2k for A's part in tile k, slot 2k+1 for B's part. Segment s covering tiles t0..t1 owns the slots
+// [2*t0+1, 2*t1], and its counts are stored bucket-major inside that range:
+//     matrix[B*(2*t0+1) + b*L + j],   L = 2*(t1-t0) slots, j = slot - (2*t0+1),
+// so that ONE exclusive scan over the whole matrix yields, at (s, b, j), (earlier segments' counts) + (counts of
+// s in buckets < b) + (counts of bucket b of s in earlier slots). Slots owned by no crossing segment, and
+// slot 2k+1 of a tile in the middle of a segment, hold zeros. Only the parts of crossing segments are read by the
+// upsweep, so many small segments cost one read and one write of the data.
+//
+// Invalid items (bucket >= num_buckets) take the key (max_ord + 1) * num_buckets, after every valid key of the
+// tile; they are not written, and the slots of a local segment shift by the number of invalid items before it.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cub/block/block_exchange.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "detail/bits.h"
+#include "prim/error.h"
+#include "prim/scan.h"
+#include "prim/temp_storage.h"
+
+namespace prim {
+namespace detail {
+
+// ---- tuning (one place; feeds __launch_bounds__ and the smem layout) ----
+// A tile's records pass through shared memory twice (transpose, sort exchange), so wider records get fewer items
+// per thread to keep the downsweep under the 48 KiB static limit. 1/8 of the capacity is reserved for small
+// segments moved whole into a tile.
+template <int kRecordBytes>
+struct SegmentedSplitPolicy {
+  static constexpr int kBlockThreads = 256;
+  static constexpr int kItemsPerThread = kRecordBytes <= 4 ? 16 : kRecordBytes <= 8 ? 8 : kRecordBytes <= 16 ? 4 : 2;
+  static constexpr int kTileCapacity = kBlockThreads * kItemsPerThread;      // items one block holds
+  static constexpr int64_t kTileStride = kTileCapacity - kTileCapacity / 8;  // nominal tile spacing
+  static constexpr int64_t kSmallSegment = kTileCapacity - kTileStride + 1;  // never split across tiles
+  static constexpr int kRadixBits = 4;                                       // block radix sort digit
+  static constexpr int kUpsweepThreads = 256;
+  static constexpr int kPlanWarpsPerBlock = 8;
+  static_assert(kSmallSegment >= 1 && kSmallSegment <= kTileStride, "a small segment fits between two boundaries");
+  static_assert(kTileCapacity < (1 << 16), "local counters are packed into 16 bits");
+};
+// Two u32 histograms of this many buckets fit the upsweep's shared memory; keys (ord * B + b) fit 32 bits.
+constexpr uint32_t kMaxSegmentedBuckets = 2048;
+
+// Where tile boundary j lies: pos = snapped position; lb / ub = lower / upper bound of pos in the offsets.
+struct TileBoundary {
+  uint64_t pos;
+  int64_t lb;  // first s with offsets[s] >= pos
+  int64_t ub;  // first s with offsets[s] >  pos
+};
+
+// One crossing segment's part in this tile, and where its counts live in the matrix.
+struct CrossingPart {
+  uint64_t start, end;  // the whole segment's item range
+  int64_t base;         // matrix index of (bucket 0, slot 0) of this segment
+  int64_t stride;       // L: slots per bucket row
+  int64_t slot;         // j: this tile's slot inside the segment
+  __host__ __device__ int64_t index(uint32_t bucket) const { return base + int64_t{bucket} * stride + slot; }
+};
+
+struct TileHeader {
+  uint64_t lo, hi;                 // the tile's items [lo, hi)
+  int64_t starts_first, starts_end;  // segments that start strictly inside (lo, hi)
+  int64_t own_first, own_end;      // segments whose bucket offsets this tile writes
+  CrossingPart a, b;
+  bool has_a, has_b;
+  bool a_goes_on;  // A continues past hi: slot 2k+1 is A's (zero) slot
+};
+
+// Validity of the whole call (device-resident count): offsets start at 0 and the total fits max_items.
+__device__ __forceinline__ bool segmented_input_ok(const uint64_t* offsets, int64_t num_segments, int64_t max_items) {
+  return offsets[0] == 0 && offsets[num_segments] <= static_cast<uint64_t>(max_items);
+}
+
+// First index i in [0, m) with a[i] > x (m if none); the 32 lanes of a warp probe 32 places per step.
+__device__ __forceinline__ int64_t warp_upper_bound(const uint64_t* a, int64_t m, uint64_t x) {
+  const int lane = threadIdx.x & 31;
+  int64_t l = 0, r = m;  // the answer lies in [l, r]
+  while (r > l) {
+    const int64_t step = (r - l + 31) / 32;
+    const int64_t p = l + lane * step;
+    const bool greater = p >= r || a[p] > x;
+    const unsigned ballot = __ballot_sync(0xffffffffu, greater);
+    if (ballot == 0) {
+      l = l + 31 * step + 1;
+    } else {
+      const int f = __ffs(ballot) - 1;
+      const int64_t pf = l + f * step;
+      const int64_t new_l = f == 0 ? l : l + (f - 1) * step + 1;
+      r = pf < r ? pf : r;
+      l = new_l;
+    }
+  }
+  return l;
+}
+
+// ---- kernel 1: tile plan (one warp per boundary) ----
+template <class Policy>
+__global__ __launch_bounds__(Policy::kPlanWarpsPerBlock * 32) void segmented_plan_kernel(
+    const uint64_t* offsets, int64_t num_segments, int64_t max_items, int64_t num_boundaries, TileBoundary* plan,
+    uint64_t* d_num_invalid, bool overflow_counts_invalid) {
+  const int64_t j = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x & 31;
+  if (j >= num_boundaries) return;  // warp-uniform
+  const uint64_t total = offsets[num_segments];
+  if (!segmented_input_ok(offsets, num_segments, max_items)) {
+    if (j == 0 && lane == 0 && d_num_invalid && overflow_counts_invalid) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(d_num_invalid), static_cast<unsigned long long>(total));
+    }
+    return;
+  }
+  const uint64_t nominal = static_cast<uint64_t>(j) * Policy::kTileStride;
+  const uint64_t x = nominal < total ? nominal : total;
+  const int64_t ub = warp_upper_bound(offsets, num_segments + 1, x);
+  uint64_t pos = x;
+  if (x < total) {
+    const int64_t s = ub - 1;  // the segment holding x
+    if (offsets[s + 1] - offsets[s] <= static_cast<uint64_t>(Policy::kSmallSegment)) pos = offsets[s];
+  }
+  // ub(pos) == ub(x): a snapped pos is the start of the segment holding x.
+  const int64_t lb = pos == 0 ? 0 : warp_upper_bound(offsets, num_segments + 1, pos - 1);
+  if (lane == 0) plan[j] = TileBoundary{pos, lb, ub};
+}
+
+// The crossing part of segment s (t0 < t1) in tile k.
+template <class Policy>
+__device__ __forceinline__ CrossingPart make_crossing_part(uint64_t start, uint64_t end, int64_t k,
+                                                           uint32_t num_buckets) {
+  const int64_t t0 = static_cast<int64_t>(start / Policy::kTileStride);
+  const int64_t t1 = static_cast<int64_t>((end - 1) / Policy::kTileStride);
+  const int64_t first_slot = 2 * t0 + 1;
+  const int64_t slot = k == t0 ? 2 * k + 1 : 2 * k;
+  return CrossingPart{start, end, int64_t{num_buckets} * first_slot, 2 * (t1 - t0), slot - first_slot};
+}
+
+template <class Policy>
+__device__ TileHeader make_tile_header(int64_t k, const TileBoundary* plan, const uint64_t* offsets,
+                                       int64_t num_segments, uint32_t num_buckets) {
+  const uint64_t total = offsets[num_segments];
+  const TileBoundary p0 = plan[k];
+  const TileBoundary p1 = plan[k + 1];
+  TileHeader h;
+  h.lo = p0.pos;
+  h.hi = p1.pos;
+  h.starts_first = p0.ub;
+  h.starts_end = p1.lb;
+  h.own_first = p0.lb;
+  // Empty segments at the very end belong to the last non-empty tile (to tile 0 if there are no items).
+  h.own_end = (h.hi == total && (h.lo < h.hi || k == 0)) ? num_segments : p1.lb;
+  h.has_a = h.has_b = h.a_goes_on = false;
+  if (h.lo < h.hi) {
+    const int64_t sa = p0.ub - 1;  // holds lo
+    const uint64_t a_start = offsets[sa];
+    if (a_start < h.lo) {
+      const uint64_t a_end = offsets[sa + 1];
+      h.has_a = true;
+      h.a = make_crossing_part<Policy>(a_start, a_end, k, num_buckets);
+      h.a_goes_on = a_end > h.hi;
+    }
+    const int64_t sb = p1.lb - 1;  // holds hi - 1
+    const uint64_t b_start = offsets[sb];
+    const uint64_t b_end = offsets[sb + 1];
+    if (b_start >= h.lo && b_end > h.hi) {
+      h.has_b = true;
+      h.b = make_crossing_part<Policy>(b_start, b_end, k, num_buckets);
+    }
+  }
+  return h;
+}
+
+// ---- kernel 2: upsweep (bucket counts of the crossing parts; one block per tile) ----
+template <class Policy, class Io, class CountT>
+__global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_kernel(
+    Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
+    uint32_t num_buckets, CountT* matrix) {
+  extern __shared__ uint32_t segmented_hist[];  // [2 * num_buckets]: A's part, then B's part
+  __shared__ TileHeader h;
+  if (!segmented_input_ok(offsets, num_segments, max_items)) return;
+  const int64_t k = blockIdx.x;
+  if (threadIdx.x == 0) h = make_tile_header<Policy>(k, plan, offsets, num_segments, num_buckets);
+  for (uint32_t i = threadIdx.x; i < 2 * num_buckets; i += blockDim.x) segmented_hist[i] = 0;
+  __syncthreads();
+
+  if (h.has_a) {
+    const uint64_t end = h.a.end < h.hi ? h.a.end : h.hi;
+    for (uint64_t p = h.lo + threadIdx.x; p < end; p += blockDim.x) {
+      const uint32_t b = io.bucket_at(p);
+      if (b < num_buckets) atomicAdd(&segmented_hist[b], 1u);
+    }
+  }
+  if (h.has_b) {
+    for (uint64_t p = h.b.start + threadIdx.x; p < h.hi; p += blockDim.x) {
+      const uint32_t b = io.bucket_at(p);
+      if (b < num_buckets) atomicAdd(&segmented_hist[num_buckets + b], 1u);
+    }
+  }
+  __syncthreads();
+
+  // Every tile writes both of its slots completely (counts or zeros), so the matrix needs no memset.
+  const int64_t head_slot = 2 * k;
+  for (uint32_t b = threadIdx.x; b < num_buckets; b += blockDim.x) {
+    if (h.has_a) {
+      matrix[h.a.index(b)] = segmented_hist[b];
+    } else {
+      matrix[int64_t{num_buckets} * head_slot + b] = 0;
+    }
+    if (h.has_b) {
+      matrix[h.b.index(b)] = segmented_hist[num_buckets + b];
+    } else if (h.has_a && h.a_goes_on) {
+      matrix[h.a.index(b) + 1] = 0;
+    } else {
+      matrix[int64_t{num_buckets} * (head_slot + 1) + b] = 0;
+    }
+  }
+}
+
+// ---- kernel 3: downsweep (block-local stable split by (segment, bucket), scatter, bucket offsets) ----
+template <class Policy, class Io, class CountT>
+struct SegmentedDownsweep {
+  static constexpr int BT = Policy::kBlockThreads;
+  static constexpr int IPT = Policy::kItemsPerThread;
+  static constexpr int C = Policy::kTileCapacity;
+  using Record = typename Io::Record;
+  using Exchange = cub::BlockExchange<Record, BT, IPT>;
+  using Scan = cub::BlockScan<uint32_t, BT>;
+  using Sort = cub::BlockRadixSort<uint32_t, BT, IPT, Record, Policy::kRadixBits>;
+
+  struct TempStorage {
+    union {
+      typename Exchange::TempStorage exchange;  // load: striped -> blocked
+      uint8_t starts[C];                        // then: 1 where a segment starts (position > 0)
+      typename Sort::TempStorage sort;          // then: the sort
+      uint32_t sorted_keys[C];                  // then: the keys in sorted order
+    } phase;
+    typename Scan::TempStorage scan;
+    // Only when the tile holds invalid items: invalid items before each position, and each ord's start.
+    uint16_t invalid_before[C + 1];
+    uint16_t start_of_ord[C + 1];
+    TileHeader h;
+    CountT a_base, b_base;
+  };
+};
+
+template <class Policy, class Io, class CountT>
+__global__ __launch_bounds__(Policy::kBlockThreads) void segmented_downsweep_kernel(
+    Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
+    uint32_t num_buckets, const CountT* scanned, uint64_t* d_bucket_offsets, uint64_t* d_num_invalid) {
+  using D = SegmentedDownsweep<Policy, Io, CountT>;
+  using Record = typename D::Record;
+  constexpr int BT = D::BT;
+  constexpr int IPT = D::IPT;
+  __shared__ typename D::TempStorage sm;
+  extern __shared__ uint16_t segmented_first_rank[];  // [2 * num_buckets]: A's, then B's first sorted rank
+  uint16_t* first_a = segmented_first_rank;
+  uint16_t* first_b = segmented_first_rank + num_buckets;
+
+  if (!segmented_input_ok(offsets, num_segments, max_items)) return;
+  const int64_t k = blockIdx.x;
+  const int t = threadIdx.x;
+  if (t == 0) {
+    sm.h = make_tile_header<Policy>(k, plan, offsets, num_segments, num_buckets);
+    if (sm.h.has_a) sm.a_base = scanned[sm.h.a.base];
+    if (sm.h.has_b) sm.b_base = scanned[sm.h.b.base];
+    if (k == 0 && d_bucket_offsets) {
+      d_bucket_offsets[static_cast<uint64_t>(num_segments) * num_buckets] = offsets[num_segments];
+    }
+  }
+  __syncthreads();
+  const TileHeader h = sm.h;
+  const int n = static_cast<int>(h.hi - h.lo);
+
+  // ---- load (coalesced, striped) and transpose to blocked order ----
+  Record rec[IPT];
+  for (int i = 0; i < IPT; ++i) {
+    const int p = i * BT + t;
+    if (p < n) rec[i] = io.load(h.lo + p);
+  }
+  typename D::Exchange(sm.phase.exchange).StripedToBlocked(rec);
+  __syncthreads();
+
+  // ---- segment starts inside the tile ----
+  for (int i = t; i < D::C; i += BT) sm.phase.starts[i] = 0;
+  __syncthreads();
+  for (int64_t s = h.starts_first + t; s < h.starts_end; s += BT) sm.phase.starts[offsets[s] - h.lo] = 1;
+  __syncthreads();
+
+  // ---- ord (segment starts in (lo, p]) and invalid counts, packed into one scan: ord << 16 | invalid ----
+  uint32_t bucket[IPT];
+  uint32_t packed[IPT];
+  for (int i = 0; i < IPT; ++i) {
+    const int p = t * IPT + i;
+    bucket[i] = p < n ? io.bucket(rec[i]) : 0;
+    const uint32_t invalid = p < n && bucket[i] >= num_buckets ? 1u : 0u;
+    const uint32_t start = p > 0 && p < n && sm.phase.starts[p] ? 1u : 0u;
+    packed[i] = start << 16 | invalid;
+  }
+  uint32_t aggregate = 0;
+  typename D::Scan(sm.scan).InclusiveSum(packed, packed, aggregate);
+  const uint32_t max_ord = aggregate >> 16;
+  const uint32_t num_invalid = aggregate & 0xFFFFu;
+  const int num_valid = n - static_cast<int>(num_invalid);
+
+  uint32_t key[IPT];
+  for (int i = 0; i < IPT; ++i) {
+    const int p = t * IPT + i;
+    const uint32_t ord = packed[i] >> 16;
+    if (p >= n) {
+      key[i] = max_ord * num_buckets + num_buckets - 1;  // last in input order: stays behind every valid item
+    } else if (bucket[i] >= num_buckets) {
+      key[i] = (max_ord + 1) * num_buckets;
+    } else {
+      key[i] = ord * num_buckets + bucket[i];
+    }
+  }
+  if (num_invalid > 0) {  // block-uniform
+    for (int i = 0; i < IPT; ++i) {
+      const int p = t * IPT + i;
+      if (p >= n) continue;
+      const uint32_t invalid_incl = packed[i] & 0xFFFFu;
+      const uint32_t invalid_here = bucket[i] >= num_buckets ? 1u : 0u;
+      sm.invalid_before[p] = static_cast<uint16_t>(invalid_incl - invalid_here);
+      if (p == 0) {
+        sm.start_of_ord[0] = 0;
+      } else if (sm.phase.starts[p]) {
+        sm.start_of_ord[packed[i] >> 16] = static_cast<uint16_t>(p);
+      }
+    }
+    if (t == 0) sm.invalid_before[n] = static_cast<uint16_t>(num_invalid);
+  }
+  __syncthreads();  // the starts array is dead from here on: the sort reuses its memory
+
+  // ---- block-local stable sort by (ord, bucket) ----
+  const uint32_t max_key = num_invalid > 0 ? (max_ord + 1) * num_buckets : max_ord * num_buckets + num_buckets - 1;
+  const int end_bit = max_key == 0 ? 1 : 32 - __clz(max_key);
+  typename D::Sort(sm.phase.sort).SortBlockedToStriped(key, rec, 0, end_bit);
+  __syncthreads();
+  for (int i = 0; i < IPT; ++i) sm.phase.sorted_keys[i * BT + t] = key[i];
+  __syncthreads();
+
+  // ---- first sorted rank of each bucket in the crossing parts ----
+  if (h.has_a || h.has_b) {
+    for (int i = 0; i < IPT; ++i) {
+      const int r = i * BT + t;
+      if (r >= num_valid) continue;
+      if (r > 0 && sm.phase.sorted_keys[r - 1] == key[i]) continue;
+      const uint32_t ord = key[i] / num_buckets;
+      const uint32_t b = key[i] - ord * num_buckets;
+      if (h.has_a && ord == 0) first_a[b] = static_cast<uint16_t>(r);
+      if (h.has_b && ord == max_ord) first_b[b] = static_cast<uint16_t>(r);
+    }
+    __syncthreads();
+  }
+
+  // ---- scatter ----
+  for (int i = 0; i < IPT; ++i) {
+    const int r = i * BT + t;
+    if (r >= num_valid) continue;
+    const uint32_t ord = key[i] / num_buckets;
+    const uint32_t b = key[i] - ord * num_buckets;
+    uint64_t dest;
+    if (h.has_a && ord == 0) {
+      dest = h.a.start + static_cast<uint64_t>(scanned[h.a.index(b)] - sm.a_base) + (r - first_a[b]);
+    } else if (h.has_b && ord == max_ord) {
+      dest = h.b.start + static_cast<uint64_t>(scanned[h.b.index(b)] - sm.b_base) + (r - first_b[b]);
+    } else {
+      dest = h.lo + r + (num_invalid > 0 ? sm.invalid_before[sm.start_of_ord[ord]] : 0);
+    }
+    io.store(dest, rec[i]);
+  }
+
+  if (t == 0 && num_invalid > 0 && d_num_invalid) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(d_num_invalid), static_cast<unsigned long long>(num_invalid));
+  }
+  if (!d_bucket_offsets) return;
+
+  // ---- bucket offsets of the segments that start in this tile ----
+  const int64_t owned = h.own_end - h.own_first;
+  for (int64_t idx = t; idx < owned * num_buckets; idx += BT) {
+    const int64_t s = h.own_first + idx / num_buckets;
+    const uint32_t b = static_cast<uint32_t>(idx - (idx / num_buckets) * num_buckets);
+    const uint64_t start = offsets[s];
+    const uint64_t end = offsets[s + 1];
+    uint64_t value = start;
+    if (start == end) {
+      // empty segment: every bucket starts (and ends) at its start
+    } else if (h.has_b && start == h.b.start) {
+      value = start + static_cast<uint64_t>(scanned[h.b.index(b)] - sm.b_base);
+    } else {
+      // A local segment: its valid items are sorted ranks [rs, rs + len), in bucket order.
+      const int p = static_cast<int>(start - h.lo);
+      const int q = static_cast<int>(end - h.lo);
+      const int before = num_invalid > 0 ? sm.invalid_before[p] : 0;
+      const int rs = p - before;
+      const int len = (q - p) - (num_invalid > 0 ? sm.invalid_before[q] - before : 0);
+      if (len > 0) {
+        const uint32_t ord = sm.phase.sorted_keys[rs] / num_buckets;
+        const uint32_t target = ord * num_buckets + b;
+        int lo = rs, hi = rs + len;  // first rank with key >= target
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (sm.phase.sorted_keys[mid] < target) {
+            lo = mid + 1;
+          } else {
+            hi = mid;
+          }
+        }
+        value = start + static_cast<uint64_t>(lo - rs);
+      }
+    }
+    d_bucket_offsets[static_cast<uint64_t>(s) * num_buckets + b] = value;
+  }
+}
+
+// ---- host dispatch ----
+template <class CountT, class Io>
+cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io io, int64_t max_items,
+                                            const uint64_t* d_segment_offsets, int64_t num_segments,
+                                            uint32_t num_buckets, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                            uint64_t* d_num_invalid, bool overflow_counts_invalid) {
+  using Policy = SegmentedSplitPolicy<static_cast<int>(sizeof(typename Io::Record))>;
+  // At least one tile: tile 0 also writes the offsets of empty segments and the final total.
+  const int64_t num_tiles = max_items > 0 ? ceil_div(max_items, Policy::kTileStride) : 1;
+  const int64_t matrix_size = 2 * int64_t{num_buckets} * num_tiles;
+
+  TempCarver carver(d_temp);
+  TileBoundary* plan = carver.take<TileBoundary>(static_cast<size_t>(num_tiles + 1));
+  CountT* matrix = carver.take<CountT>(static_cast<size_t>(matrix_size));
+  size_t scan_bytes = 0;
+  PRIM_TRY(exclusive_sum(nullptr, scan_bytes, matrix, matrix, matrix_size, stream));
+  void* scan_temp = carver.take<unsigned char>(scan_bytes);
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  // ---- plan: snapped tile boundaries ----
+  constexpr int kPlanThreads = Policy::kPlanWarpsPerBlock * 32;
+  const int64_t plan_blocks = ceil_div(num_tiles + 1, Policy::kPlanWarpsPerBlock);
+  segmented_plan_kernel<Policy><<<static_cast<unsigned>(plan_blocks), kPlanThreads, 0, stream>>>(
+      d_segment_offsets, num_segments, max_items, num_tiles + 1, plan, d_num_invalid, overflow_counts_invalid);
+  PRIM_TRY_LAUNCH();
+  // ---- upsweep: counts of the crossing parts ----
+  segmented_upsweep_kernel<Policy, Io, CountT>
+      <<<static_cast<unsigned>(num_tiles), Policy::kUpsweepThreads, 2 * num_buckets * sizeof(uint32_t), stream>>>(
+          io, d_segment_offsets, num_segments, max_items, plan, num_buckets, matrix);
+  PRIM_TRY_LAUNCH();
+  // ---- spine: one exclusive scan over every crossing segment's (bucket, slot) counts ----
+  PRIM_TRY(exclusive_sum(scan_temp, scan_bytes, matrix, matrix, matrix_size, stream));
+  // ---- downsweep ----
+  segmented_downsweep_kernel<Policy, Io, CountT>
+      <<<static_cast<unsigned>(num_tiles), Policy::kBlockThreads, 2 * num_buckets * sizeof(uint16_t), stream>>>(
+          io, d_segment_offsets, num_segments, max_items, plan, num_buckets, matrix, d_bucket_offsets,
+          d_num_invalid);
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+// Checks the arguments, picks 32-bit counts where every count fits.
+template <class Io>
+cudaError_t segmented_split_dispatch(void* d_temp, size_t& temp_bytes, Io io, int64_t max_items,
+                                     const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
+                                     uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid,
+                                     bool overflow_counts_invalid = true) {
+  if (max_items < 0 || num_segments < 0 || num_buckets == 0 || num_buckets > kMaxSegmentedBuckets ||
+      d_segment_offsets == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  if (max_items <= int64_t{UINT32_MAX}) {
+    return segmented_split_dispatch_counts<uint32_t>(d_temp, temp_bytes, io, max_items, d_segment_offsets,
+                                                     num_segments, num_buckets, d_bucket_offsets, stream,
+                                                     d_num_invalid, overflow_counts_invalid);
+  }
+  return segmented_split_dispatch_counts<uint64_t>(d_temp, temp_bytes, io, max_items, d_segment_offsets, num_segments,
+                                                   num_buckets, d_bucket_offsets, stream, d_num_invalid,
+                                                   overflow_counts_invalid);
+}
+
+// ---- record access: keys only, key-value pairs ----
+template <class T, class BucketOp>
+struct SegmentedKeysIo {
+  using Record = T;
+  const T* in;
+  T* out;
+  BucketOp bucket_of;
+  __device__ __forceinline__ T load(uint64_t i) const { return in[i]; }
+  __device__ __forceinline__ uint32_t bucket_at(uint64_t i) const { return static_cast<uint32_t>(bucket_of(in[i])); }
+  __device__ __forceinline__ uint32_t bucket(const T& r) const { return static_cast<uint32_t>(bucket_of(r)); }
+  __device__ __forceinline__ void store(uint64_t i, const T& r) const { out[i] = r; }
+};
+
+template <class K, class V>
+struct KeyValue {
+  K key;
+  V value;
+};
+
+template <class K, class V, class BucketOp>
+struct SegmentedPairsIo {
+  using Record = KeyValue<K, V>;
+  const K* keys_in;
+  K* keys_out;
+  const V* values_in;
+  V* values_out;
+  BucketOp bucket_of;
+  __device__ __forceinline__ Record load(uint64_t i) const { return Record{keys_in[i], values_in[i]}; }
+  __device__ __forceinline__ uint32_t bucket_at(uint64_t i) const {
+    return static_cast<uint32_t>(bucket_of(keys_in[i]));
+  }
+  __device__ __forceinline__ uint32_t bucket(const Record& r) const { return static_cast<uint32_t>(bucket_of(r.key)); }
+  __device__ __forceinline__ void store(uint64_t i, const Record& r) const {
+    keys_out[i] = r.key;
+    values_out[i] = r.value;
+  }
+};
+
+}  // namespace detail
+}  // namespace prim

@@ -1,0 +1,456 @@
+// The split engine's device side: tile policy, the upsweep (per-chunk bucket histogram) and the downsweep
+// (stable block-wide ranking by bucket, exchange through shared memory, coalesced scatter).
+//
+// Why this shape (thesis ch. 3/4, and CUB's pre-onesweep radix pass):
+//   * upsweep   — every block owns one contiguous chunk of tiles (an even share of the input) and counts its
+//                 records per bucket; only the keys are read and only the bucket functor is evaluated.
+//   * spine     — an exclusive scan of the bucket-major table counts[bucket][block] gives every (bucket, block)
+//                 pair its first output position (cub::DeviceScan, a building block; the table is small:
+//                 num_buckets x ~4 blocks per SM).
+//   * downsweep — every block walks its chunk again, tile by tile, keeping one running output base per bucket in
+//                 registers: load a tile, rank it stably by bucket (warp match-any ranking), stage it in shared
+//                 memory in bucket order, write it out with consecutive threads on consecutive addresses.
+// A chunk per block instead of a per-tile table keeps the spine tiny and needs no inter-block communication
+// inside a kernel (so no decoupled look-back, no reliance on forward progress), at the cost of reading the keys
+// twice (upsweep + downsweep). Memory traffic per record: key read twice, value read once, both written once.
+//
+// Records whose bucket is out of range, and the unused tail of a partial tile, are ranked under a "sink" digit
+// (the last digit of the ranker). When num_buckets < 2^RADIX_BITS the sink digit is not a bucket, so sinks
+// sort after every real record and are simply not written. When num_buckets == 2^RADIX_BITS the sink digit is
+// the last real bucket; the sinks in front of a real record of that bucket are counted (one ballot per item)
+// and subtracted from its rank, so real records still get dense, stable slots.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cub/block/block_radix_rank.cuh>
+
+#include "prim/item_count.h"
+
+namespace prim {
+namespace detail {
+
+// What a downsweep writes.
+enum class SplitOutput {
+  keys,           // records (keys) only
+  pairs,          // keys and values
+  gather_index,   // out[pos] = original index (no records moved)
+  scatter_index,  // out[original index] = pos (no records moved, no exchange needed)
+};
+
+// Tuning is data: one place for block size, items per thread, radix width.
+template <int RADIX_BITS_, int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int BLOCKS_PER_SM_>
+struct SplitTilePolicy {
+  static constexpr int RADIX_BITS = RADIX_BITS_;
+  static constexpr int RADIX_DIGITS = 1 << RADIX_BITS;
+  static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
+  static constexpr int ITEMS_PER_THREAD = ITEMS_PER_THREAD_;
+  static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
+  static constexpr int WARP_THREADS = 32;
+  static constexpr int WARPS = BLOCK_THREADS / WARP_THREADS;
+  static constexpr int WARP_ITEMS = WARP_THREADS * ITEMS_PER_THREAD;
+  static constexpr uint32_t SINK_DIGIT = RADIX_DIGITS - 1;
+  static constexpr int BLOCKS_PER_SM = BLOCKS_PER_SM_;  // upper bound on the grid: chunks per SM
+  static_assert(BLOCK_THREADS % WARP_THREADS == 0, "whole warps only");
+};
+
+// Bytes of records staged per tile in shared memory: large records get fewer items per thread so a tile's
+// exchange buffer stays near 32 KiB (several blocks per SM) and a thread's records stay in registers.
+constexpr int kSplitExchangeBudgetBytes = 32 * 1024;
+
+constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int max_items) {
+  const int fit = static_cast<int>(kSplitExchangeBudgetBytes / (static_cast<size_t>(block_threads) * record_bytes));
+  return fit < 1 ? 1 : (fit > max_items ? max_items : fit);
+}
+
+// RADIX_BITS 8 (<= 256 buckets): 256 threads, up to 16 items each (4096-record tiles of 4-byte records).
+// RADIX_BITS 11 (<= 2048 buckets): 128 threads, because the match ranker keeps a counter per (digit, warp):
+// 2048 x 5 x 4 B = 40 KiB of shared memory already.
+template <int RADIX_BITS, size_t RECORD_BYTES>
+struct SplitPolicyFor {
+  static constexpr int kThreads = RADIX_BITS <= 8 ? 256 : 128;
+  using type = SplitTilePolicy<RADIX_BITS, kThreads, split_items_per_thread(kThreads, RECORD_BYTES, 16),
+                               RADIX_BITS <= 8 ? 4 : 2>;
+};
+
+struct NoValue {};
+
+// The real element count inside a kernel (device-resident counts are read here, never on the host).
+__device__ __forceinline__ int64_t resolve_count(const ItemCount& n) {
+  if (n.device == nullptr) return n.max;
+  const uint64_t c = *n.device;
+  return c <= static_cast<uint64_t>(n.max) ? static_cast<int64_t>(c) : 0;
+}
+
+// The records one block of a split kernel owns, and where its bucket counts live in the spine table.
+// Table entry of bucket d for this block: table_base + d * table_stride. Its output base for bucket d is
+// scanned[that entry] + bias.
+struct BlockWork {
+  int64_t begin = 0;  // records [begin, end)
+  int64_t end = 0;
+  int64_t table_base = 0;
+  int64_t table_stride = 1;
+};
+
+// Even share (plain split): block b of G owns tiles [T*b/G, T*(b+1)/G) of the T tiles of the input; the table is
+// bucket-major, counts[d * G + b], so one exclusive scan orders bucket 0 of all blocks, then bucket 1, ...
+template <int TILE_ITEMS>
+struct EvenSharePartition {
+  ItemCount n;
+
+  __device__ __forceinline__ BlockWork work(uint32_t /*num_buckets*/) const {
+    const int64_t count = resolve_count(n);
+    const int64_t num_tiles = (count + TILE_ITEMS - 1) / TILE_ITEMS;
+    const int64_t grid = gridDim.x;
+    BlockWork w;
+    w.begin = num_tiles * blockIdx.x / grid * TILE_ITEMS;
+    w.end = num_tiles * (blockIdx.x + 1) / grid * TILE_ITEMS;
+    if (w.end > count) w.end = count;
+    if (w.begin > w.end) w.begin = w.end;
+    w.table_base = blockIdx.x;
+    w.table_stride = grid;
+    return w;
+  }
+  __device__ __forceinline__ int64_t bias(const uint64_t* /*scanned*/, uint32_t /*num_buckets*/) const { return 0; }
+  // Records that exist (device count) beyond the capacity are all invalid and none is written.
+  __device__ __forceinline__ uint64_t overflow_invalid() const {
+    return (n.device && *n.device > static_cast<uint64_t>(n.max)) ? *n.device : 0;
+  }
+};
+
+// Segmented (every segment split on its own, e.g. level 2 of the hierarchical split): segment s gets
+// block_first[s+1] - block_first[s] blocks (0 for a segment another kernel handles), each an even share of it.
+// The table is segment-major, then bucket-major inside the segment, so the scan's value at a segment's first
+// entry is subtracted again and the segment's own start added (bias): segments without blocks are then allowed.
+// Blocks past block_first[num_segments] are idle and zero their share of the table.
+struct SegmentedPartition {
+  const uint64_t* seg_offsets;  // [num_segments + 1] record offsets of the segments
+  const uint32_t* block_first;  // [num_segments + 1] first block of each segment; [num_segments] = blocks used
+  uint32_t num_segments;
+
+  __device__ __forceinline__ uint32_t segment_of(uint32_t block) const {
+    // The last segment s with block_first[s] <= block (segments with no blocks share their successor's entry).
+    uint32_t lo = 0, hi = num_segments;  // invariant: block_first[lo] <= block < block_first[hi]
+    while (hi - lo > 1) {
+      const uint32_t mid = (lo + hi) / 2;
+      if (block_first[mid] <= block) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+  __device__ __forceinline__ BlockWork work(uint32_t num_buckets) const {
+    const uint32_t used = block_first[num_segments];
+    BlockWork w;
+    if (blockIdx.x >= used) {  // idle: own B zero entries past the used part of the table
+      w.table_base = int64_t{used} * num_buckets + int64_t{blockIdx.x - used} * num_buckets;
+      w.table_stride = 1;
+      return w;
+    }
+    const uint32_t s = segment_of(blockIdx.x);
+    const int64_t sub = blockIdx.x - block_first[s];
+    const int64_t nb = block_first[s + 1] - block_first[s];
+    const int64_t seg_begin = static_cast<int64_t>(seg_offsets[s]);
+    const int64_t size = static_cast<int64_t>(seg_offsets[s + 1]) - seg_begin;
+    w.begin = seg_begin + size * sub / nb;
+    w.end = seg_begin + size * (sub + 1) / nb;
+    w.table_base = int64_t{block_first[s]} * num_buckets + sub;
+    w.table_stride = nb;
+    return w;
+  }
+  __device__ __forceinline__ int64_t bias(const uint64_t* scanned, uint32_t num_buckets) const {
+    if (blockIdx.x >= block_first[num_segments]) return 0;
+    const uint32_t s = segment_of(blockIdx.x);
+    return static_cast<int64_t>(seg_offsets[s]) -
+           static_cast<int64_t>(scanned[int64_t{block_first[s]} * num_buckets]);
+  }
+  __device__ __forceinline__ uint64_t overflow_invalid() const { return 0; }
+};
+
+__device__ __forceinline__ uint32_t lanemask_lt() {
+  uint32_t mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
+// The ranker ranks precomputed digits: the "key" it sees is the digit itself.
+struct IdentityDigit {
+  __device__ __forceinline__ uint32_t Digit(uint32_t digit) const { return digit; }
+};
+
+// Receives the ranker's per-digit tile counts (digits in blocked order over the threads).
+template <int BINS>
+struct CaptureCounts {
+  int* out;
+  __device__ __forceinline__ void operator()(int (&bins)[BINS]) {
+#pragma unroll
+    for (int i = 0; i < BINS; ++i) out[i] = bins[i];
+  }
+};
+
+// ------------------------------------------------------------------------------------------------------------
+// Upsweep: counts[d * gridDim.x + block] = number of valid records of bucket d in this block's chunk.
+// ------------------------------------------------------------------------------------------------------------
+template <class Policy, class KeyT, class BucketOp, class Partition>
+struct SplitUpsweepAgent {
+  static constexpr int D = Policy::RADIX_DIGITS;
+  struct TempStorage {
+    unsigned long long hist[D];
+    unsigned long long invalid;
+  };
+
+  __device__ __forceinline__ static void run(TempStorage& temp, const KeyT* __restrict__ keys, Partition part,
+                                             uint32_t num_buckets, BucketOp bucket_of, uint64_t* counts,
+                                             uint64_t* num_invalid) {
+    const int tid = threadIdx.x;
+    const int lane = tid % Policy::WARP_THREADS;
+    const int warp = tid / Policy::WARP_THREADS;
+    for (int d = tid; d < D; d += Policy::BLOCK_THREADS) temp.hist[d] = 0;
+    if (tid == 0) temp.invalid = 0;
+    __syncthreads();
+
+    const BlockWork w = part.work(num_buckets);
+    const uint32_t lt = lanemask_lt();
+    uint64_t my_invalid = 0;
+
+    for (int64_t tile_base = w.begin; tile_base < w.end; tile_base += Policy::TILE_ITEMS) {
+      const int64_t in_tile = w.end - tile_base;  // > 0
+#pragma unroll
+      for (int item = 0; item < Policy::ITEMS_PER_THREAD; ++item) {
+        const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
+        uint32_t digit = 0xFFFFFFFFu;  // "not counted": past the end, or invalid
+        if (local < in_tile) {
+          const uint32_t b = bucket_of(keys[tile_base + local]);
+          if (b < num_buckets) {
+            digit = b;
+          } else {
+            ++my_invalid;
+          }
+        }
+        // Warp-aggregated increment: one shared atomic per distinct bucket per warp, so a skewed (one-bucket)
+        // input does not serialise 32 lanes on one counter.
+        const uint32_t peers = __match_any_sync(0xFFFFFFFFu, digit);
+        if (digit != 0xFFFFFFFFu && (peers & lt) == 0) atomicAdd(&temp.hist[digit], __popc(peers));
+      }
+    }
+    if (my_invalid) atomicAdd(&temp.invalid, static_cast<unsigned long long>(my_invalid));
+    __syncthreads();
+
+    for (uint32_t d = tid; d < num_buckets; d += Policy::BLOCK_THREADS) {
+      counts[w.table_base + static_cast<int64_t>(d) * w.table_stride] = temp.hist[d];
+    }
+    if (tid == 0) {
+      if (blockIdx.x == 0) {
+        counts[static_cast<int64_t>(num_buckets) * gridDim.x] = 0;  // scans into the total of valid records
+        const uint64_t overflow = part.overflow_invalid();
+        if (num_invalid && overflow) {
+          atomicAdd(reinterpret_cast<unsigned long long*>(num_invalid), static_cast<unsigned long long>(overflow));
+        }
+      }
+      if (num_invalid && temp.invalid) atomicAdd(reinterpret_cast<unsigned long long*>(num_invalid), temp.invalid);
+    }
+  }
+};
+
+// ------------------------------------------------------------------------------------------------------------
+// Downsweep: stable rank + exchange + scatter. `scanned` is the exclusive scan of the upsweep's table.
+// ------------------------------------------------------------------------------------------------------------
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
+struct SplitDownsweepAgent {
+  static constexpr int THREADS = Policy::BLOCK_THREADS;
+  static constexpr int IPT = Policy::ITEMS_PER_THREAD;
+  static constexpr int TILE = Policy::TILE_ITEMS;
+  static constexpr int D = Policy::RADIX_DIGITS;
+  using Ranker = cub::BlockRadixRankMatch<THREADS, Policy::RADIX_BITS, false>;
+  static constexpr int BINS = Ranker::BINS_TRACKED_PER_THREAD;
+
+  static constexpr bool kStageKeys = OUT == SplitOutput::keys || OUT == SplitOutput::pairs;
+  static constexpr bool kStageValues = OUT == SplitOutput::pairs || OUT == SplitOutput::gather_index;
+  static constexpr size_t kKeyBytes = kStageKeys ? sizeof(KeyT) : 0;
+  static constexpr size_t kValueBytes = kStageValues ? sizeof(ValueT) : 0;
+  static constexpr size_t kExchangeBytes = TILE * (kKeyBytes > kValueBytes ? kKeyBytes : kValueBytes);
+  static_assert(alignof(KeyT) <= 16 && (!kStageValues || alignof(ValueT) <= 16), "records aligned to <= 16 B");
+
+  struct TempStorage {
+    union Aliasable {
+      typename Ranker::TempStorage rank;
+      alignas(16) unsigned char exchange[kExchangeBytes > 0 ? kExchangeBytes : 16];
+    } u;
+    int64_t shift[D];         // global position of staged slot i of digit d: shift[d] + i
+    uint16_t digit[TILE];     // digit of each staged slot (bucket order)
+    int warp_sinks[Policy::WARPS];
+  };
+
+  __device__ __forceinline__ static void run(TempStorage& temp, const KeyT* __restrict__ keys_in,
+                                             KeyT* __restrict__ keys_out, const ValueT* __restrict__ values_in,
+                                             ValueT* __restrict__ values_out, Partition part, uint32_t num_buckets,
+                                             BucketOp bucket_of, const uint64_t* __restrict__ scanned,
+                                             uint64_t* bucket_offsets) {
+    const int tid = threadIdx.x;
+    const int lane = tid % Policy::WARP_THREADS;
+    const int warp = tid / Policy::WARP_THREADS;
+    const uint32_t lt = lanemask_lt();
+    const int grid = gridDim.x;
+
+    if (blockIdx.x == 0 && bucket_offsets) {  // only meaningful for the even-share partition
+      for (uint32_t d = tid; d <= num_buckets; d += THREADS) {
+        bucket_offsets[d] = scanned[static_cast<int64_t>(d) * grid];  // d == num_buckets: the total
+      }
+    }
+
+    const BlockWork w = part.work(num_buckets);
+    const int64_t bias = part.bias(scanned, num_buckets);
+    // Running output base of each bucket this thread tracks (digits tid*BINS .. tid*BINS+BINS-1).
+    uint64_t base[BINS];
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = tid * BINS + t;
+      base[t] = d < num_buckets ? scanned[w.table_base + static_cast<int64_t>(d) * w.table_stride] + bias : 0;
+    }
+    // The sink digit is a real bucket only when every digit is a bucket.
+    const bool sink_is_bucket = num_buckets == static_cast<uint32_t>(D);
+
+    for (int64_t tile_base = w.begin; tile_base < w.end; tile_base += TILE) {
+      const int64_t remaining = w.end - tile_base;
+      const int in_tile = remaining < TILE ? static_cast<int>(remaining) : TILE;
+
+      // ---- load keys (warp-striped: the ranker's stable order) and compute digits ----
+      KeyT keys[IPT];
+      uint32_t digits[IPT];
+      uint32_t sink_ballot[IPT];
+      int my_warp_sinks = 0;
+#pragma unroll
+      for (int item = 0; item < IPT; ++item) {
+        const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
+        bool sink = true;
+        if (local < in_tile) {
+          keys[item] = keys_in[tile_base + local];
+          const uint32_t b = bucket_of(keys[item]);
+          sink = b >= num_buckets;
+          digits[item] = sink ? Policy::SINK_DIGIT : b;
+        } else {
+          digits[item] = Policy::SINK_DIGIT;
+        }
+        sink_ballot[item] = __ballot_sync(0xFFFFFFFFu, sink);
+        my_warp_sinks += __popc(sink_ballot[item]);
+      }
+      if (lane == 0) temp.warp_sinks[warp] = my_warp_sinks;
+
+      // ---- stable rank by digit (contains barriers; warp_sinks is visible after it) ----
+      int ranks[IPT];
+      int excl[BINS];
+      int counts[BINS];
+      Ranker(temp.u.rank).RankKeys(digits, ranks, IdentityDigit{}, excl, CaptureCounts<BINS>{counts});
+
+      int sinks_before_warp = 0;
+      int tile_sinks = 0;
+#pragma unroll
+      for (int w = 0; w < Policy::WARPS; ++w) {
+        const int s = temp.warp_sinks[w];
+        sinks_before_warp += w < warp ? s : 0;
+        tile_sinks += s;
+      }
+      const int valid_in_tile = TILE - tile_sinks;
+
+      // Dense slots for real records: subtract the sinks that precede a record of the sink-digit bucket.
+      int slots[IPT];
+      {
+        int running = sinks_before_warp;
+#pragma unroll
+        for (int item = 0; item < IPT; ++item) {
+          const int before = running + __popc(sink_ballot[item] & lt);
+          running += __popc(sink_ballot[item]);
+          slots[item] = ranks[item] - ((sink_is_bucket && digits[item] == Policy::SINK_DIGIT) ? before : 0);
+        }
+      }
+
+#pragma unroll
+      for (int t = 0; t < BINS; ++t) {
+        const uint32_t d = tid * BINS + t;
+        if (d < num_buckets) {
+          temp.shift[d] = static_cast<int64_t>(base[t]) - excl[t];
+          const int real = counts[t] - (d == Policy::SINK_DIGIT ? tile_sinks : 0);
+          base[t] += static_cast<uint64_t>(real);
+        }
+      }
+      __syncthreads();  // ranker storage is dead from here on (the exchange aliases it); shift[] is visible
+
+      if constexpr (OUT == SplitOutput::scatter_index) {
+#pragma unroll
+        for (int item = 0; item < IPT; ++item) {
+          const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
+          if (!((sink_ballot[item] >> lane) & 1u)) {
+            values_out[tile_base + local] = static_cast<ValueT>(temp.shift[digits[item]] + slots[item]);
+          }
+        }
+      } else {
+        // ---- stage digits (and keys) in bucket order ----
+#pragma unroll
+        for (int item = 0; item < IPT; ++item) {
+          if (!((sink_ballot[item] >> lane) & 1u)) {
+            temp.digit[slots[item]] = static_cast<uint16_t>(digits[item]);
+            if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[slots[item]] = keys[item];
+          }
+        }
+        __syncthreads();
+        if constexpr (kStageKeys) {
+          const KeyT* staged = reinterpret_cast<const KeyT*>(temp.u.exchange);
+#pragma unroll
+          for (int k = 0; k < IPT; ++k) {
+            const int i = k * THREADS + tid;
+            if (i < valid_in_tile) keys_out[temp.shift[temp.digit[i]] + i] = staged[i];
+          }
+        }
+        if constexpr (kStageValues) {
+          if constexpr (kStageKeys) __syncthreads();  // the keys' exchange buffer is reused for the values
+          ValueT* staged = reinterpret_cast<ValueT*>(temp.u.exchange);
+#pragma unroll
+          for (int item = 0; item < IPT; ++item) {
+            const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
+            if (!((sink_ballot[item] >> lane) & 1u)) {
+              if constexpr (OUT == SplitOutput::gather_index) {
+                staged[slots[item]] = static_cast<ValueT>(tile_base + local);
+              } else {
+                staged[slots[item]] = values_in[tile_base + local];
+              }
+            }
+          }
+          __syncthreads();
+#pragma unroll
+          for (int k = 0; k < IPT; ++k) {
+            const int i = k * THREADS + tid;
+            if (i < valid_in_tile) values_out[temp.shift[temp.digit[i]] + i] = staged[i];
+          }
+        }
+      }
+      __syncthreads();  // next tile reuses the ranker storage, shift[] and digit[]
+    }
+  }
+};
+
+// One-line kernel shims. Dynamic shared memory holds the agents' TempStorage (the 11-bit ranker needs > 48 KiB).
+template <class Policy, class KeyT, class BucketOp, class Partition>
+__global__ void __launch_bounds__(Policy::BLOCK_THREADS)
+    split_upsweep_kernel(const KeyT* keys, Partition part, uint32_t num_buckets, BucketOp bucket_of, uint64_t* counts,
+                         uint64_t* num_invalid) {
+  using Agent = SplitUpsweepAgent<Policy, KeyT, BucketOp, Partition>;
+  __shared__ typename Agent::TempStorage temp;
+  Agent::run(temp, keys, part, num_buckets, bucket_of, counts, num_invalid);
+}
+
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
+__global__ void __launch_bounds__(Policy::BLOCK_THREADS)
+    split_downsweep_kernel(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
+                           Partition part, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
+                           uint64_t* bucket_offsets) {
+  using Agent = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+  extern __shared__ __align__(16) unsigned char split_smem[];
+  Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(split_smem), keys_in, keys_out, values_in, values_out,
+             part, num_buckets, bucket_of, scanned, bucket_offsets);
+}
+
+}  // namespace detail
+}  // namespace prim

@@ -1,0 +1,103 @@
+// Host dispatch of the split engine: picks the radix width from num_buckets, plans the grid, carves the scratch
+// blob (two-phase, TempCarver) and launches upsweep -> spine scan -> downsweep on the caller's stream.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cub/device/device_scan.cuh>
+
+#include "detail/bits.h"
+#include "detail/split_agent.cuh"
+#include "prim/error.h"
+#include "prim/item_count.h"
+#include "prim/temp_storage.h"
+
+namespace prim {
+namespace detail {
+
+// One pass handles up to 2^11 buckets: <= 256 with an 8-bit ranker, <= 2048 with an 11-bit ranker in dynamic
+// shared memory (chosen over two 8-bit passes, which would move every record twice).
+constexpr uint32_t kMaxSplitBuckets = 2048;
+
+// Grid of the upsweep/downsweep pair: one chunk per block, at most what the device keeps resident, so every
+// block is live at once and walks ~n / (SMs x occupancy) records.
+template <class Kernel>
+cudaError_t split_grid_size(Kernel kernel, int threads, size_t smem_bytes, int blocks_per_sm_cap, int64_t max_tiles,
+                            int& grid) {
+  int device = 0;
+  PRIM_TRY(cudaGetDevice(&device));
+  int sms = 0;
+  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int occupancy = 0;
+  PRIM_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, smem_bytes));
+  occupancy = std::max(1, std::min(occupancy, blocks_per_sm_cap));
+  grid = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(max_tiles, int64_t{sms} * occupancy)));
+  return cudaSuccess;
+}
+
+template <int RADIX_BITS, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
+                                const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
+                                BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                uint64_t* d_num_invalid) {
+  constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
+  using Policy = typename SplitPolicyFor<RADIX_BITS, kRecordBytes>::type;
+  using Partition = EvenSharePartition<Policy::TILE_ITEMS>;
+  using Down = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+  auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, Partition>;
+  auto downsweep = split_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+  constexpr size_t kSmem = sizeof(typename Down::TempStorage);
+  constexpr size_t kDefaultSmemLimit = 48 * 1024;
+
+  if (kSmem > kDefaultSmemLimit) {
+    PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
+  }
+  const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), Policy::TILE_ITEMS);
+  int grid = 1;
+  PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
+
+  // counts[bucket][block] (+1 zero entry that scans into the total), its exclusive scan, the scan's scratch.
+  const int64_t table = int64_t{num_buckets} * grid + 1;
+  TempCarver carver(d_temp);
+  uint64_t* counts = carver.take<uint64_t>(static_cast<size_t>(table));
+  uint64_t* scanned = carver.take<uint64_t>(static_cast<size_t>(table));
+  size_t scan_bytes = 0;
+  PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, scanned, table, stream));
+  void* scan_temp = carver.take<unsigned char>(scan_bytes);
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  // ---- upsweep: per-chunk bucket histogram ----
+  const Partition partition{n};
+  upsweep<<<grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, counts,
+                                                      d_num_invalid);
+  PRIM_TRY_LAUNCH();
+  // ---- spine: exclusive scan of the bucket-major table ----
+  PRIM_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, scanned, table, stream));
+  // ---- downsweep: stable rank, exchange, scatter ----
+  downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, partition,
+                                                              num_buckets, bucket_of, scanned, d_bucket_offsets);
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
+                           const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
+                           BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                           uint64_t* d_num_invalid, bool stable = true) {
+  (void)stable;  // the stable kernel is also a valid unstable split
+  if (num_buckets == 0 || num_buckets > kMaxSplitBuckets || n.max < 0) return cudaErrorInvalidValue;
+  if (num_buckets <= 256) {
+    return dispatch_split_bits<8, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
+                                       bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  }
+  return dispatch_split_bits<11, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
+                                      bucket_of, d_bucket_offsets, stream, d_num_invalid);
+}
+
+}  // namespace detail
+}  // namespace prim

@@ -1,0 +1,113 @@
+// LSD driver shared by SplitSort (prim/sort.h) and the iterative split (prim/iterative_split.h): a sequence of
+// stable splits, each on the next digit of a wide key or bucket id, ping-ponging between the caller's output and
+// one alternate buffer carved from the scratch blob so that the last pass lands in the output.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "detail/bits.h"
+#include "detail/split_dispatch.cuh"
+#include "prim/error.h"
+#include "prim/item_count.h"
+#include "prim/temp_storage.h"
+#include "prim/uint128.h"
+
+namespace prim {
+namespace detail {
+
+// Widest digit of one LSD pass. 8 bits keep the ranker's shared memory small (several blocks per SM); the
+// 11-bit ranker would save a pass on 32-bit keys (3 instead of 4) but runs at roughly half the occupancy.
+constexpr int kLsdDigitBits = 8;
+
+// Digit [shift, shift + bits) of an unsigned key (bits <= 32).
+template <typename Key>
+struct KeyDigit {
+  int shift;
+  int bits;
+  __host__ __device__ __forceinline__ uint32_t operator()(const Key& key) const {
+    if constexpr (sizeof(Key) == 16) {
+      return key.bits(shift, bits);
+    } else {
+      return static_cast<uint32_t>((static_cast<uint64_t>(key) >> shift) & ((uint64_t{1} << bits) - 1));
+    }
+  }
+};
+
+// Digit [shift, shift + bits) of a user bucket id (IdOp returns uint64_t). With check_bits >= 0 (first pass
+// only) an id >= 2^check_bits is reported as an out-of-range bucket, so the split drops and counts it.
+template <typename IdOp>
+struct IdDigit {
+  IdOp id_of;
+  int shift;
+  int bits;
+  int check_bits;  // -1: no check
+  template <typename T>
+  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
+    const uint64_t id = id_of(record);
+    if (check_bits >= 0 && check_bits < 64 && (id >> check_bits) != 0) return 0xFFFFFFFFu;
+    return static_cast<uint32_t>((id >> shift) & ((uint64_t{1} << bits) - 1));
+  }
+};
+
+// Digit widths: ceil(total_bits / 8) passes of 8 bits, the last one narrower; 0 bits still make one 1-bucket pass
+// (it applies the device-resident count, and the first-pass validity check of the iterative split).
+struct LsdPlan {
+  int passes;
+  int total_bits;
+  int bits_of(int pass) const {
+    const int rest = total_bits - pass * kLsdDigitBits;
+    return std::max(0, std::min(kLsdDigitBits, rest));
+  }
+};
+inline LsdPlan lsd_plan(int total_bits) { return {std::max(1, passes_for_bits(total_bits, kLsdDigitBits)), total_bits}; }
+
+// make_op(pass, shift, bits) returns the pass's bucket functor (one type for every pass).
+template <SplitOutput OUT, class K, class V, class MakeOp>
+cudaError_t lsd_split(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
+                      V* values_out, ItemCount n, int first_bit, int total_bits, MakeOp make_op, cudaStream_t stream,
+                      uint64_t* d_num_invalid) {
+  static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "LSD moves keys or pairs");
+  if (n.max < 0 || total_bits < 0) return cudaErrorInvalidValue;
+  const LsdPlan plan = lsd_plan(total_bits);
+  constexpr bool kPairs = OUT == SplitOutput::pairs;
+
+  TempCarver carver(d_temp);
+  K* alt_keys = plan.passes > 1 ? carver.take<K>(static_cast<size_t>(n.max)) : nullptr;
+  V* alt_values = (kPairs && plan.passes > 1) ? carver.take<V>(static_cast<size_t>(n.max)) : nullptr;
+  // Bucket offsets of the first pass: their last entry is the number of valid records, the count of every later
+  // pass (so records dropped as invalid by the first pass are not read again, and no host sync is needed).
+  uint64_t* first_offsets = carver.take<uint64_t>((size_t{1} << kLsdDigitBits) + 1);
+  size_t split_bytes = 0;
+  PRIM_TRY((dispatch_split<OUT, K, V>(nullptr, split_bytes, keys_in, keys_out, values_in, values_out, n,
+                                      uint32_t{1} << kLsdDigitBits, make_op(0, first_bit, kLsdDigitBits), nullptr,
+                                      stream, nullptr)));
+  void* split_temp = carver.take<unsigned char>(split_bytes);
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  const K* src_keys = keys_in;
+  const V* src_values = values_in;
+  for (int pass = 0; pass < plan.passes; ++pass) {
+    const bool to_out = (plan.passes - 1 - pass) % 2 == 0;  // the last pass writes the caller's output
+    K* dst_keys = to_out ? keys_out : alt_keys;
+    V* dst_values = to_out ? values_out : alt_values;
+    const int bits = plan.bits_of(pass);
+    const uint32_t num_buckets = uint32_t{1} << bits;
+    const ItemCount count = pass == 0 ? n : ItemCount(n.max, first_offsets + (size_t{1} << plan.bits_of(0)));
+    size_t bytes = split_bytes;
+    PRIM_TRY((dispatch_split<OUT, K, V>(split_temp, bytes, src_keys, dst_keys, src_values, dst_values, count,
+                                        num_buckets, make_op(pass, first_bit + pass * kLsdDigitBits, bits),
+                                        pass == 0 ? first_offsets : nullptr, stream,
+                                        pass == 0 ? d_num_invalid : nullptr)));
+    src_keys = dst_keys;
+    src_values = dst_values;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace prim

@@ -1,0 +1,96 @@
+// Iterative split: stable order by a bucket id of any width (thesis ch. 4.3), for ids too wide for one split.
+//
+// IdOp: `__host__ __device__ uint64_t operator()(const T& record) const`, returning an id < 2^id_bits
+// (0 <= id_bits <= 64). A record with a larger id is invalid: not written, counted in *d_num_invalid (device
+// uint64, the call adds to it); the valid records stay packed from position 0 in stable id order.
+//
+// Two methods with the same result:
+//   iterative_split / iterative_split_pairs  LSD: ceil(id_bits / 8) stable 256-way splits, lowest digit first.
+//       Every pass moves all records (reads keys twice, values once, writes both once). Any distribution, any
+//       width, any n; the choice for wide ids (> 22 bits) and skewed ids.
+//   hierarchical_split                       two-level MSD: one global split by the top 11 bits, then every
+//       segment split by the remaining low bits on its own; segments of up to a few thousand records are sorted
+//       by one block in shared memory (one read + one write regardless of the low bits). Fastest for ids of
+//       12..22 bits over spread-out ids, where it moves the data twice instead of ceil(id_bits / 8) times
+//       (for 9..11 bits it is a single pass). Large segments (skewed ids) fall back to 8-bit segmented passes.
+//       See docs/ and the bench helper's measurements for the crossover.
+//
+// Scratch: one alternate buffer of n.max records (and values) plus small tables; in/out pointers, input unchanged.
+// n may be a device-resident count. No allocation, no host sync, safe in graph capture.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "detail/split_hierarchical.cuh"
+#include "detail/split_lsd.cuh"
+#include "detail/split_workspace.cuh"
+#include "prim/item_count.h"
+#include "prim/workspace.h"
+
+namespace prim {
+
+namespace detail {
+template <typename IdOp>
+struct MakeIdDigit {
+  IdOp id_of;
+  int id_bits;
+  IdDigit<IdOp> operator()(int pass, int shift, int bits) const { return {id_of, shift, bits, pass == 0 ? id_bits : -1}; }
+};
+}  // namespace detail
+
+template <typename T, typename IdOp>
+cudaError_t iterative_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, int id_bits,
+                            IdOp id_of, cudaStream_t stream = 0, uint64_t* d_num_invalid = nullptr) {
+  if (id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
+  return detail::lsd_split<detail::SplitOutput::keys, T, detail::NoValue>(
+      d_temp, temp_bytes, d_in, d_out, static_cast<const detail::NoValue*>(nullptr),
+      static_cast<detail::NoValue*>(nullptr), n, 0, id_bits, detail::MakeIdDigit<IdOp>{id_of, id_bits}, stream,
+      d_num_invalid);
+}
+
+// Key-value variant: the id functor sees the key.
+template <typename K, typename V, typename IdOp>
+cudaError_t iterative_split_pairs(void* d_temp, size_t& temp_bytes, const K* d_keys_in, K* d_keys_out,
+                                  const V* d_values_in, V* d_values_out, ItemCount n, int id_bits, IdOp id_of,
+                                  cudaStream_t stream = 0, uint64_t* d_num_invalid = nullptr) {
+  if (id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
+  return detail::lsd_split<detail::SplitOutput::pairs, K, V>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
+                                                             d_values_out, n, 0, id_bits,
+                                                             detail::MakeIdDigit<IdOp>{id_of, id_bits}, stream,
+                                                             d_num_invalid);
+}
+
+template <typename T, typename IdOp>
+cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, int id_bits,
+                               IdOp id_of, cudaStream_t stream = 0, uint64_t* d_num_invalid = nullptr) {
+  return detail::hierarchical_split(d_temp, temp_bytes, d_in, d_out, n, id_bits, id_of, stream, d_num_invalid);
+}
+
+// ---- Workspace overloads (synchronise; invalid ids -> cudaErrorInvalidValue) ----
+template <typename T, typename IdOp>
+cudaError_t iterative_split(Workspace& ws, const T* d_in, T* d_out, ItemCount n, int id_bits, IdOp id_of,
+                            cudaStream_t stream = 0) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return iterative_split(d_temp, bytes, d_in, d_out, n, id_bits, id_of, stream, d_invalid);
+  });
+}
+
+template <typename K, typename V, typename IdOp>
+cudaError_t iterative_split_pairs(Workspace& ws, const K* d_keys_in, K* d_keys_out, const V* d_values_in,
+                                  V* d_values_out, ItemCount n, int id_bits, IdOp id_of, cudaStream_t stream = 0) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return iterative_split_pairs(d_temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, id_bits, id_of,
+                                 stream, d_invalid);
+  });
+}
+
+template <typename T, typename IdOp>
+cudaError_t hierarchical_split(Workspace& ws, const T* d_in, T* d_out, ItemCount n, int id_bits, IdOp id_of,
+                               cudaStream_t stream = 0) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return hierarchical_split(d_temp, bytes, d_in, d_out, n, id_bits, id_of, stream, d_invalid);
+  });
+}
+
+}  // namespace prim

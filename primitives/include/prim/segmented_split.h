@@ -1,0 +1,94 @@
+// prim::segmented_split / prim::segmented_split_pairs: split every segment of an array independently (and
+// stably) into num_buckets buckets chosen by a user functor. This is the renderer's L2 (columns split by tile
+// row) and L3 (tiles split by depth slab).
+//
+//   size_t bytes = 0;
+//   prim::segmented_split(nullptr, bytes, d_in, d_out, max_items, d_seg, num_segments, 16, BySlab{}, d_cells);
+//   ... d_temp = <bytes of device memory, allocated once> ...
+//   prim::segmented_split(d_temp, bytes, d_in, d_out, max_items, d_seg, num_segments, 16, BySlab{}, d_cells, s);
+//
+// Segments: d_segment_offsets (device, num_segments + 1 entries, non-decreasing, first entry 0): segment s holds
+// items [offsets[s], offsets[s+1]). The item count lives on the device (the last entry), so a frame never waits
+// for it; max_items is its host upper bound and sizes the scratch. The output of segment s occupies the same
+// range of d_out, its records ordered by bucket and, inside a bucket, by input position.
+//
+// d_bucket_offsets (device, num_segments * num_buckets + 1 entries, may be null): entry s * num_buckets + b is the
+// start of bucket b of segment s; the last entry is the item count.
+//
+// Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const` (the key for the pairs
+// variant). It is evaluated up to twice per record, so it must be pure.
+//
+// Invalid records: a record whose bucket is >= num_buckets is not written (never out-of-bounds memory) and is
+// added to *d_num_invalid (device uint64, the call adds to it) when that pointer is non-null; the valid records
+// of its segment stay packed from the segment's start and its last slots are left untouched. If the item count
+// exceeds max_items (or offsets[0] != 0) the call writes nothing and adds the whole count to *d_num_invalid.
+// The Workspace overloads synchronise and return cudaErrorInvalidValue in both cases.
+//
+// Preconditions: 1 <= num_buckets <= 2048 (else cudaErrorInvalidValue); d_out must not overlap d_in; d_out holds
+// max_items records. The input is not modified. No allocation, no host synchronisation (except the Workspace
+// overloads); safe inside CUDA graph capture. The scratch size depends only on max_items, num_buckets and the
+// record size (not on the segments).
+//
+// Implementation (detail/segmented_split_kernels.cuh): small segments are packed whole into block tiles and split
+// in shared memory in one pass; big segments are cut into tiles whose bucket counts go through one global scan.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "detail/segmented_split_kernels.cuh"
+#include "detail/split_workspace.cuh"
+#include "prim/workspace.h"
+
+namespace prim {
+
+// Largest num_buckets a segmented split call accepts.
+constexpr uint32_t kMaxSegmentedSplitBuckets = detail::kMaxSegmentedBuckets;
+
+template <typename T, typename BucketOp>
+cudaError_t segmented_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, int64_t max_items,
+                            const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
+                            BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0,
+                            uint64_t* d_num_invalid = nullptr) {
+  return detail::segmented_split_dispatch(d_temp, temp_bytes, detail::SegmentedKeysIo<T, BucketOp>{d_in, d_out, bucket_of},
+                                          max_items, d_segment_offsets, num_segments, num_buckets, d_bucket_offsets,
+                                          stream, d_num_invalid);
+}
+
+// Key-value variant: the functor sees the key; values follow their keys.
+template <typename K, typename V, typename BucketOp>
+cudaError_t segmented_split_pairs(void* d_temp, size_t& temp_bytes, const K* d_keys_in, K* d_keys_out,
+                                  const V* d_values_in, V* d_values_out, int64_t max_items,
+                                  const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
+                                  BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0,
+                                  uint64_t* d_num_invalid = nullptr) {
+  return detail::segmented_split_dispatch(
+      d_temp, temp_bytes,
+      detail::SegmentedPairsIo<K, V, BucketOp>{d_keys_in, d_keys_out, d_values_in, d_values_out, bucket_of}, max_items,
+      d_segment_offsets, num_segments, num_buckets, d_bucket_offsets, stream, d_num_invalid);
+}
+
+// ---- Workspace overloads (allocate on growth, synchronise, report invalid records as cudaErrorInvalidValue) ----
+template <typename T, typename BucketOp>
+cudaError_t segmented_split(Workspace& ws, const T* d_in, T* d_out, int64_t max_items,
+                            const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
+                            BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return segmented_split(d_temp, bytes, d_in, d_out, max_items, d_segment_offsets, num_segments, num_buckets,
+                           bucket_of, d_bucket_offsets, stream, d_invalid);
+  });
+}
+
+template <typename K, typename V, typename BucketOp>
+cudaError_t segmented_split_pairs(Workspace& ws, const K* d_keys_in, K* d_keys_out, const V* d_values_in,
+                                  V* d_values_out, int64_t max_items, const uint64_t* d_segment_offsets,
+                                  int64_t num_segments, uint32_t num_buckets, BucketOp bucket_of,
+                                  uint64_t* d_bucket_offsets, cudaStream_t stream = 0) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return segmented_split_pairs(d_temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, max_items,
+                                 d_segment_offsets, num_segments, num_buckets, bucket_of, d_bucket_offsets, stream,
+                                 d_invalid);
+  });
+}
+
+}  // namespace prim

@@ -1,0 +1,84 @@
+// prim::split / prim::split_pairs: move records into num_buckets buckets chosen by a user functor.
+//
+//   size_t bytes = 0;
+//   prim::split(nullptr, bytes, d_in, d_out, n, 256, ByLowByte{}, d_offsets);   // size query
+//   ... d_temp = <bytes of device memory, allocated once> ...
+//   prim::split(d_temp, bytes, d_in, d_out, n, 256, ByLowByte{}, d_offsets, stream);
+//
+// Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const`, returning a bucket in
+// [0, num_buckets). It is evaluated twice per record (count pass and move pass), so it must be pure.
+//
+// Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
+// one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (faster).
+// d_bucket_offsets (num_buckets + 1 device uint64, may be null): bucket b occupies [offsets[b], offsets[b+1]);
+// offsets[num_buckets] is the number of valid records written.
+//
+// Invalid records: a record whose bucket is >= num_buckets is not written anywhere (never out-of-bounds memory)
+// and is added to *d_num_invalid (device uint64, the call adds to it) when that pointer is non-null. The valid
+// records stay packed from position 0. The Workspace overloads synchronise and return cudaErrorInvalidValue if
+// any record was invalid.
+//
+// Preconditions: 1 <= num_buckets <= 2048 (else cudaErrorInvalidValue); d_out must not overlap d_in; d_out holds
+// n.max records. The input is not modified. No allocation, no host synchronisation (except the Workspace
+// overloads); safe inside CUDA graph capture.
+//
+// Implementation (detail/split_agent.cuh): upsweep histogram per block chunk, scan of the bucket-major table,
+// downsweep with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce.
+// Up to 256 buckets use an 8-bit ranker; 257..2048 an 11-bit ranker in more shared memory (one pass, not two).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "detail/split_dispatch.cuh"
+#include "detail/split_types.cuh"
+#include "detail/split_workspace.cuh"
+#include "prim/item_count.h"
+#include "prim/workspace.h"
+
+namespace prim {
+
+// Largest num_buckets a single split call accepts.
+constexpr uint32_t kMaxSplitBuckets = detail::kMaxSplitBuckets;
+
+template <typename T, typename BucketOp>
+cudaError_t split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, uint32_t num_buckets,
+                  BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0,
+                  SplitOrder order = SplitOrder::stable, uint64_t* d_num_invalid = nullptr) {
+  return detail::dispatch_split<detail::SplitOutput::keys, T, detail::NoValue>(
+      d_temp, temp_bytes, d_in, d_out, static_cast<const detail::NoValue*>(nullptr),
+      static_cast<detail::NoValue*>(nullptr), n, num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid,
+      order == SplitOrder::stable);
+}
+
+// Key-value variant: the bucket functor sees the key; values follow their keys.
+template <typename K, typename V, typename BucketOp>
+cudaError_t split_pairs(void* d_temp, size_t& temp_bytes, const K* d_keys_in, K* d_keys_out, const V* d_values_in,
+                        V* d_values_out, ItemCount n, uint32_t num_buckets, BucketOp bucket_of,
+                        uint64_t* d_bucket_offsets, cudaStream_t stream = 0, SplitOrder order = SplitOrder::stable,
+                        uint64_t* d_num_invalid = nullptr) {
+  return detail::dispatch_split<detail::SplitOutput::pairs, K, V>(
+      d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_buckets, bucket_of,
+      d_bucket_offsets, stream, d_num_invalid, order == SplitOrder::stable);
+}
+
+// ---- Workspace overloads (allocate on growth, synchronise, report invalid records as cudaErrorInvalidValue) ----
+template <typename T, typename BucketOp>
+cudaError_t split(Workspace& ws, const T* d_in, T* d_out, ItemCount n, uint32_t num_buckets, BucketOp bucket_of,
+                  uint64_t* d_bucket_offsets, cudaStream_t stream = 0, SplitOrder order = SplitOrder::stable) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return split(d_temp, bytes, d_in, d_out, n, num_buckets, bucket_of, d_bucket_offsets, stream, order, d_invalid);
+  });
+}
+
+template <typename K, typename V, typename BucketOp>
+cudaError_t split_pairs(Workspace& ws, const K* d_keys_in, K* d_keys_out, const V* d_values_in, V* d_values_out,
+                        ItemCount n, uint32_t num_buckets, BucketOp bucket_of, uint64_t* d_bucket_offsets,
+                        cudaStream_t stream = 0, SplitOrder order = SplitOrder::stable) {
+  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
+    return split_pairs(d_temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_buckets, bucket_of,
+                       d_bucket_offsets, stream, order, d_invalid);
+  });
+}
+
+}  // namespace prim

@@ -1,0 +1,133 @@
+// Project and bin (design.md, frame step 2): per triangle, its conservative tile range and its nearest depth;
+// the slab of a nearest depth within the frame's fitted depth range. Shared by both backends.
+#pragma once
+#include <cstdint>
+
+#include "render/camera.h"
+#include "render/constants.h"
+#include "render/hd_math.h"
+
+namespace slabcast {
+
+// Inclusive tile range of a triangle; culled triangles have x0 > x1.
+struct alignas(16) TileRange {
+  int32_t x0, y0, x1, y1;
+};
+SC_HD TileRange culled_range() { return TileRange{1, 1, 0, 0}; }
+SC_HD bool is_culled(const TileRange& r) { return r.x0 > r.x1; }
+
+// Nearest depth of a triangle that crosses the camera plane (a vertex at view depth <= 0): it goes to slab 0
+// and stays out of the per-frame depth-range fit, so one such triangle does not stretch the slabs to depth 0.
+constexpr float kStraddleDepth = -1.0f;
+// Nearest depth of a culled triangle: ignored by the depth-range fit.
+constexpr float kCulledDepth = INFINITY;
+
+struct BinResult {
+  TileRange range;
+  float nearest_depth;  // view depth (-z) of the nearest vertex; kStraddleDepth / kCulledDepth as above
+};
+
+// One continuous screen coordinate -> pixel index range bound, clamped first so that huge projections (a vertex
+// just in front of the eye) stay finite before the conversion to int.
+SC_HD int pixel_floor(float s, int limit) {
+  const float clamped = sc_clamp(s, -2.0f, static_cast<float>(limit) + 2.0f);
+  return static_cast<int>(sc_floor(clamped));
+}
+
+// Triangle (a, b, c) in view space. Culled: any non-finite coordinate, zero area, all vertices at or behind
+// the camera plane (no ray with t > 0 can hit it), or a projected box that misses the screen.
+// Triangles with a vertex at view depth <= 0 but not all: conservatively the whole screen, slab 0.
+SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, Vec3 a, Vec3 b, Vec3 c) {
+  BinResult out{culled_range(), kCulledDepth};
+  const bool finite = sc_isfinite(a.x) && sc_isfinite(a.y) && sc_isfinite(a.z) && sc_isfinite(b.x) &&
+                      sc_isfinite(b.y) && sc_isfinite(b.z) && sc_isfinite(c.x) && sc_isfinite(c.y) &&
+                      sc_isfinite(c.z);
+  if (!finite) return out;
+  const Vec3 n = cross(b - a, c - a);
+  if (n.x == 0.0f && n.y == 0.0f && n.z == 0.0f) return out;  // degenerate: no ray hits it
+  const float da = -a.z, db = -b.z, dc = -c.z;                 // view depth, positive in front
+  const float dmin = sc_min(da, sc_min(db, dc));
+  const float dmax = sc_max(da, sc_max(db, dc));
+  if (!(dmax > 0.0f)) return out;  // entirely at or behind the camera plane
+  if (!(dmin > 0.0f)) {            // crosses the camera plane
+    out.range = TileRange{0, 0, tiles_x - 1, tiles_y - 1};
+    out.nearest_depth = kStraddleDepth;
+    return out;
+  }
+  // In front: the perspective image of the triangle is the triangle of the projected vertices, so their box
+  // bounds every pixel whose centre ray can hit it. Continuous screen coordinates: pixel px's centre is at
+  // px + 0.5 (inverse of pixel_ray_view).
+  const float W = static_cast<float>(view.width), H = static_cast<float>(view.height);
+  const float kx = view.tan_half_fovy * view.aspect, ky = view.tan_half_fovy;
+  const float sxa = (sc_div(sc_div(a.x, da), kx) + 1.0f) * 0.5f * W;
+  const float sxb = (sc_div(sc_div(b.x, db), kx) + 1.0f) * 0.5f * W;
+  const float sxc = (sc_div(sc_div(c.x, dc), kx) + 1.0f) * 0.5f * W;
+  const float sya = (1.0f - sc_div(sc_div(a.y, da), ky)) * 0.5f * H;
+  const float syb = (1.0f - sc_div(sc_div(b.y, db), ky)) * 0.5f * H;
+  const float syc = (1.0f - sc_div(sc_div(c.y, dc), ky)) * 0.5f * H;
+  // Pixel p is covered when its centre p + 0.5 lies in [smin, smax]; widened by the margin.
+  const int px0 = pixel_floor(sc_min(sxa, sc_min(sxb, sxc)) - 0.5f - kBinMarginPixels, view.width);
+  const int px1 = pixel_floor(sc_max(sxa, sc_max(sxb, sxc)) - 0.5f + kBinMarginPixels, view.width);
+  const int py0 = pixel_floor(sc_min(sya, sc_min(syb, syc)) - 0.5f - kBinMarginPixels, view.height);
+  const int py1 = pixel_floor(sc_max(sya, sc_max(syb, syc)) - 0.5f + kBinMarginPixels, view.height);
+  if (px1 < 0 || py1 < 0 || px0 > view.width - 1 || py0 > view.height - 1) return out;  // off screen
+  const int cx0 = px0 < 0 ? 0 : px0, cy0 = py0 < 0 ? 0 : py0;
+  const int cx1 = px1 > view.width - 1 ? view.width - 1 : px1;
+  const int cy1 = py1 > view.height - 1 ? view.height - 1 : py1;
+  out.range = TileRange{cx0 / kTileSize, cy0 / kTileSize, cx1 / kTileSize, cy1 / kTileSize};
+  out.nearest_depth = dmin;
+  return out;
+}
+
+// ---- Slabs ----
+// The frame's slab range [z_near, z_far] is fitted to the nearest depths of the binned, in-front triangles.
+// Slab s holds the triangles whose nearest depth d satisfies boundary(s) <= d < boundary(s+1), where the
+// boundaries below are the only definition used anywhere: binning asks slab_of_depth, and the caster's
+// "finished" test compares a hit against boundary(s+1). Because both read the same float values, every
+// triangle of slab > s really has nearest depth >= boundary(s+1), so a hit nearer than that is final.
+struct SlabRange {
+  float z_near, z_far;
+  int slabs;
+};
+
+// Raw reduction results -> the range (no in-front triangle at all: an arbitrary non-empty range).
+SC_HD SlabRange make_slab_range(float min_depth, float max_depth, int slabs) {
+  if (!(min_depth <= max_depth)) return SlabRange{0.0f, 1.0f, slabs};
+  return SlabRange{min_depth, max_depth, slabs};
+}
+
+SC_HD float slab_boundary(const SlabRange& r, int s) {
+  if (s <= 0) return -INFINITY;
+  if (s >= r.slabs) return INFINITY;
+  return r.z_near + (r.z_far - r.z_near) * sc_div(static_cast<float>(s), static_cast<float>(r.slabs));
+}
+
+SC_HD uint32_t slab_of_depth(const SlabRange& r, float d) {
+  if (!(d > r.z_near)) return 0;  // also kStraddleDepth
+  const float width = r.z_far - r.z_near;
+  int s = 0;
+  if (width > 0.0f) {
+    const float x = sc_div(d - r.z_near, width) * static_cast<float>(r.slabs);
+    s = x >= static_cast<float>(r.slabs) ? r.slabs - 1 : static_cast<int>(sc_floor(x));
+  }
+  // The estimate above may be off by one through rounding; settle it against the boundaries themselves.
+  while (s + 1 < r.slabs && slab_boundary(r, s + 1) <= d) ++s;
+  while (s > 0 && slab_boundary(r, s) > d) --s;
+  return static_cast<uint32_t>(s);
+}
+
+// The depth-range reduction's operators (over per-triangle nearest depths; culled = +inf, straddling < 0).
+struct NearestInFrontMin {
+  SC_HD float operator()(float a, float b) const {
+    const float fa = a < 0.0f ? INFINITY : a, fb = b < 0.0f ? INFINITY : b;
+    return fa < fb ? fa : fb;
+  }
+};
+struct NearestInFrontMax {
+  SC_HD float operator()(float a, float b) const {
+    const float fa = sc_isfinite(a) ? a : -INFINITY, fb = sc_isfinite(b) ? b : -INFINITY;
+    return fa > fb ? fa : fb;
+  }
+};
+
+}  // namespace slabcast

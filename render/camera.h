@@ -1,0 +1,39 @@
+// Camera and ray generation (design.md "Conventions"): right-handed world, lookAt as GLM, the camera looks
+// down -Z of view space with +Y up; pixel (px, py) has py = 0 at the top; the ray through its centre has
+// view-space direction normalize(((px+0.5)/W*2-1)*tan(fovy/2)*W/H, (1-(py+0.5)/H*2)*tan(fovy/2), -1).
+//
+// Both backends intersect in view space: the eye is the origin, so a ray is only its direction and the
+// distance t along the normalized direction is the depth output (the view transform is rigid).
+#pragma once
+#include "render/hd_math.h"
+
+namespace slabcast {
+
+// Everything a kernel needs about the camera. Built once per frame on the host (make_view_params in
+// frame_setup.h), so the one libm call (tan) is made in one place for both backends.
+struct ViewParams {
+  Vec3 eye;
+  Vec3 right;    // view-space +X in world coordinates (GLM lookAt's s)
+  Vec3 up;       // view-space +Y (GLM lookAt's u)
+  Vec3 back;     // view-space +Z (= -forward)
+  float tan_half_fovy = 0;
+  float aspect = 1;  // W / H
+  int width = 0, height = 0;
+};
+
+SC_HD Vec3 world_to_view(const ViewParams& v, Vec3 p) {
+  const Vec3 d = p - v.eye;
+  return Vec3{dot(v.right, d), dot(v.up, d), dot(v.back, d)};
+}
+// A direction (e.g. a normal) from world to view space: rotation only.
+SC_HD Vec3 rotate_to_view(const ViewParams& v, Vec3 d) { return Vec3{dot(v.right, d), dot(v.up, d), dot(v.back, d)}; }
+
+// The normalized view-space direction of pixel (px, py)'s centre ray, exactly the design.md formula.
+SC_HD Vec3 pixel_ray_view(const ViewParams& v, int px, int py) {
+  const float W = static_cast<float>(v.width), H = static_cast<float>(v.height);
+  const float a = (sc_div(static_cast<float>(px) + 0.5f, W) * 2.0f - 1.0f) * v.tan_half_fovy * v.aspect;
+  const float b = (1.0f - sc_div(static_cast<float>(py) + 0.5f, H) * 2.0f) * v.tan_half_fovy;
+  return normalize(Vec3{a, b, -1.0f});
+}
+
+}  // namespace slabcast

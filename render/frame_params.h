@@ -1,0 +1,161 @@
+// One frame's parameters, passed by value to every kernel (cudaraster's CRParams) and used the same way by
+// the cpu backend's loops. Fields are grouped "stage N output / stage N+1 input"; each pointer says its
+// shape. The pointers are device memory for the cuda backend and host memory for the cpu backend.
+#pragma once
+#include <cstdint>
+
+#include "render/bin.h"
+#include "render/build_ops.h"
+#include "render/camera.h"
+#include "render/deform.h"
+#include "render/intersect.h"
+#include "render/shade.h"
+
+namespace slabcast {
+
+struct TriangleVerts {  // one triangle's vertices in view space (the caster's input record)
+  Vec3 a, b, c;
+};
+
+// Integer statistics accumulated on the device during a frame (integer atomics only: deterministic).
+struct FrameCounters {
+  unsigned long long binned;          // triangles that survived culling
+  unsigned long long references;      // L1 references (what L1 reported, also when over capacity)
+  unsigned long long ray_tests;       // ray-triangle tests of all pixels
+  unsigned long long pixels_hit;
+  unsigned long long nonempty_cells;
+  unsigned long long max_refs_per_tile;
+  unsigned long long overflow;        // 1 when L1 needed more than the reference capacity
+};
+
+struct FrameParams {
+  // ---- the mesh (set_mesh) ----
+  int64_t num_vertices;
+  int64_t num_triangles;
+  const Vec3* rest_positions;           // [num_vertices], world
+  const uint32_t* indices;              // [3 * num_triangles]
+  const uint64_t* adjacency_offsets;    // [num_vertices + 1]: vertex v's triangles are
+  const uint32_t* adjacency_triangles;  //   adjacency_triangles[offsets[v] .. offsets[v+1]), ascending IDs
+
+  // ---- frame constants ----
+  DeformFrame deform;
+  ViewParams view;
+  int tiles_x, tiles_y, slabs;
+  ShadeMode shading;
+  bool need_smooth_normals;  // phong / normals views
+
+  // ---- stage 1 (deform) output / stage 2 input ----
+  Vec3* world_positions;   // [num_vertices], deformed, world
+  Vec3* view_positions;    // [num_vertices], deformed, view space
+  Vec3* face_normals;      // [num_triangles], cross(b - a, c - a) in world space (area weighted)
+  Vec3* vertex_normals;    // [num_vertices], normalized sum of adjacent face normals (world)
+
+  // ---- stage 2 (project and bin) output / stage 3 input ----
+  TileRange* tile_range;    // [num_triangles]
+  float* nearest_depth;     // [num_triangles], bin.h (kStraddleDepth / kCulledDepth)
+  TriangleVerts* tri_verts; // [num_triangles], view space (written for binned triangles only)
+  float* depth_range;       // [2]: reduced min / max nearest depth of the in-front triangles
+
+  // ---- stage 3 (build) output / stage 4 input ----
+  uint64_t reference_capacity;
+  const TriangleRef* cell_refs;  // [reference_capacity]: references packed by cell (build order, build_ops.h)
+  const uint64_t* cell_offsets;  // [tiles_x * tiles_y * slabs + 1]: cell c is cell_refs[offsets[c] .. [c+1])
+
+  // ---- stage 4 (cast) output / stage 5 input ----
+  float* hit_t;         // [width * height], row-major, row 0 = top; miss = +inf
+  uint32_t* hit_id;     // [width * height]; miss = kNoHit
+  uint32_t* ray_tests;  // [width * height]
+
+  FrameCounters* counters;
+};
+
+// ---- Stage bodies for one item, shared by the cuda kernels and the cpu loops ----
+
+SC_HD void deform_one(const FrameParams& p, int64_t v) {
+  const Vec3 w = deform_vertex(p.deform, p.rest_positions[v]);
+  p.world_positions[v] = w;
+  p.view_positions[v] = world_to_view(p.view, w);
+}
+
+SC_HD void face_normal_one(const FrameParams& p, int64_t t) {
+  const Vec3 a = p.world_positions[p.indices[3 * t]];
+  const Vec3 b = p.world_positions[p.indices[3 * t + 1]];
+  const Vec3 c = p.world_positions[p.indices[3 * t + 2]];
+  p.face_normals[t] = cross(b - a, c - a);
+}
+
+// The sum runs over the adjacency list in its fixed order, so the normal is the same every run and on both
+// backends (no float atomics).
+SC_HD void vertex_normal_one(const FrameParams& p, int64_t v) {
+  Vec3 sum{0.0f, 0.0f, 0.0f};
+  for (uint64_t k = p.adjacency_offsets[v]; k < p.adjacency_offsets[v + 1]; ++k) {
+    sum = sum + p.face_normals[p.adjacency_triangles[k]];
+  }
+  p.vertex_normals[v] = normalize_or_zero(sum);
+}
+
+// Returns whether the triangle was binned (for the caller's count).
+SC_HD bool bin_one(const FrameParams& p, int64_t t) {
+  const Vec3 a = p.view_positions[p.indices[3 * t]];
+  const Vec3 b = p.view_positions[p.indices[3 * t + 1]];
+  const Vec3 c = p.view_positions[p.indices[3 * t + 2]];
+  const BinResult r = bin_triangle(p.view, p.tiles_x, p.tiles_y, a, b, c);
+  p.tile_range[t] = r.range;
+  p.nearest_depth[t] = r.nearest_depth;
+  if (is_culled(r.range)) return false;
+  p.tri_verts[t] = TriangleVerts{a, b, c};
+  return true;
+}
+
+SC_HD SlabRange frame_slab_range(const FrameParams& p) {
+  return make_slab_range(p.depth_range[0], p.depth_range[1], p.slabs);
+}
+
+// A ray is finished after slab s when its nearest hit lies in front of slab s+1's near boundary: every
+// triangle of a later slab has all its points at view depth >= that boundary (bin.h), and a hit's view depth
+// is t * (-dir.z).
+SC_HD bool ray_finished_after(const SlabRange& sr, int s, float best_t, float neg_dir_z) {
+  return best_t * neg_dir_z < slab_boundary(sr, s + 1);
+}
+
+SC_HD uint64_t tile_reference_count(const FrameParams& p, int tx, int ty) {
+  const uint64_t first = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
+  return p.cell_offsets[first + static_cast<uint64_t>(p.slabs)] - p.cell_offsets[first];
+}
+
+// Shade pixel (px, py) from the cast's output.
+SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
+  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+  PixelSample s;
+  s.id = p.hit_id[pix];
+  s.t = p.hit_t[pix];
+  s.dir_view = pixel_ray_view(p.view, px, py);
+  s.ray_tests = p.ray_tests[pix];
+  s.tile_refs = tile_reference_count(p, px / kTileSize, py / kTileSize);
+  const SlabRange sr = frame_slab_range(p);
+  s.z_near = sr.z_near;
+  s.z_far = sr.z_far;
+  s.slabs = p.slabs;
+  s.slab = 0;
+  s.normal_view = Vec3{0, 0, 0};
+  s.normal_world = Vec3{0, 0, 0};
+  if (s.id != kNoHit) {
+    const TriangleVerts tv = p.tri_verts[s.id];
+    s.slab = slab_of_depth(sr, p.nearest_depth[s.id]);
+    if (p.need_smooth_normals) {
+      // Recompute the barycentrics of the hit (same inputs as the cast, so the same result).
+      float t = 0.0f, bary[3] = {1.0f, 0.0f, 0.0f};
+      intersect_watertight(make_ray_shear(s.dir_view), tv.a, tv.b, tv.c, t, bary);
+      const Vec3 na = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id)]];
+      const Vec3 nb = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 1]];
+      const Vec3 nc = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 2]];
+      s.normal_world = na * bary[0] + nb * bary[1] + nc * bary[2];
+      s.normal_view = rotate_to_view(p.view, s.normal_world);
+    } else {
+      s.normal_view = cross(tv.b - tv.a, tv.c - tv.a);
+    }
+  }
+  return shade_pixel(p.shading, s);
+}
+
+}  // namespace slabcast

@@ -1,0 +1,114 @@
+#include "render/frame_setup.h"
+
+#include "render/build_ops.h"
+
+#include <glm/glm.hpp>
+#include <glm/gtc/matrix_transform.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace slabcast {
+
+static_assert(static_cast<int>(Deformer::none) == static_cast<int>(DeformKind::none), "deformer enums");
+static_assert(static_cast<int>(Deformer::twist) == static_cast<int>(DeformKind::twist), "deformer enums");
+static_assert(static_cast<int>(Deformer::bend) == static_cast<int>(DeformKind::bend), "deformer enums");
+static_assert(static_cast<int>(Deformer::wave) == static_cast<int>(DeformKind::wave), "deformer enums");
+static_assert(static_cast<int>(Deformer::pulse) == static_cast<int>(DeformKind::pulse), "deformer enums");
+static_assert(static_cast<int>(Shading::phong) == static_cast<int>(ShadeMode::phong), "shading enums");
+static_assert(static_cast<int>(Shading::flat) == static_cast<int>(ShadeMode::flat), "shading enums");
+static_assert(static_cast<int>(Shading::depth) == static_cast<int>(ShadeMode::depth), "shading enums");
+static_assert(static_cast<int>(Shading::normals) == static_cast<int>(ShadeMode::normals), "shading enums");
+static_assert(static_cast<int>(Shading::triangle_id) == static_cast<int>(ShadeMode::triangle_id), "shading enums");
+static_assert(static_cast<int>(Shading::slab) == static_cast<int>(ShadeMode::slab), "shading enums");
+static_assert(static_cast<int>(Shading::ray_tests) == static_cast<int>(ShadeMode::ray_tests), "shading enums");
+static_assert(static_cast<int>(Shading::tile_triangles) == static_cast<int>(ShadeMode::tile_triangles),
+              "shading enums");
+
+namespace {
+Vec3 to_vec3(const glm::vec3& v) { return Vec3{v.x, v.y, v.z}; }
+}  // namespace
+
+MeshBounds rest_bounds(const Mesh& mesh) {
+  MeshBounds b;
+  if (mesh.positions.empty()) return b;
+  glm::vec3 lo = mesh.positions[0], hi = mesh.positions[0];
+  for (const glm::vec3& p : mesh.positions) {
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  const glm::vec3 c = (lo + hi) * 0.5f;
+  const float r = glm::length(hi - lo) * 0.5f;
+  b.center = to_vec3(c);
+  b.radius = r > 0.0f ? r : 1.0f;
+  return b;
+}
+
+void check_settings(const FrameSettings& s) {
+  if (s.width <= 0 || s.height <= 0) {
+    throw std::invalid_argument("slabcast: frame size must be positive, got " + std::to_string(s.width) + "x" +
+                                std::to_string(s.height));
+  }
+  // Tile rows are stored in 26 bits of a reference (build_ops.h).
+  if (static_cast<int64_t>(tiles_for(s.height)) > static_cast<int64_t>(kRefRowMask)) {
+    throw std::invalid_argument("slabcast: frame height " + std::to_string(s.height) + " is too large");
+  }
+  if (s.slabs < 1 || s.slabs > kMaxSlabs) {
+    throw std::invalid_argument("slabcast: slabs must be 1.." + std::to_string(kMaxSlabs) + ", got " +
+                                std::to_string(s.slabs));
+  }
+  const Camera& c = s.camera;
+  if (!(c.fovy_degrees > 0.0f && c.fovy_degrees < 180.0f)) {
+    throw std::invalid_argument("slabcast: camera fovy must be in (0, 180) degrees, got " +
+                                std::to_string(c.fovy_degrees));
+  }
+  const glm::vec3 f = c.target - c.eye;
+  if (!(glm::dot(f, f) > 0.0f) || !std::isfinite(glm::dot(f, f))) {
+    throw std::invalid_argument("slabcast: camera eye and target must be distinct finite points");
+  }
+  const glm::vec3 side = glm::cross(glm::normalize(f), c.up);
+  if (!(glm::dot(side, side) > 0.0f)) {
+    throw std::invalid_argument("slabcast: camera up must not be parallel to the view direction");
+  }
+}
+
+ViewParams make_view_params(const Camera& camera, int width, int height) {
+  // GLM's lookAt basis: f = forward, s = right, u = up; view space is (s, u, -f).
+  const glm::vec3 f = glm::normalize(camera.target - camera.eye);
+  const glm::vec3 s = glm::normalize(glm::cross(f, camera.up));
+  const glm::vec3 u = glm::cross(s, f);
+  ViewParams v;
+  v.eye = to_vec3(camera.eye);
+  v.right = to_vec3(s);
+  v.up = to_vec3(u);
+  v.back = to_vec3(-f);
+  v.tan_half_fovy = static_cast<float>(std::tan(glm::radians(static_cast<double>(camera.fovy_degrees)) * 0.5));
+  v.aspect = static_cast<float>(width) / static_cast<float>(height);
+  v.width = width;
+  v.height = height;
+  return v;
+}
+
+DeformFrame make_deform_frame(const DeformParams& params, const MeshBounds& bounds) {
+  DeformFrame f;
+  f.kind = static_cast<DeformKind>(params.kind);
+  f.amount = params.amount;
+  f.time = params.time;
+  f.center = bounds.center;
+  f.radius = bounds.radius;
+  return f;
+}
+
+ShadeMode to_shade_mode(Shading shading) { return static_cast<ShadeMode>(shading); }
+
+bool needs_smooth_normals(Shading shading) { return shading == Shading::phong || shading == Shading::normals; }
+
+bool sync_stages_requested() {
+  const char* v = std::getenv("SLABCAST_SYNC_STAGES");
+  return v != nullptr && std::strcmp(v, "0") != 0 && v[0] != '\0';
+}
+
+}  // namespace slabcast

@@ -1,0 +1,105 @@
+// Shading of one pixel (design.md, frame step 5), shared by both backends: Blinn-Phong with a headlight
+// (smooth or flat normals) and the debug views of renderer.h's Shading.
+#pragma once
+#include <cstdint>
+
+#include "render/constants.h"
+#include "render/hd_math.h"
+
+namespace slabcast {
+
+// The same values as renderer.h's Shading (static_asserts in frame_setup.cpp keep them in step).
+enum class ShadeMode : uint8_t { phong = 0, flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles };
+
+struct Rgba8 {
+  uint8_t r, g, b, a;
+};
+
+// What a shade call knows about its pixel.
+struct PixelSample {
+  uint32_t id;        // kNoHit for a miss
+  float t;            // distance along the ray
+  Vec3 dir_view;      // normalized ray direction (view space)
+  Vec3 normal_view;   // shading normal (smooth or face, view space; any length, any side)
+  Vec3 normal_world;  // smooth normal in world space (normals view)
+  uint32_t slab;      // slab of the hit triangle
+  uint32_t ray_tests; // ray-triangle tests this pixel's ray made
+  uint64_t tile_refs; // references in this pixel's tile (all slabs)
+  float z_near, z_far;
+  int slabs;
+};
+
+constexpr Rgba8 kBackground{28, 30, 38, 255};
+constexpr float kHeatRayTests = 256.0f;    // ray tests per pixel shown as full heat
+constexpr float kHeatTileRefs = 1024.0f;   // references per tile shown as full heat
+
+SC_HD uint8_t unit_to_byte(float x) {
+  const float c = sc_clamp(x, 0.0f, 1.0f);
+  return static_cast<uint8_t>(c * 255.0f + 0.5f);
+}
+SC_HD Rgba8 rgb(float r, float g, float b) { return Rgba8{unit_to_byte(r), unit_to_byte(g), unit_to_byte(b), 255}; }
+
+// Blue -> cyan -> green -> yellow -> red for x in [0, 1].
+SC_HD Rgba8 heat(float x) {
+  const float v = sc_clamp(x, 0.0f, 1.0f) * 4.0f;
+  const int seg = v >= 4.0f ? 3 : static_cast<int>(v);
+  const float f = v - static_cast<float>(seg);
+  switch (seg) {
+    case 0: return rgb(0.0f, f, 1.0f);
+    case 1: return rgb(0.0f, 1.0f, 1.0f - f);
+    case 2: return rgb(f, 1.0f, 0.0f);
+    default: return rgb(1.0f, 1.0f - f, 0.0f);
+  }
+}
+
+SC_HD uint32_t hash_u32(uint32_t x) {  // lowbias32 (Chris Wellons)
+  x ^= x >> 16;
+  x *= 0x7feb352dU;
+  x ^= x >> 15;
+  x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
+  if (mode == ShadeMode::ray_tests) return heat(sc_div(static_cast<float>(p.ray_tests), kHeatRayTests));
+  if (mode == ShadeMode::tile_triangles) return heat(sc_div(static_cast<float>(p.tile_refs), kHeatTileRefs));
+  if (p.id == kNoHit) return kBackground;
+  switch (mode) {
+    case ShadeMode::depth: {
+      const float view_depth = p.t * -p.dir_view.z;
+      const float span = p.z_far - p.z_near;
+      const float x = span > 0.0f ? sc_div(view_depth - p.z_near, span) : 0.0f;
+      const float v = 1.0f - 0.85f * sc_clamp(x, 0.0f, 1.0f);
+      return rgb(v, v, v);
+    }
+    case ShadeMode::normals: {
+      const Vec3 n = normalize_or_zero(p.normal_world);
+      return rgb(0.5f + 0.5f * n.x, 0.5f + 0.5f * n.y, 0.5f + 0.5f * n.z);
+    }
+    case ShadeMode::triangle_id: {
+      const uint32_t h = hash_u32(p.id);
+      return Rgba8{static_cast<uint8_t>(h), static_cast<uint8_t>(h >> 8), static_cast<uint8_t>(h >> 16), 255};
+    }
+    case ShadeMode::slab: {
+      const float x = p.slabs > 1 ? sc_div(static_cast<float>(p.slab), static_cast<float>(p.slabs - 1)) : 0.0f;
+      return heat(x);
+    }
+    case ShadeMode::phong:
+    case ShadeMode::flat:
+    default: {
+      // Headlight: light and eye both along -dir, so the half vector is the view vector itself.
+      Vec3 n = normalize_or_zero(p.normal_view);
+      const Vec3 v = -p.dir_view;
+      float ndv = dot(n, v);
+      if (ndv < 0.0f) ndv = -ndv;  // two-sided
+      float spec = ndv;            // ndv^64 by repeated squaring (powf differs between host and device)
+      for (int i = 0; i < 6; ++i) spec = spec * spec;
+      const float ambient = 0.08f, diffuse = 0.8f * ndv, specular = 0.35f * spec;
+      return rgb(ambient + diffuse * 0.90f + specular, ambient + diffuse * 0.78f + specular,
+                 ambient + diffuse * 0.62f + specular);
+    }
+  }
+}
+
+}  // namespace slabcast

@@ -1,0 +1,203 @@
+// app/cli: the command line, parsed in-process. Bad values must give one error line naming the flag and exit
+// code 2; good ones must land in the right fields. (test_cli_exe runs the real binary for the same.)
+#include "app/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+namespace {
+
+struct Parsed {
+  ParsedCommandLine parsed;
+  std::string out, err;
+};
+
+Parsed parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "slabcast");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  Parsed run;
+  run.parsed = parse_command_line(int(argv.size()), argv.data(), out, err);
+  run.out = out.str();
+  run.err = err.str();
+  return run;
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string flag;  // the error must start with "slabcast: error: <flag>"
+};
+
+TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
+  const std::vector<BadCase> cases = {
+      {{"render", "--size", "0x0"}, "--size"},
+      {{"render", "--size", "0x600"}, "--size"},
+      {{"render", "--size", "-5x10"}, "--size"},
+      {{"render", "--size=-5x10"}, "--size"},
+      {{"render", "--size", "16385x16"}, "--size"},
+      {{"render", "--size", "100000x100000"}, "--size"},
+      {{"render", "--size", "99999999999999999999x1"}, "--size"},
+      {{"render", "--size", "1024"}, "--size"},
+      {{"render", "--size", "axb"}, "--size"},
+      {{"render", "--size="}, "--size"},
+      {{"render", "--slabs", "0"}, "--slabs"},
+      {{"render", "--slabs", "65"}, "--slabs"},
+      {{"render", "--slabs", "1000"}, "--slabs"},
+      {{"render", "--slabs", "-3"}, "--slabs"},
+      {{"render", "--slabs", "4.5"}, "--slabs"},
+      {{"render", "--deform", "melt"}, "--deform"},
+      {{"render", "--deform", "twist:nan"}, "--deform"},
+      {{"render", "--deform", "twist:1e9"}, "--deform"},
+      {{"render", "--shading", "toon"}, "--shading"},
+      {{"render", "--backend", "opencl"}, "--backend"},
+      {{"render", "--eye", "1,2"}, "--eye"},
+      {{"render", "--eye", "a,b,c"}, "--eye"},
+      {{"render", "--eye", "1,2,3,4"}, "--eye"},
+      {{"render", "--eye", "nan,0,0"}, "--eye"},
+      {{"render", "--eye", "inf,0,0"}, "--eye"},
+      {{"render", "--target", "1,,3"}, "--target"},
+      {{"render", "--up", "0,0,0"}, "--up"},
+      {{"render", "--eye", "0,0,5", "--target", "0,0,5"}, "--eye"},
+      {{"render", "--eye", "0,5,0", "--target", "0,0,0"}, "--up"},  // looking along the default up
+      {{"render", "--fovy", "0"}, "--fovy"},
+      {{"render", "--fovy", "180"}, "--fovy"},
+      {{"render", "--fovy", "-10"}, "--fovy"},
+      {{"render", "--fovy", "nan"}, "--fovy"},
+      {{"render", "--time", "inf"}, "--time"},
+      {{"render", "--time", "soon"}, "--time"},
+      {{"render", "--procedural", "cube:100"}, "--procedural"},
+      {{"render", "--procedural", "sphere:"}, "--procedural"},
+      {{"render", "--procedural", "sphere:-5"}, "--procedural"},
+      {{"render", "--procedural", "sphere:0"}, "--procedural"},
+      {{"render", "--procedural", "sphere:99999999999"}, "--procedural"},
+      {{"render", "--procedural", "sphere:5000M"}, "--procedural"},
+      {{"render", "--out", "frame.jpg"}, "--out"},
+      {{"render", "--out", "/no/such/dir/frame.png"}, "--out"},
+      {{"render", "--depth", "d.png"}, "--depth"},
+      {{"render", "--ids", "i.txt"}, "--ids"},
+      {{"render", "--deformed-mesh", "m.ply"}, "--deformed-mesh"},
+      {{"render", "--mesh", "a.obj", "--procedural", "sphere:10"}, "--mesh"},
+      {{"render", "--bogus"}, "The following argument"},
+      {{"render", "--size"}, "--size"},
+      {{"view", "--frames", "0"}, "--frames"},
+      {{"view", "--slabs", "0"}, "--slabs"},
+      {{"view", "--screenshot", "shot.bmp"}, "--screenshot"},
+      {{"bogus"}, "The following argument"},
+  };
+  for (const BadCase& c : cases) {
+    std::string joined;
+    for (const std::string& a : c.args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const Parsed run = parse(c.args);
+    EXPECT_EQ(run.parsed.command, Command::exit);
+    EXPECT_EQ(run.parsed.exit_code, kExitUsage);
+    EXPECT_EQ(run.err.rfind("slabcast: error: " + c.flag, 0), 0u) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "not one line: " << run.err;
+  }
+}
+
+TEST(Cli, DefaultsForRender) {
+  const Parsed run = parse({"render"});
+  ASSERT_EQ(run.parsed.command, Command::render) << run.err;
+  const RenderOptions& r = run.parsed.render;
+  EXPECT_EQ(r.scene.scene.label(), "sphere:1000000");
+  EXPECT_EQ(r.scene.frame.width, 1024);
+  EXPECT_EQ(r.scene.frame.height, 1024);
+  EXPECT_EQ(r.scene.frame.slabs, 16);
+  EXPECT_EQ(r.scene.frame.shading, Shading::phong);
+  EXPECT_EQ(r.scene.frame.deform.kind, Deformer::none);
+  EXPECT_FALSE(r.scene.backend.has_value());
+  EXPECT_FALSE(r.scene.eye_given);
+  EXPECT_EQ(r.out, "frame.png");
+  EXPECT_TRUE(r.depth_path.empty());
+}
+
+TEST(Cli, EveryRenderFlag) {
+  const Parsed run = parse({"render", "--procedural", "torus-knot:250k", "--size", "640x480", "--eye", "1,2,3",
+                         "--target", "0,0.5,0", "--up", "0,0,1", "--fovy", "60", "--deform", "wave:0.5", "--time", "1.25",
+                         "--slabs", "4", "--backend", "cpu", "--shading", "triangle-id", "--out", "a.png", "--depth",
+                         "a.pfm", "--ids", "a.ids", "--deformed-mesh", "a.obj"});
+  ASSERT_EQ(run.parsed.command, Command::render) << run.err;
+  const RenderOptions& r = run.parsed.render;
+  EXPECT_EQ(r.scene.scene.procedural_name, "torus_knot");
+  EXPECT_EQ(r.scene.scene.procedural_triangles, 250000u);
+  EXPECT_EQ(r.scene.frame.width, 640);
+  EXPECT_EQ(r.scene.frame.height, 480);
+  EXPECT_EQ(r.scene.frame.camera.eye, glm::vec3(1, 2, 3));
+  EXPECT_EQ(r.scene.frame.camera.target, glm::vec3(0, 0.5f, 0));
+  EXPECT_EQ(r.scene.frame.camera.up, glm::vec3(0, 0, 1));
+  EXPECT_TRUE(r.scene.eye_given && r.scene.target_given && r.scene.up_given);
+  EXPECT_EQ(r.scene.frame.camera.fovy_degrees, 60.0f);
+  EXPECT_EQ(r.scene.frame.deform.kind, Deformer::wave);
+  EXPECT_EQ(r.scene.frame.deform.amount, 0.5f);
+  EXPECT_EQ(r.scene.frame.deform.time, 1.25f);
+  EXPECT_EQ(r.scene.frame.slabs, 4);
+  EXPECT_EQ(r.scene.backend, Backend::cpu);
+  EXPECT_EQ(r.scene.frame.shading, Shading::triangle_id);
+  EXPECT_EQ(r.out, "a.png");
+  EXPECT_EQ(r.depth_path, "a.pfm");
+  EXPECT_EQ(r.ids_path, "a.ids");
+  EXPECT_EQ(r.deformed_mesh_path, "a.obj");
+}
+
+TEST(Cli, NegativeCoordinatesAsValues) {
+  const Parsed run = parse({"render", "--eye", "-1,-2,-3", "--target=0,0,0"});
+  ASSERT_EQ(run.parsed.command, Command::render) << run.err;
+  EXPECT_EQ(run.parsed.render.scene.frame.camera.eye, glm::vec3(-1, -2, -3));
+}
+
+TEST(Cli, MeshPath) {
+  const Parsed run = parse({"render", "--mesh", "assets/pawn.obj"});
+  ASSERT_EQ(run.parsed.command, Command::render) << run.err;
+  EXPECT_EQ(run.parsed.render.scene.scene.mesh_path, "assets/pawn.obj");
+  EXPECT_EQ(run.parsed.render.scene.scene.label(), "pawn.obj");
+}
+
+TEST(Cli, NoArgumentsIsTheAnimatedViewer) {
+  const Parsed run = parse({});
+  ASSERT_EQ(run.parsed.command, Command::view) << run.err;
+  EXPECT_TRUE(run.parsed.view.animate);
+  EXPECT_FALSE(run.parsed.view.headless);
+  EXPECT_EQ(run.parsed.view.scene.scene.label(), "sphere:1000000");
+  EXPECT_NE(run.parsed.view.scene.frame.deform.kind, Deformer::none);
+}
+
+TEST(Cli, ViewHeadless) {
+  const Parsed run = parse({"view", "--headless", "--frames", "10", "--screenshot", "v.png", "--backend", "cpu",
+                         "--size", "320x200", "--deform", "none", "--pause"});
+  ASSERT_EQ(run.parsed.command, Command::view) << run.err;
+  const ViewOptions& v = run.parsed.view;
+  EXPECT_TRUE(v.headless);
+  EXPECT_EQ(v.frames, 10);
+  EXPECT_TRUE(v.frames_given);
+  EXPECT_EQ(v.screenshot_path, "v.png");
+  EXPECT_FALSE(v.animate);
+  EXPECT_EQ(v.scene.frame.width, 320);
+  EXPECT_EQ(v.scene.frame.deform.kind, Deformer::none);
+}
+
+TEST(Cli, HelpListsEveryFlagAndExitsZero) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"render", "--help"}, {"view", "--help"}}) {
+    const Parsed run = parse(args);
+    EXPECT_EQ(run.parsed.command, Command::exit);
+    EXPECT_EQ(run.parsed.exit_code, kExitOk);
+    for (const char* flag : {"--mesh", "--procedural", "--size", "--eye", "--target", "--up", "--fovy", "--deform",
+                             "--time", "--slabs", "--backend", "--shading"}) {
+      EXPECT_NE(run.out.find(flag), std::string::npos) << flag << " missing from:\n" << run.out;
+    }
+  }
+  const Parsed render = parse({"render", "--help"});
+  for (const char* flag : {"--out", "--depth", "--ids", "--deformed-mesh"}) EXPECT_NE(render.out.find(flag), std::string::npos) << flag;
+  const Parsed top = parse({"--help"});
+  EXPECT_EQ(top.parsed.exit_code, kExitOk);
+  EXPECT_NE(top.out.find("render"), std::string::npos);
+  EXPECT_NE(top.out.find("view"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace slabcast

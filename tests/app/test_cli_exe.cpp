@@ -1,0 +1,139 @@
+// The real `slabcast` binary: bad values and broken files end in one clear error line and the right exit code
+// (2 usage, 1 runtime), never a crash; a good run writes every file it was asked for, in the documented formats.
+#include "app/image_io.h"
+#include "app/mesh_io.h"
+#include "exe_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+namespace {
+
+using test::run_slabcast;
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+TEST(CliExe, BadValuesExitTwoNamingTheFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"render", "--size", "0x0"}, "--size"},
+      {{"render", "--size", "-5x10"}, "--size"},
+      {{"render", "--size", "20000x20000"}, "--size"},
+      {{"render", "--slabs", "0"}, "--slabs"},
+      {{"render", "--slabs", "1000"}, "--slabs"},
+      {{"render", "--deform", "melt"}, "--deform"},
+      {{"render", "--shading", "toon"}, "--shading"},
+      {{"render", "--backend", "metal"}, "--backend"},
+      {{"render", "--eye", "1,2"}, "--eye"},
+      {{"render", "--target", "a,b,c"}, "--target"},
+      {{"render", "--up", "nan,1,0"}, "--up"},
+      {{"render", "--fovy", "nan"}, "--fovy"},
+      {{"render", "--procedural", "cube:10"}, "--procedural"},
+      {{"render", "--out", "/no/such/dir/x.png"}, "--out"},
+      {{"view", "--frames", "-1"}, "--frames"},
+  };
+  for (const auto& [args, flag] : cases) {
+    SCOPED_TRACE(args[1] + " " + (args.size() > 2 ? args[2] : ""));
+    const test::ExeResult r = run_slabcast(args);
+    EXPECT_EQ(r.signal, 0) << r.describe();
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_EQ(first_line(r.err).rfind("slabcast: error: " + flag, 0), 0u) << r.describe();
+  }
+}
+
+TEST(CliExe, BrokenMeshesExitOneNamingTheFile) {
+  const std::string dir = std::string(SLABCAST_SOURCE_DIR) + "/tests/app/broken/";
+  std::ifstream manifest(dir + "expected.tsv");
+  std::string row;
+  int cases = 0;
+  while (std::getline(manifest, row)) {
+    if (row.empty() || row[0] == '#') continue;
+    const std::string file = row.substr(0, row.find('\t'));
+    SCOPED_TRACE(file);
+    const std::string path = "tests/app/broken/" + file;  // relative: the binary runs in the source tree
+    const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", path, "--out", "/tmp/unused.png"});
+    EXPECT_EQ(r.signal, 0) << r.describe();
+    EXPECT_EQ(r.exit_code, 1) << r.describe();
+    EXPECT_EQ(r.err.rfind("slabcast: error: " + path + ":", 0), 0u) << r.describe();
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line:\n" << r.err;
+    ++cases;
+  }
+  EXPECT_GE(cases, 20);
+  for (const std::string& path : {std::string("no/such/mesh.obj"), std::string("tests/app/broken")}) {
+    const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", path});
+    EXPECT_EQ(r.exit_code, 1) << r.describe();
+    EXPECT_EQ(r.err.rfind("slabcast: error: " + path + ": ", 0), 0u) << r.describe();
+  }
+}
+
+TEST(CliExe, UnwritableOutputExitsOneNamingThePath) {
+  const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--procedural", "sphere:200", "--size", "16x16",
+                                          "--out", "/proc/slabcast-frame.png"});
+  EXPECT_EQ(r.signal, 0) << r.describe();
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.err.find("slabcast: error: /proc/slabcast-frame.png: cannot write"), std::string::npos) << r.describe();
+}
+
+TEST(CliExe, HelpExitsZero) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--help"}, {"render", "--help"}, {"view", "--help"}}) {
+    const test::ExeResult r = run_slabcast(args);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_NE(r.out.find("--procedural"), std::string::npos) << r.describe();
+  }
+}
+
+TEST(CliExe, RenderWritesEveryOutput) {
+  const std::string dir = test::output_dir("render_writes_every_output");
+  const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--size", "97x61",
+                                          "--deform", "twist", "--time", "0.5", "--out", dir + "/f.png", "--depth",
+                                          dir + "/f.pfm", "--ids", dir + "/f.ids", "--deformed-mesh", dir + "/d.obj"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  for (const char* line : {"triangles in", "references (L1)", "ray-triangle tests", "stage times (ms)", "wrote "}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " missing from\n" << r.out;
+  }
+  const Mesh pawn = load_obj(std::string(SLABCAST_SOURCE_DIR) + "/assets/pawn.obj");
+  const Rgba8Image png = read_png(dir + "/f.png");
+  const DepthImage depth = read_pfm(dir + "/f.pfm");
+  const IdImage ids = read_ids(dir + "/f.ids");
+  EXPECT_EQ(png.width, 97);
+  EXPECT_EQ(png.height, 61);
+  ASSERT_EQ(depth.width, 97);
+  ASSERT_EQ(depth.height, 61);
+  ASSERT_EQ(ids.width, 97);
+  ASSERT_EQ(ids.height, 61);
+  size_t hits = 0;
+  for (size_t i = 0; i < ids.ids.size(); ++i) {
+    if (ids.ids[i] == 0xFFFFFFFFu) {
+      EXPECT_TRUE(std::isinf(depth.depth[i]) && depth.depth[i] > 0) << "pixel " << i << ": a miss has depth +inf";
+    } else {
+      ++hits;
+      EXPECT_LT(ids.ids[i], pawn.triangle_count()) << "pixel " << i;
+      EXPECT_TRUE(std::isfinite(depth.depth[i]) && depth.depth[i] > 0) << "pixel " << i;
+    }
+  }
+  EXPECT_GT(hits, ids.ids.size() / 10) << "the framed pawn should cover a good part of the image";
+  EXPECT_LT(hits, ids.ids.size()) << "and leave some background";
+  const Mesh deformed = load_obj(dir + "/d.obj");
+  EXPECT_EQ(deformed.indices, pawn.indices);
+  EXPECT_EQ(deformed.positions.size(), pawn.positions.size());
+  EXPECT_NE(deformed.positions, pawn.positions) << "twist at t=0.5 should move vertices";
+}
+
+TEST(CliExe, UndeformedMeshWrittenBackIsTheInput) {
+  const std::string dir = test::output_dir("undeformed_mesh");
+  const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--size", "8x8",
+                                          "--out", dir + "/f.png", "--deformed-mesh", dir + "/d.obj"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const Mesh pawn = load_obj(std::string(SLABCAST_SOURCE_DIR) + "/assets/pawn.obj");
+  const Mesh back = load_obj(dir + "/d.obj");
+  EXPECT_EQ(back.positions, pawn.positions);
+  EXPECT_EQ(back.indices, pawn.indices);
+}
+
+}  // namespace
+}  // namespace slabcast

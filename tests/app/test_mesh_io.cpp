@@ -1,0 +1,249 @@
+// app/mesh_io: OBJ loading (broken-file corpus, triangulation, face order, relative indices, line endings,
+// progress) and writing (round trip).
+#include "app/mesh_io.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+namespace {
+
+const std::string kSource = SLABCAST_SOURCE_DIR;
+const std::string kBroken = kSource + "/tests/app/broken/";
+
+std::string temp_dir() {
+  const std::string dir = ::testing::TempDir() + "slabcast_mesh_io_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string write_text(const std::string& name, const std::string& text) {
+  const std::string path = temp_dir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// The message of the runtime_error that loading `path` throws ("" if it loads).
+std::string load_error(const std::string& path) {
+  try {
+    load_obj(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+struct BrokenCase {
+  std::string file;
+  int line = 0;
+  std::string contains;
+};
+
+std::vector<BrokenCase> broken_corpus() {
+  std::ifstream in(kBroken + "expected.tsv");
+  std::vector<BrokenCase> cases;
+  std::string row;
+  while (std::getline(in, row)) {
+    if (row.empty() || row[0] == '#') continue;
+    std::istringstream fields(row);
+    BrokenCase c;
+    std::string line;
+    std::getline(fields, c.file, '\t');
+    std::getline(fields, line, '\t');
+    std::getline(fields, c.contains);
+    c.line = std::stoi(line);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+TEST(MeshIo, EveryBrokenFileFailsWithOneLineNamingFileAndLine) {
+  const std::vector<BrokenCase> cases = broken_corpus();
+  ASSERT_GE(cases.size(), 20u) << "tests/app/broken/expected.tsv not found or short";
+  size_t files_in_dir = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kBroken)) files_in_dir += entry.path().extension() == ".obj";
+  EXPECT_EQ(files_in_dir, cases.size()) << "every .obj in tests/app/broken needs a line in expected.tsv";
+  for (const BrokenCase& c : cases) {
+    SCOPED_TRACE(c.file);
+    const std::string path = kBroken + c.file;
+    const std::string message = load_error(path);
+    ASSERT_FALSE(message.empty()) << "loaded without an error";
+    const std::string prefix = c.line > 0 ? path + ":" + std::to_string(c.line) + ": " : path + ": ";
+    EXPECT_EQ(message.rfind(prefix, 0), 0u) << "message: " << message << "\nexpected prefix: " << prefix;
+    EXPECT_NE(message.find(c.contains), std::string::npos) << "message: " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
+    EXPECT_LT(message.size(), 300u) << message;
+  }
+}
+
+TEST(MeshIo, MissingFile) {
+  EXPECT_EQ(load_error(kBroken + "no-such-file.obj"), kBroken + "no-such-file.obj: no such file");
+}
+
+TEST(MeshIo, Directory) {
+  EXPECT_EQ(load_error(kBroken), kBroken + ": is a directory, not an OBJ file");
+}
+
+TEST(MeshIo, NotARegularFile) {
+  EXPECT_EQ(load_error("/dev/null"), "/dev/null: not a regular file");
+}
+
+TEST(MeshIo, UnreadableFile) {
+  const std::string path = write_text("unreadable.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  ASSERT_EQ(::chmod(path.c_str(), 0), 0);
+  if (::geteuid() != 0) {
+    EXPECT_EQ(load_error(path), path + ": cannot open: Permission denied");
+    return;
+  }
+  // Root reads a mode-000 file: try as "nobody" in a child process, which reports the message through a pipe.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(fds[0]);
+    constexpr uid_t kNobody = 65534;
+    if (::setgid(kNobody) != 0 || ::setuid(kNobody) != 0) ::_exit(3);
+    const std::string message = load_error(path);
+    const ssize_t written = ::write(fds[1], message.data(), message.size());
+    ::_exit(written == ssize_t(message.size()) ? 0 : 4);
+  }
+  ::close(fds[1]);
+  std::string message;
+  char buffer[512];
+  ssize_t n;
+  while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) message.append(buffer, size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) GTEST_SKIP() << "cannot switch to user nobody";
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  EXPECT_EQ(message, path + ": cannot open: Permission denied");
+}
+
+TEST(MeshIo, TrianglesKeepFileOrderAndPolygonsAreFans) {
+  // A triangle, a quad, a pentagon, across groups and materials: IDs follow the file's face order.
+  const std::string path = write_text("order.obj",
+                                      "o first\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0.5 0\n"
+                                      "f 1 2 3\n"
+                                      "g second\nusemtl red\nf 1 2 3 4\n"
+                                      "usemtl blue\nf 1/1 2/2 3/3 4/4 5/5\n"
+                                      "o third\nf 5//1 4//1 3//1\n");
+  const Mesh mesh = load_obj(path);
+  EXPECT_EQ(mesh.name, "order.obj");
+  ASSERT_EQ(mesh.positions.size(), 5u);
+  const std::vector<uint32_t> expected = {0, 1, 2,                    // triangle
+                                          0, 1, 2, 0, 2, 3,           // quad
+                                          0, 1, 2, 0, 2, 3, 0, 3, 4,  // pentagon
+                                          4, 3, 2};
+  EXPECT_EQ(mesh.indices, expected);
+  EXPECT_EQ(mesh.triangle_count(), 7u);
+}
+
+TEST(MeshIo, RelativeIndicesAndForwardReferences) {
+  const Mesh mesh = load_obj(write_text("relative.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\nf 1 2 4\nv 1 1 1\n"));
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2, 0, 1, 3}));
+}
+
+TEST(MeshIo, LineEndingsCrLfAndLoneCr) {
+  for (const std::string eol : {"\r\n", "\r"}) {
+    const std::string text = "v 0 0 0" + eol + "v 1 0 0" + eol + "v 0 1 0" + eol + "f 1 2 3" + eol + "f 1 2 0" + eol;
+    const std::string message = [&] {
+      try {
+        parse_obj(text, "eol.obj");
+      } catch (const std::runtime_error& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    }();
+    EXPECT_EQ(message.rfind("eol.obj:5: ", 0), 0u) << message;  // line numbers count either ending
+  }
+}
+
+TEST(MeshIo, CoordinatesParseExactlyIncludingPlusSignAndExponents) {
+  const Mesh mesh = parse_obj("v +1.5 -2e-3 .25\nv 0.1 1e+2 -0\nv 3 4 5 1\nf 1 2 3\n", "numbers.obj");
+  ASSERT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.positions[0], glm::vec3(1.5f, -2e-3f, 0.25f));
+  EXPECT_EQ(mesh.positions[1], glm::vec3(0.1f, 100.0f, -0.0f));
+  EXPECT_EQ(mesh.positions[2], glm::vec3(3, 4, 5));  // the optional w is ignored
+}
+
+TEST(MeshIo, MillionVertexPolygonLoadsQuickly) {
+  // A polygon of 10^6 corners (issue 6): a fan, linear time; tinyobjloader's ear clipping would never finish.
+  std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf";
+  constexpr int kCorners = 1000000;
+  for (int i = 0; i < kCorners; ++i) text += i % 3 == 0 ? " 1" : i % 3 == 1 ? " 2" : " 3";
+  text += "\n";
+  const auto start = std::chrono::steady_clock::now();
+  const Mesh mesh = parse_obj(text, "polygon.obj");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(mesh.triangle_count(), size_t(kCorners - 2));
+  EXPECT_LT(seconds, 10.0);
+}
+
+TEST(MeshIo, ProgressRisesToOne) {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "v " + std::to_string(i) + " 0.5 0.25\n";
+  for (int i = 1; i + 2 <= 200000; i += 3) text += "f " + std::to_string(i) + " " + std::to_string(i + 1) + " " + std::to_string(i + 2) + "\n";
+  std::vector<double> seen;
+  parse_obj(text, "big.obj", [&](double f) { seen.push_back(f); });
+  ASSERT_GE(seen.size(), 3u);
+  for (size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
+  EXPECT_EQ(seen.back(), 1.0);
+}
+
+TEST(MeshIo, WriteThenLoadGivesTheSameMesh) {
+  Mesh mesh;
+  uint32_t state = 12345;
+  const auto next = [&] { return state = state * 1664525u + 1013904223u; };
+  for (int i = 0; i < 1000; ++i) {
+    // Awkward floats: tiny, huge, negative zero, values with no short decimal form.
+    const float v[3] = {float(int32_t(next())) * 1e-7f, float(next()) * 3.3e25f, i == 7 ? -0.0f : float(int32_t(next())) / 3.0f};
+    mesh.positions.emplace_back(v[0], v[1], v[2]);
+  }
+  for (int i = 0; i < 3000; ++i) mesh.indices.push_back(next() % 1000);
+  const std::string path = temp_dir() + "/round_trip.obj";
+  write_obj(path, mesh.positions, mesh.indices, "round trip\nsecond line is dropped");
+  const Mesh back = load_obj(path);
+  ASSERT_EQ(back.positions.size(), mesh.positions.size());
+  for (size_t i = 0; i < mesh.positions.size(); ++i) {
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_EQ(std::signbit(back.positions[i][a]), std::signbit(mesh.positions[i][a]));
+      EXPECT_EQ(back.positions[i][a], mesh.positions[i][a]) << "vertex " << i;
+    }
+  }
+  EXPECT_EQ(back.indices, mesh.indices);
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+TEST(MeshIo, WriteToAMissingDirectoryNamesThePath) {
+  const std::string path = temp_dir() + "/no/such/dir/out.obj";
+  try {
+    write_obj(path, {glm::vec3(0)}, {0, 0, 0});
+    FAIL() << "wrote into a missing directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": cannot write", 0), 0u) << e.what();
+  }
+}
+
+TEST(MeshIo, ShippedAssetLoads) {
+  const std::string path = kSource + "/assets/pawn.obj";
+  const Mesh mesh = load_obj(path);
+  EXPECT_GE(mesh.triangle_count(), 500u);
+  EXPECT_LE(mesh.triangle_count(), 10000u);
+}
+
+}  // namespace
+}  // namespace slabcast

@@ -1,0 +1,334 @@
+// prim::segmented_split / segmented_split_pairs on the GPU against the C++ reference, by named property.
+// Outputs are poisoned before every call; the whole output (including slots that must stay untouched), the bucket
+// offsets, the invalid count and the unchanged input are compared.
+#include <gtest/gtest.h>
+#include <prim/segmented_split.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "primitives/test_split_util.h"
+#include "reference/segmented_split_reference.h"
+
+namespace {
+
+using split_test::BucketByKeyMod;
+using split_test::BucketIsKey;
+using split_test::DeviceBuffer;
+using split_test::Distribution;
+using split_test::Rec16;
+using split_test::Rec4;
+using split_test::Rec64;
+using split_test::Rec8;
+
+using Policy4 = prim::detail::SegmentedSplitPolicy<4>;
+constexpr int64_t kTile = Policy4::kTileCapacity;
+constexpr int64_t kStride = Policy4::kTileStride;
+constexpr int64_t kSmall = Policy4::kSmallSegment;
+
+std::vector<uint64_t> offsets_from_sizes(const std::vector<uint64_t>& sizes) {
+  std::vector<uint64_t> off(sizes.size() + 1, 0);
+  for (size_t s = 0; s < sizes.size(); ++s) off[s + 1] = off[s] + sizes[s];
+  return off;
+}
+
+std::vector<uint64_t> random_sizes(size_t count, uint64_t max_size, uint32_t seed, double empty_fraction = 0.1) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<uint64_t> u(0, max_size);
+  std::uniform_real_distribution<double> e(0, 1);
+  std::vector<uint64_t> sizes(count);
+  for (auto& s : sizes) s = e(rng) < empty_fraction ? 0 : u(rng);
+  return sizes;
+}
+
+struct Options {
+  int64_t slack = 0;             // max_items = total + slack (negative: the count exceeds max_items)
+  bool bucket_offsets = true;    // ask for the per-(segment, bucket) offsets
+  bool graph = false;            // run the call inside CUDA graph capture
+  bool workspace = false;        // use the Workspace overload
+};
+
+template <typename R>
+R poison_value() {
+  R r;
+  std::memset(&r, 0xAB, sizeof(R));
+  return r;
+}
+
+template <typename R, typename Op>
+void check_segmented(const std::vector<R>& in, const std::vector<uint64_t>& off, uint32_t num_buckets, Op op,
+                     Options opt = {}) {
+  const int64_t num_segments = static_cast<int64_t>(off.size()) - 1;
+  const int64_t total = static_cast<int64_t>(off.back());
+  ASSERT_EQ(static_cast<size_t>(total), in.size());
+  const int64_t max_items = std::max<int64_t>(total + opt.slack, 0);
+  const size_t out_size = static_cast<size_t>(std::max<int64_t>(std::max(max_items, total), 1));
+  const size_t offsets_size = static_cast<size_t>(num_segments) * num_buckets + 1;
+
+  DeviceBuffer<R> d_in(std::max<size_t>(in.size(), 1));
+  if (!in.empty()) ASSERT_CUDA(cudaMemcpy(d_in.get(), in.data(), in.size() * sizeof(R), cudaMemcpyHostToDevice));
+  DeviceBuffer<uint64_t> d_seg;
+  d_seg.upload(off);
+  DeviceBuffer<R> d_out(out_size);
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_offsets(opt.bucket_offsets ? offsets_size : 1);
+  d_offsets.poison();
+  uint64_t* offsets_ptr = opt.bucket_offsets ? d_offsets.get() : nullptr;
+  DeviceBuffer<uint64_t> d_invalid(1);
+  d_invalid.zero();
+
+  // Reference on the same poisoned output.
+  std::vector<R> want(out_size, poison_value<R>());
+  std::vector<uint64_t> want_offsets(offsets_size, 0xABABABABABABABABull);
+  const uint64_t want_invalid = prim::reference::segmented_split(
+      in.data(), want.data(), max_items, off.data(), num_segments, num_buckets, op, want_offsets.data());
+
+  if (opt.workspace) {
+    prim::Workspace ws;
+    const cudaError_t status = prim::segmented_split(ws, d_in.get(), d_out.get(), max_items, d_seg.get(),
+                                                     num_segments, num_buckets, op, offsets_ptr);
+    EXPECT_EQ(want_invalid == 0 ? cudaSuccess : cudaErrorInvalidValue, status);
+  } else {
+    size_t bytes = 0;
+    ASSERT_CUDA(prim::segmented_split(nullptr, bytes, d_in.get(), d_out.get(), max_items, d_seg.get(), num_segments,
+                                      num_buckets, op, offsets_ptr));
+    DeviceBuffer<unsigned char> d_temp(bytes);
+    cudaStream_t stream;
+    ASSERT_CUDA(cudaStreamCreate(&stream));
+    if (opt.graph) {
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+      ASSERT_CUDA(prim::segmented_split(d_temp.get(), bytes, d_in.get(), d_out.get(), max_items, d_seg.get(),
+                                        num_segments, num_buckets, op, offsets_ptr, stream, d_invalid.get()));
+      ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
+      ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+      ASSERT_CUDA(cudaGraphLaunch(exec, stream));
+      ASSERT_CUDA(cudaStreamSynchronize(stream));
+      ASSERT_CUDA(cudaGraphExecDestroy(exec));
+      ASSERT_CUDA(cudaGraphDestroy(graph));
+    } else {
+      ASSERT_CUDA(prim::segmented_split(d_temp.get(), bytes, d_in.get(), d_out.get(), max_items, d_seg.get(),
+                                        num_segments, num_buckets, op, offsets_ptr, stream, d_invalid.get()));
+    }
+    ASSERT_CUDA(cudaStreamSynchronize(stream));
+    ASSERT_CUDA(cudaStreamDestroy(stream));
+    EXPECT_EQ(want_invalid, d_invalid.download()[0]);
+  }
+  ASSERT_CUDA(cudaDeviceSynchronize());
+
+  const std::vector<R> got = d_out.download();
+  for (size_t i = 0; i < out_size; ++i) {
+    ASSERT_TRUE(split_test::same_bytes(want[i], got[i])) << "output position " << i << " of " << out_size;
+  }
+  if (opt.bucket_offsets) {
+    const std::vector<uint64_t> got_offsets = d_offsets.download();
+    for (size_t i = 0; i < offsets_size; ++i) {
+      ASSERT_EQ(want_offsets[i], got_offsets[i]) << "bucket offset " << i << " (segment " << i / num_buckets
+                                                 << ", bucket " << i % num_buckets << ")";
+    }
+  }
+  if (!in.empty()) {
+    std::vector<R> in_after(in.size());
+    ASSERT_CUDA(cudaMemcpy(in_after.data(), d_in.get(), in.size() * sizeof(R), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(split_test::same_bytes(in[i], in_after[i])) << "input changed";
+  }
+}
+
+// Records with keys of the given distribution over [0, key_range), ids = input position.
+template <typename R = Rec8>
+std::vector<R> records(size_t n, uint32_t key_range, Distribution dist, uint32_t seed) {
+  return split_test::make_records<R>(split_test::make_bucket_keys(n, key_range, dist, seed));
+}
+
+template <typename R = Rec8>
+void check_sizes(const std::vector<uint64_t>& sizes, uint32_t num_buckets, Distribution dist = Distribution::uniform,
+                 uint32_t seed = 1, Options opt = {}) {
+  const auto off = offsets_from_sizes(sizes);
+  check_segmented(records<R>(off.back(), num_buckets, dist, seed), off, num_buckets, BucketByKeyMod{num_buckets},
+                  opt);
+}
+
+TEST(SegmentedSplitGpu, EmptyInput) {
+  check_sizes({}, 16);
+  check_sizes({0}, 16);
+  check_sizes({0, 0, 0, 0, 0}, 16);
+  check_sizes({0, 0}, 1, Distribution::uniform, 1, Options{100});
+}
+
+TEST(SegmentedSplitGpu, OneElement) {
+  check_sizes({1}, 16);
+  check_sizes({0, 1, 0}, 256);
+}
+
+TEST(SegmentedSplitGpu, EmptySegmentsEverywhere) {
+  check_sizes({0, 0, 5, 0, 0, 0, 3000, 0, 9000, 0, 0}, 16);
+  std::vector<uint64_t> sizes(20000, 0);
+  sizes[7] = 3;
+  sizes[15000] = 20000;
+  check_sizes(sizes, 16);
+}
+
+TEST(SegmentedSplitGpu, OneHugeSegment) {
+  for (uint32_t b : {1u, 16u, 256u, 2048u}) check_sizes({uint64_t{1} << 22}, b);
+}
+
+TEST(SegmentedSplitGpu, ManyTinySegments) {
+  check_sizes(random_sizes(100000, 10, 3), 16);
+  check_sizes(random_sizes(20000, 500, 4, 0.3), 16);  // the renderer's L3 shape
+  check_sizes(std::vector<uint64_t>(50000, 1), 256);
+}
+
+TEST(SegmentedSplitGpu, MixedSizes) {
+  std::vector<uint64_t> sizes;
+  for (uint64_t s : {0, 1, 31, 32, 33, 200, 0, 100000, 3, 511, 512, 513, 514, 70000, 0, 9})
+    sizes.push_back(s);
+  const auto more = random_sizes(300, 30000, 8, 0.2);
+  sizes.insert(sizes.end(), more.begin(), more.end());
+  for (uint32_t b : {1u, 16u, 128u, 256u, 480u, 2048u}) check_sizes(sizes, b, Distribution::uniform, b);
+}
+
+TEST(SegmentedSplitGpu, EdgeSizes) {
+  const std::vector<uint64_t> edges{0,         1,          31,         32,          33,          kSmall - 1,
+                                    kSmall,    kSmall + 1, kStride - 1, kStride,    kStride + 1, kTile - 1,
+                                    kTile,     kTile + 1,  2 * kStride - 1, 2 * kStride + 1, (1u << 16) - 1,
+                                    (1u << 16) + 1, (1u << 20) + 1};
+  for (uint64_t size : edges) {
+    SCOPED_TRACE(size);
+    check_sizes({size}, 16, Distribution::uniform, static_cast<uint32_t>(size));
+    check_sizes({size, size, size}, 128, Distribution::uniform, static_cast<uint32_t>(size) + 1);
+    check_sizes(std::vector<uint64_t>(7, size), 480, Distribution::zipf, static_cast<uint32_t>(size) + 2);
+  }
+}
+
+TEST(SegmentedSplitGpu, SegmentsAlignedWithTheTileStride) {
+  // Segment boundaries exactly on (and one off) the nominal boundaries.
+  check_sizes(std::vector<uint64_t>(9, kStride), 16);
+  check_sizes({kStride - 1, 2, kStride - 2, 4 * kStride + 1, 1}, 256);
+  check_sizes({kSmall, kSmall + 1, kStride - kSmall, kSmall, kSmall + 1, kSmall}, 16);
+}
+
+TEST(SegmentedSplitGpu, NumBuckets) {
+  const auto sizes = random_sizes(200, 6000, 12, 0.1);
+  for (uint32_t b : {1u, 2u, 16u, 128u, 256u, 257u, 480u, 1024u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_sizes(sizes, b, Distribution::uniform, b);
+  }
+}
+
+TEST(SegmentedSplitGpu, AllInOneBucket) {
+  check_sizes(random_sizes(100, 20000, 13), 256, Distribution::one_bucket);
+  check_sizes(random_sizes(3000, 30, 14), 16, Distribution::one_bucket);
+}
+
+TEST(SegmentedSplitGpu, EveryBucketUsed) {
+  // Each segment's keys are a permutation-like sweep over all buckets.
+  for (uint32_t b : {16u, 270u, 2048u}) {
+    const auto off = offsets_from_sizes({b, 3 * b, 40u * b, 1});
+    std::vector<Rec8> in(off.back());
+    for (size_t i = 0; i < in.size(); ++i) in[i] = split_test::make_record<Rec8>(static_cast<uint32_t>(i * 7919 % b), static_cast<uint32_t>(i));
+    check_segmented(in, off, b, BucketByKeyMod{b});
+  }
+}
+
+TEST(SegmentedSplitGpu, Skewed) {
+  check_sizes(random_sizes(300, 20000, 15), 256, Distribution::zipf);
+  check_sizes(random_sizes(5000, 400, 16), 16, Distribution::zipf);
+}
+
+TEST(SegmentedSplitGpu, IsStable) {
+  // Two buckets, long runs of equal buckets: ids must stay increasing (the reference is stable; ids differ).
+  check_sizes(random_sizes(50, 50000, 17), 2, Distribution::uniform);
+  check_sizes(random_sizes(5000, 300, 18), 2, Distribution::uniform);
+}
+
+TEST(SegmentedSplitGpu, OutOfRangeBucket) {
+  // Keys in [0, 24) with 16 buckets: a third of the records are invalid; valid ones pack from each segment's start.
+  for (const auto& sizes : {random_sizes(400, 10000, 19), random_sizes(5000, 300, 20), std::vector<uint64_t>{100000}}) {
+    const auto off = offsets_from_sizes(sizes);
+    check_segmented(records(off.back(), 24, Distribution::uniform, 21), off, 16, BucketIsKey{});
+  }
+  // Only a few invalid records, in small and in big segments.
+  const auto off = offsets_from_sizes({300, 20000, 7, 0, 4000});
+  auto in = records(off.back(), 16, Distribution::uniform, 22);
+  for (size_t i : {5u, 301u, 9000u, 20305u, 24000u}) in[i].key = 1000;
+  check_segmented(in, off, 16, BucketIsKey{});
+}
+
+TEST(SegmentedSplitGpu, DeviceResidentCount) {
+  // max_items is only a bound: the count is the last offset on the device.
+  check_sizes(random_sizes(300, 3000, 23), 16, Distribution::uniform, 1, Options{12345});
+  check_sizes({}, 16, Distribution::uniform, 1, Options{5000});
+}
+
+TEST(SegmentedSplitGpu, CountAboveMaxItemsWritesNothing) {
+  check_sizes(random_sizes(300, 3000, 24), 16, Distribution::uniform, 1, Options{-1});
+  check_sizes({kTile * 3}, 16, Distribution::uniform, 1, Options{-kTile});
+}
+
+TEST(SegmentedSplitGpu, WithoutBucketOffsets) {
+  Options opt;
+  opt.bucket_offsets = false;
+  check_sizes(random_sizes(1000, 2000, 25), 128, Distribution::uniform, 1, opt);
+}
+
+TEST(SegmentedSplitGpu, WideRecords) {
+  const auto off = offsets_from_sizes(random_sizes(100, 3000, 26));
+  check_segmented(records<Rec4>(off.back(), 64, Distribution::uniform, 27), off, 64, BucketByKeyMod{64});
+  check_segmented(records<Rec16>(off.back(), 64, Distribution::uniform, 28), off, 64, BucketByKeyMod{64});
+  check_segmented(records<Rec64>(off.back(), 64, Distribution::uniform, 29), off, 64, BucketByKeyMod{64});
+}
+
+TEST(SegmentedSplitGpu, Pairs) {
+  const auto off = offsets_from_sizes(random_sizes(500, 3000, 30));
+  const size_t n = off.back();
+  const auto keys = split_test::make_bucket_keys(n, 1000, Distribution::uniform, 31);
+  std::vector<uint64_t> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = i * 0x9E3779B97F4A7C15ull;
+  const auto op = BucketByKeyMod{100};
+  std::vector<uint32_t> want_keys(n);
+  std::vector<uint64_t> want_values(n), want_offsets(500 * 100 + 1);
+  prim::reference::segmented_split_pairs(keys.data(), want_keys.data(), values.data(), want_values.data(),
+                                         static_cast<int64_t>(n), off.data(), 500, 100, op, want_offsets.data());
+  DeviceBuffer<uint32_t> d_keys, d_keys_out(n);
+  DeviceBuffer<uint64_t> d_values, d_values_out(n), d_seg, d_offsets(want_offsets.size());
+  d_keys.upload(keys);
+  d_values.upload(values);
+  d_seg.upload(off);
+  d_keys_out.poison();
+  d_values_out.poison();
+  d_offsets.poison();
+  prim::Workspace ws;
+  ASSERT_CUDA(prim::segmented_split_pairs(ws, d_keys.get(), d_keys_out.get(), d_values.get(), d_values_out.get(),
+                                          static_cast<int64_t>(n), d_seg.get(), 500, 100, op, d_offsets.get()));
+  EXPECT_EQ(want_keys, d_keys_out.download());
+  EXPECT_EQ(want_values, d_values_out.download());
+  EXPECT_EQ(want_offsets, d_offsets.download());
+}
+
+TEST(SegmentedSplitGpu, WorkspaceOverload) {
+  Options opt;
+  opt.workspace = true;
+  check_sizes(random_sizes(300, 3000, 32), 16, Distribution::uniform, 1, opt);
+  const auto off = offsets_from_sizes({100, 5000});
+  check_segmented(records(off.back(), 20, Distribution::uniform, 33), off, 16, BucketIsKey{}, opt);  // invalid
+}
+
+TEST(SegmentedSplitGpu, UnderCudaGraphCapture) {
+  Options opt;
+  opt.graph = true;
+  check_sizes(random_sizes(2000, 3000, 34), 16, Distribution::uniform, 1, opt);
+}
+
+TEST(SegmentedSplitGpu, Large) {
+  // 2^26 records: one segment, 2^8-sized and 2^16-sized segments (the benchmark's shapes).
+  const uint64_t n = uint64_t{1} << 26;
+  check_sizes({n}, 256, Distribution::uniform, 35);
+  check_sizes(std::vector<uint64_t>(n >> 8, 256), 256, Distribution::uniform, 36);
+  check_sizes(std::vector<uint64_t>(n >> 16, uint64_t{1} << 16), 256, Distribution::uniform, 37);
+}
+
+}  // namespace

@@ -1,0 +1,157 @@
+// Runs prim::split / prim::split_pairs on the GPU and compares with the C++ reference (split tests' harness).
+#pragma once
+#include <prim/split.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "primitives/test_split_util.h"
+#include "reference/split_reference.h"
+
+namespace split_test {
+
+struct SplitOptions {
+  prim::SplitOrder order = prim::SplitOrder::stable;
+  bool device_count = false;  // pass n as a device-resident count (max = n + slack)
+  int64_t slack = 0;          // extra capacity beyond n in the device-count case
+};
+
+// Output positions [valid, out.size()) must still hold the poison bytes.
+template <typename R>
+void expect_poison_after(const std::vector<R>& out, size_t valid) {
+  R poison;
+  std::memset(&poison, 0xAB, sizeof(R));
+  for (size_t i = valid; i < out.size(); ++i) {
+    ASSERT_TRUE(same_bytes(out[i], poison)) << "position " << i << " written beyond the valid records";
+  }
+}
+
+// Compare bucket contents as multisets (unstable order): sort each bucket's bytes.
+template <typename R>
+void expect_same_buckets_unordered(std::vector<R> got, std::vector<R> want, const std::vector<uint64_t>& offsets) {
+  auto less = [](const R& a, const R& b) { return std::memcmp(&a, &b, sizeof(R)) < 0; };
+  for (size_t b = 0; b + 1 < offsets.size(); ++b) {
+    std::sort(got.begin() + offsets[b], got.begin() + offsets[b + 1], less);
+    std::sort(want.begin() + offsets[b], want.begin() + offsets[b + 1], less);
+  }
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_TRUE(same_bytes(got[i], want[i])) << "position " << i;
+}
+
+// Split `in` on the GPU, check records, offsets, invalid count, untouched input and untouched tail.
+template <typename R, typename Op>
+void check_split(const std::vector<R>& in, uint32_t num_buckets, Op op, SplitOptions opt = {}) {
+  const int64_t n = static_cast<int64_t>(in.size());
+  const int64_t capacity = n + opt.slack;
+  DeviceBuffer<R> d_in;
+  d_in.upload(in);
+  if (in.empty()) d_in.resize(1);
+  DeviceBuffer<R> d_out(std::max<int64_t>(capacity, 1));
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
+  d_offsets.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);  // [0] invalid counter, [1] device-resident count
+  d_scalars.zero();
+  const std::vector<uint64_t> h_count{0, static_cast<uint64_t>(n)};
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h_count.data(), 2 * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  const prim::ItemCount count = opt.device_count ? prim::ItemCount(capacity, d_scalars.get() + 1) : prim::ItemCount(n);
+
+  size_t bytes = 0;
+  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
+                          opt.order, d_scalars.get()));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  d_temp.poison();
+  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
+                          opt.order, d_scalars.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+
+  std::vector<R> want(in.size());
+  std::vector<uint64_t> want_offsets(num_buckets + 1);
+  const uint64_t want_invalid = prim::reference::split(in.data(), want.data(), n, num_buckets, op, want_offsets.data());
+  const uint64_t valid = want_offsets[num_buckets];
+  want.resize(valid);
+
+  EXPECT_EQ(d_scalars.download(1)[0], want_invalid) << "invalid count";
+  ASSERT_EQ(d_offsets.download(), want_offsets) << "bucket offsets";
+  std::vector<R> got = d_out.download(static_cast<size_t>(capacity));
+  expect_poison_after(got, valid);
+  got.resize(valid);
+  if (opt.order == prim::SplitOrder::stable) {
+    for (size_t i = 0; i < valid; ++i) ASSERT_TRUE(same_bytes(got[i], want[i])) << "position " << i;
+  } else {
+    expect_same_buckets_unordered(got, want, want_offsets);
+  }
+  const std::vector<R> in_after = d_in.download(in.size());
+  for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(same_bytes(in_after[i], in[i])) << "input changed at " << i;
+}
+
+// Same for split_pairs: keys are R, values the input position (uint32_t).
+template <typename K, typename Op>
+void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, SplitOptions opt = {}) {
+  const int64_t n = static_cast<int64_t>(keys.size());
+  std::vector<uint32_t> values(keys.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
+  DeviceBuffer<K> d_keys;
+  d_keys.upload(keys);
+  DeviceBuffer<uint32_t> d_values;
+  d_values.upload(values);
+  if (keys.empty()) {
+    d_keys.resize(1);
+    d_values.resize(1);
+  }
+  DeviceBuffer<K> d_keys_out(std::max<int64_t>(n, 1));
+  DeviceBuffer<uint32_t> d_values_out(std::max<int64_t>(n, 1));
+  d_keys_out.poison();
+  d_values_out.poison();
+  DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
+  d_offsets.poison();
+  DeviceBuffer<uint64_t> d_invalid(1);
+  d_invalid.zero();
+
+  size_t bytes = 0;
+  ASSERT_CUDA(prim::split_pairs(nullptr, bytes, d_keys.get(), d_keys_out.get(), d_values.get(), d_values_out.get(),
+                                n, num_buckets, op, d_offsets.get(), 0, opt.order, d_invalid.get()));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  ASSERT_CUDA(prim::split_pairs(d_temp.get(), bytes, d_keys.get(), d_keys_out.get(), d_values.get(),
+                                d_values_out.get(), n, num_buckets, op, d_offsets.get(), 0, opt.order,
+                                d_invalid.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+
+  std::vector<K> want_keys(keys.size());
+  std::vector<uint32_t> want_values(keys.size());
+  std::vector<uint64_t> want_offsets(num_buckets + 1);
+  const uint64_t want_invalid = prim::reference::split_pairs(keys.data(), want_keys.data(), values.data(),
+                                                             want_values.data(), n, num_buckets, op,
+                                                             want_offsets.data());
+  const uint64_t valid = want_offsets[num_buckets];
+  EXPECT_EQ(d_invalid.download()[0], want_invalid);
+  ASSERT_EQ(d_offsets.download(), want_offsets);
+  const std::vector<K> got_keys = d_keys_out.download(keys.size());
+  const std::vector<uint32_t> got_values = d_values_out.download(keys.size());
+  if (opt.order == prim::SplitOrder::stable) {
+    for (size_t i = 0; i < valid; ++i) {
+      ASSERT_TRUE(same_bytes(got_keys[i], want_keys[i])) << "key at " << i;
+      ASSERT_EQ(got_values[i], want_values[i]) << "value at " << i;
+    }
+  } else {
+    // Pair up (key, value) and compare bucket contents as multisets.
+    struct Pair {
+      K key;
+      uint32_t value;
+    };
+    std::vector<Pair> got(valid), want(valid);
+    for (size_t i = 0; i < valid; ++i) {
+      std::memset(&got[i], 0, sizeof(Pair));
+      std::memset(&want[i], 0, sizeof(Pair));
+      got[i].key = got_keys[i];
+      got[i].value = got_values[i];
+      want[i].key = want_keys[i];
+      want[i].value = want_values[i];
+    }
+    expect_same_buckets_unordered(got, want, want_offsets);
+  }
+  expect_poison_after(got_keys, valid);
+  expect_poison_after(got_values, valid);
+}
+
+}  // namespace split_test

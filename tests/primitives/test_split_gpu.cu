@@ -1,0 +1,189 @@
+// prim::split on the GPU vs the C++ reference, by named property (keys of 4 bytes; other record sizes in
+// test_split_records_gpu.cu, pairs in test_split_pairs_gpu.cu, 2^31 + 7 elements in test_split_huge_gpu.cu).
+#include <prim/split.h>
+
+#include "primitives/test_split_check.h"
+
+namespace {
+using namespace split_test;
+
+constexpr uint32_t kSeed = 20260123;
+constexpr int64_t kTile = 4096;  // the 8-bit split's tile of 4-byte records (256 threads x 16)
+
+std::vector<uint32_t> uniform_keys(size_t n, uint32_t num_buckets, uint32_t seed = kSeed) {
+  return make_bucket_keys(n, num_buckets, Distribution::uniform, seed);
+}
+
+TEST(Split, EmptyInput) { check_split(std::vector<uint32_t>{}, 7, BucketByKeyMod{7}); }
+
+TEST(Split, OneElement) {
+  check_split(std::vector<uint32_t>{5}, 7, BucketByKeyMod{7});
+  check_split(std::vector<uint32_t>{255}, 256, BucketByKeyMod{256});
+}
+
+TEST(Split, AllInOneBucket) {
+  for (uint32_t b : {1u, 2u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_split(make_bucket_keys(100003, b, Distribution::one_bucket, kSeed), b, BucketByKeyMod{b});
+  }
+}
+
+TEST(Split, EveryBucketUsed) {
+  for (uint32_t b : {1u, 2u, 7u, 256u, 1000u, 2048u}) {
+    SCOPED_TRACE(b);
+    std::vector<uint32_t> keys = uniform_keys(200000, b);
+    for (uint32_t i = 0; i < b; ++i) keys[i * 97 % keys.size()] = i;  // make sure each bucket occurs
+    check_split(keys, b, BucketByKeyMod{b});
+  }
+}
+
+TEST(Split, SkewedZipfBuckets) {
+  for (uint32_t b : {7u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_split(make_bucket_keys(300001, b, Distribution::zipf, kSeed + b), b, BucketByKeyMod{b});
+  }
+}
+
+TEST(Split, IsStable) {
+  // Few buckets, many equal bucket ids: records carry their input position; the reference comparison is exact,
+  // and here the ids inside each bucket are checked to increase as well.
+  const uint32_t b = 3;
+  const std::vector<Rec8> in = make_records<Rec8>(uniform_keys(50000, b));
+  check_split(in, b, BucketByKeyMod{b});
+  DeviceBuffer<Rec8> d_in, d_out(in.size());
+  d_in.upload(in);
+  prim::Workspace ws;
+  ASSERT_CUDA(prim::split(ws, d_in.get(), d_out.get(), static_cast<int64_t>(in.size()), b, BucketByKeyMod{b},
+                          nullptr));
+  const std::vector<Rec8> out = d_out.download();
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i].key % b == out[i - 1].key % b) {
+      ASSERT_LT(out[i - 1].id, out[i].id) << "at " << i;
+    }
+  }
+}
+
+TEST(Split, InputUnchanged) {
+  // check_split compares the input after the call with the original; this one uses the largest radix too.
+  check_split(uniform_keys(77777, 2048), 2048, BucketByKeyMod{2048});
+}
+
+TEST(Split, OutOfRangeBucketIsReportedNotWritten) {
+  for (uint32_t b : {7u, 256u, 1000u, 2048u}) {
+    SCOPED_TRACE(b);
+    // Keys up to 2b: about half out of range, spread through every tile, including in front of the sink bucket.
+    std::vector<uint32_t> keys = uniform_keys(3 * kTile + 123, 2 * b, kSeed + 7);
+    check_split(keys, b, BucketIsKey{});
+    check_split(keys, b, BucketIsKey{}, {prim::SplitOrder::unstable});
+  }
+  // All invalid.
+  check_split(std::vector<uint32_t>(5000, 999u), 256, BucketIsKey{});
+  // The Workspace overload turns invalid records into an error.
+  const std::vector<uint32_t> keys{1, 2, 300, 4};
+  DeviceBuffer<uint32_t> d_in, d_out(keys.size());
+  d_in.upload(keys);
+  prim::Workspace ws;
+  EXPECT_EQ(cudaErrorInvalidValue,
+            prim::split(ws, d_in.get(), d_out.get(), static_cast<int64_t>(keys.size()), 256, BucketIsKey{}, nullptr));
+  EXPECT_EQ(cudaSuccess,
+            prim::split(ws, d_in.get(), d_out.get(), static_cast<int64_t>(keys.size()), 512, BucketIsKey{}, nullptr));
+}
+
+TEST(Split, RejectsBadBucketCounts) {
+  size_t bytes = 0;
+  uint32_t* none = nullptr;
+  EXPECT_EQ(cudaErrorInvalidValue, prim::split(nullptr, bytes, none, none, 10, 0, BucketIsKey{}, nullptr));
+  EXPECT_EQ(cudaErrorInvalidValue, prim::split(nullptr, bytes, none, none, 10, 2049, BucketIsKey{}, nullptr));
+}
+
+class SplitSizes : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(SplitSizes, MatchesReference) {
+  const int64_t n = GetParam();
+  for (uint32_t b : {2u, 256u}) {
+    SCOPED_TRACE(b);
+    check_split(uniform_keys(static_cast<size_t>(n), b, kSeed + static_cast<uint32_t>(n)), b, BucketByKeyMod{b});
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Split, SplitSizes,
+                         ::testing::Values(0, 1, 31, 32, 33, kTile - 1, kTile, kTile + 1, (1 << 16) - 1, 1 << 16,
+                                           (1 << 16) + 1, (1 << 20) + 1, int64_t{1} << 26));
+
+TEST(Split, Unstable) {
+  for (uint32_t b : {1u, 7u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_split(make_records<Rec8>(uniform_keys(123457, b)), b, BucketByKeyMod{b}, {prim::SplitOrder::unstable});
+  }
+}
+
+TEST(Split, DeviceResidentCount) {
+  // n is read on the device; max is larger (grids and scratch sized for max, work done for n).
+  for (int64_t n : {int64_t{0}, int64_t{1}, kTile + 1, int64_t{100000}}) {
+    SCOPED_TRACE(n);
+    SplitOptions opt;
+    opt.device_count = true;
+    opt.slack = 5 * kTile + 3;
+    check_split(uniform_keys(static_cast<size_t>(n), 256), 256, BucketByKeyMod{256}, opt);
+  }
+}
+
+TEST(Split, DeviceCountAboveMaxWritesNothing) {
+  const int64_t max = 1000;
+  DeviceBuffer<uint32_t> d_in(2000), d_out(2000);
+  d_in.zero();
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);
+  const std::vector<uint64_t> h{0, 1500};  // invalid counter, device count (> max)
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
+  DeviceBuffer<uint64_t> d_offsets(8);
+  d_offsets.poison();
+  size_t bytes = 0;
+  const prim::ItemCount n(max, d_scalars.get() + 1);
+  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, 7, BucketByKeyMod{7}, d_offsets.get(), 0,
+                          prim::SplitOrder::stable, d_scalars.get()));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, 7, BucketByKeyMod{7}, d_offsets.get(), 0,
+                          prim::SplitOrder::stable, d_scalars.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(d_scalars.download(1)[0], 1500u);
+  EXPECT_EQ(d_offsets.download(), std::vector<uint64_t>(8, 0));
+  expect_poison_after(d_out.download(), 0);
+}
+
+TEST(Split, UnderCudaGraphCapture) {
+  const uint32_t b = 256;
+  const std::vector<uint32_t> keys = uniform_keys(300000, b);
+  const int64_t n = static_cast<int64_t>(keys.size());
+  DeviceBuffer<uint32_t> d_in, d_out(keys.size());
+  d_in.upload(keys);
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_offsets(b + 1);
+  size_t bytes = 0;
+  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, b, BucketByKeyMod{b}, d_offsets.get()));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+
+  cudaStream_t stream;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const cudaError_t call = prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, b, BucketByKeyMod{b},
+                                       d_offsets.get(), stream);
+  ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
+  ASSERT_CUDA(call);
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) ASSERT_CUDA(cudaGraphLaunch(exec, stream));
+  ASSERT_CUDA(cudaStreamSynchronize(stream));
+
+  std::vector<uint32_t> want(keys.size());
+  std::vector<uint64_t> want_offsets(b + 1);
+  prim::reference::split(keys.data(), want.data(), n, b, BucketByKeyMod{b}, want_offsets.data());
+  EXPECT_EQ(d_out.download(), want);
+  EXPECT_EQ(d_offsets.download(), want_offsets);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace

@@ -1,0 +1,1 @@
+int dummy_gpu_test_placeholder;
