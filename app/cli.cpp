@@ -95,22 +95,23 @@ void check_output_path(const std::string& flag, const std::string& path, const s
 struct RawScene {
   std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
-              *deform_opt = nullptr;
+              *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
 };
 
 void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform) {
+  // The help text's "META: description" becomes CLI11's type name (shown after the flag) and description.
   const auto add = [&](const char* name, std::string* value, const std::string& help) {
-    CLI::Option* opt = app->add_option(name, *value, help);
-    opt->type_name("");
+    const size_t colon = help.find(": ");
+    CLI::Option* opt = app->add_option(name, *value, help.substr(colon + 2));
+    opt->type_name(help.substr(0, colon));
     raw->options.emplace_back(opt, value);
     return opt;
   };
-  CLI::Option* mesh = add("--mesh", &raw->mesh, "FILE.obj: an OBJ mesh to render (polygons are triangulated)");
-  CLI::Option* procedural = add("--procedural", &raw->procedural,
+  raw->mesh_opt = add("--mesh", &raw->mesh, "FILE.obj: an OBJ mesh to render (polygons are triangulated)");
+  raw->procedural_opt = add("--procedural", &raw->procedural,
                                 "NAME:TRIANGLES: a procedural mesh, NAME one of sphere, torus, torus_knot, stress; "
                                 "TRIANGLES a count, k and M suffixes allowed (default: sphere:1M)");
-  mesh->excludes(procedural);
   add("--size", &raw->size, "WxH: image size in pixels, 1.." + std::to_string(kMaxImageSide) + " per side (default 1024x1024)");
   raw->eye_opt = add("--eye", &raw->eye, "x,y,z: camera position (default: framing the model)");
   raw->target_opt = add("--target", &raw->target, "x,y,z: point looked at (default: the model's centre)");
@@ -121,7 +122,7 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform) {
                                     "strength (default ") + default_deform + ", amount 1)");
   add("--time", &raw->time, "T: deformer time in seconds (default 0)");
   add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
-  raw->backend_opt = add("--backend", &raw->backend, "cuda|cpu (default: cuda where a CUDA device exists, else cpu)");
+  raw->backend_opt = add("--backend", &raw->backend, "NAME: cuda or cpu (default: cuda where a CUDA device exists, else cpu)");
   add("--shading", &raw->shading,
       "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles");
 }
@@ -136,6 +137,9 @@ void check_given_values(const RawScene& raw) {
 SceneOptions finish_scene(const RawScene& raw, Deformer default_deform) {
   check_given_values(raw);
   SceneOptions s;
+  if (raw.mesh_opt->count() > 0 && raw.procedural_opt->count() > 0) {
+    usage("--mesh", "give either --mesh or --procedural, not both");
+  }
   if (!raw.mesh.empty()) s.scene.mesh_path = raw.mesh;
   if (!raw.procedural.empty()) parse_procedural("--procedural", raw.procedural, &s.scene);
   if (!raw.size.empty()) parse_size("--size", raw.size, &s.frame.width, &s.frame.height);
@@ -299,6 +303,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                "With no arguments, opens the viewer on the default scene (a 1M-triangle sphere), animated.",
                "slabcast");
   app.require_subcommand(0, 1);
+  app.get_formatter()->column_width(34);
 
   CLI::App* render = app.add_subcommand(
       "render", "Render one frame headless and write it (PNG; depth PFM, triangle IDs, deformed mesh on request), "
@@ -308,10 +313,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   ParsedCommandLine result;
   RenderOptions& r = result.render;
   std::string out_path = r.out;
-  render->add_option("--out", out_path, "FILE.png: colour image (default frame.png)")->type_name("");
-  render->add_option("--depth", r.depth_path, "FILE.pfm: also write depth (distance along the ray; miss = +inf)")->type_name("");
-  render->add_option("--ids", r.ids_path, "FILE.ids: also write triangle IDs (uint32; miss = 0xFFFFFFFF)")->type_name("");
-  render->add_option("--deformed-mesh", r.deformed_mesh_path, "FILE.obj: also write the deformed mesh")->type_name("");
+  render->add_option("--out", out_path, "colour image (default frame.png)")->type_name("FILE.png");
+  render->add_option("--depth", r.depth_path, "also write depth (distance along the ray; miss = +inf)")->type_name("FILE.pfm");
+  render->add_option("--ids", r.ids_path, "also write triangle IDs (uint32; miss = 0xFFFFFFFF)")->type_name("FILE.ids");
+  render->add_option("--deformed-mesh", r.deformed_mesh_path, "also write the deformed mesh")->type_name("FILE.obj");
 
   CLI::App* view = app.add_subcommand(
       "view", "Open the interactive viewer (a window; or --headless: render offscreen through EGL and write a PNG)");
@@ -321,12 +326,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   std::string frames_text, time_scale_text;
   bool pause = false, no_vsync = false, no_overlay = false;
   view->add_flag("--headless", v.headless, "render offscreen (EGL device platform, no window) and write --screenshot");
-  CLI::Option* frames_opt = view->add_option("--frames", frames_text, "N: frames to render (headless: before the "
-                                             "screenshot; window: then quit) (default 1)")->type_name("");
-  view->add_option("--screenshot", v.screenshot_path, "FILE.png: where the headless frame goes (default slabcast-view.png)")->type_name("");
+  CLI::Option* frames_opt = view->add_option("--frames", frames_text, "frames to render (headless: before the "
+                                             "screenshot; window: then quit) (default 1)")->type_name("N");
+  view->add_option("--screenshot", v.screenshot_path, "where the headless frame goes (default slabcast-view.png)")->type_name("FILE.png");
   view->add_flag("--screenshot-3d-only", v.screenshot_3d_only, "write the 3D image only, without the overlay");
   view->add_flag("--pause", pause, "start with the animation paused");
-  view->add_option("--time-scale", time_scale_text, "F: animation speed factor (default 1)")->type_name("");
+  view->add_option("--time-scale", time_scale_text, "animation speed factor (default 1)")->type_name("F");
   view->add_flag("--no-vsync", no_vsync, "do not wait for the display's refresh");
   view->add_flag("--no-overlay", no_overlay, "start with the overlay hidden (H toggles it)");
 
@@ -343,7 +348,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     result.command = Command::exit;
-    result.exit_code = app.exit(e, out, err);
+    if (render->parsed() || view->parsed()) {
+      result.exit_code = app.exit(e, out, err);
+    } else {  // `slabcast --help` lists everything: the subcommands and all their flags
+      out << app.help() << "\n" << render->help("slabcast") << "\n" << view->help("slabcast");
+      result.exit_code = kExitOk;
+    }
     return result;
   } catch (const CLI::CallForAllHelp& e) {
     result.command = Command::exit;

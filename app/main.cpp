@@ -23,8 +23,11 @@ ViewerOptions to_viewer_options(const ViewOptions& v) {
   o.procedural_name = v.scene.scene.procedural_name;
   o.procedural_triangles = v.scene.scene.procedural_triangles;
   o.frame = v.scene.frame;
-  // The viewer takes the whole camera or frames the model; a partial camera keeps Camera's defaults elsewhere.
-  o.camera_given = v.scene.eye_given || v.scene.target_given;
+  // Each of eye / target / up comes from frame_mesh() unless given, as in `slabcast render` (resolve_camera).
+  o.camera_given = v.scene.eye_given && v.scene.target_given;
+  o.eye_given = v.scene.eye_given;
+  o.target_given = v.scene.target_given;
+  o.up_given = v.scene.up_given;
   o.backend_given = v.scene.backend.has_value();
   o.backend = v.scene.backend.value_or(Backend::cuda);
   o.animate = v.animate;

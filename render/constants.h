@@ -9,12 +9,16 @@ constexpr int kTilePixels = kTileSize * kTileSize;  // = threads per cast block 
 constexpr int kMaxSlabs = 64;                       // FrameSettings::slabs is 1..kMaxSlabs
 constexpr int kDefaultSlabs = 16;
 
+// The splits accept at most 2048 buckets (prim::kMaxMultiSplitBuckets, kMaxSegmentedSplitBuckets): L1 splits by
+// tile column, L2 by tile row, so a frame has at most this many tiles per axis (16384 pixels).
+constexpr int kMaxTilesPerAxis = 2048;
+
 // Cast: triangles of one cell are brought into shared memory in batches of this many (one per thread).
 constexpr int kCastBatch = kTilePixels;
 
 // Conservative binning: a triangle's projected bounding box is widened by this many pixels on each side,
 // so that float rounding in the projection (vs. the ray-triangle test) can never drop a covered pixel.
-constexpr float kBinMarginPixels = -1.0f;
+constexpr float kBinMarginPixels = 1.0f;
 
 // Block sizes of the one-thread-per-item kernels (deform, bin, normals, shade).
 constexpr int kVertexBlock = 256;

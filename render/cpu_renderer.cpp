@@ -166,7 +166,7 @@ class CpuRenderer final : public Renderer {
           counters.nonempty_cells += n > 0 ? 1 : 0;
           tile_refs += n;
         }
-        counters.max_refs_per_tile = std::max<unsigned long long>(counters.max_refs_per_tile, tile_refs);
+        counters.max_refs_per_tile = std::max<uint64_t>(counters.max_refs_per_tile, tile_refs);
         for (int py = ty * kTileSize; py < std::min(settings.height, (ty + 1) * kTileSize); ++py) {
           for (int px = tx * kTileSize; px < std::min(settings.width, (tx + 1) * kTileSize); ++px) {
             cast_pixel(p, sr, tx, ty, px, py, counters);

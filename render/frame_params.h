@@ -19,13 +19,13 @@ struct TriangleVerts {  // one triangle's vertices in view space (the caster's i
 
 // Integer statistics accumulated on the device during a frame (integer atomics only: deterministic).
 struct FrameCounters {
-  unsigned long long binned;          // triangles that survived culling
-  unsigned long long references;      // L1 references (what L1 reported, also when over capacity)
-  unsigned long long ray_tests;       // ray-triangle tests of all pixels
-  unsigned long long pixels_hit;
-  unsigned long long nonempty_cells;
-  unsigned long long max_refs_per_tile;
-  unsigned long long overflow;        // 1 when L1 needed more than the reference capacity
+  uint64_t binned;             // triangles that survived culling
+  uint64_t references;         // L1 references (what L1 reported, also when over capacity)
+  uint64_t ray_tests;          // ray-triangle tests of all pixels
+  uint64_t pixels_hit;
+  uint64_t nonempty_cells;
+  uint64_t max_refs_per_tile;
+  uint64_t overflow;           // 1 when L1 needed more than the reference capacity
 };
 
 struct FrameParams {

@@ -52,9 +52,12 @@ void check_settings(const FrameSettings& s) {
     throw std::invalid_argument("slabcast: frame size must be positive, got " + std::to_string(s.width) + "x" +
                                 std::to_string(s.height));
   }
-  // Tile rows are stored in 26 bits of a reference (build_ops.h).
-  if (static_cast<int64_t>(tiles_for(s.height)) > static_cast<int64_t>(kRefRowMask)) {
-    throw std::invalid_argument("slabcast: frame height " + std::to_string(s.height) + " is too large");
+  // L1 / L2 split by tile column / row (at most kMaxTilesPerAxis buckets; rows also fit the 26-bit field).
+  static_assert(static_cast<uint64_t>(kMaxTilesPerAxis) <= kRefRowMask + 1, "tile row field");
+  if (tiles_for(s.width) > kMaxTilesPerAxis || tiles_for(s.height) > kMaxTilesPerAxis) {
+    throw std::invalid_argument("slabcast: frame size " + std::to_string(s.width) + "x" + std::to_string(s.height) +
+                                " is too large (at most " + std::to_string(kMaxTilesPerAxis * kTileSize) +
+                                " pixels per axis)");
   }
   if (s.slabs < 1 || s.slabs > kMaxSlabs) {
     throw std::invalid_argument("slabcast: slabs must be 1.." + std::to_string(kMaxSlabs) + ", got " +

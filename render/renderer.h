@@ -132,7 +132,10 @@ std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& 
 // Throws std::invalid_argument for an unknown name or an absurd count.
 Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 
-// A camera that frames the mesh's bounding sphere for the given vertical field of view.
+// A camera that frames the mesh's bounding sphere for the given vertical field of view, looking down -Z with +Y up.
+// Vertices used only by "huge" triangles (longest edge over 20x the median) do not count, so that a backdrop or
+// the stress scene's huge triangles do not shrink the model to a dot; without such triangles this is the bounding
+// sphere of all vertices.
 Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f);
 
 // Validate a mesh: throws std::invalid_argument naming the problem (no triangles, index out of range at

@@ -13,6 +13,9 @@ namespace slabcast::viewer {
 void check_cuda(int status, const char* call, const char* file, int line) {
   if (status == static_cast<int>(cudaSuccess)) return;
   const auto error = static_cast<cudaError_t>(status);
+  // Reset the runtime's last-error slot: a failure handled here (e.g. interop registration on a GL context of
+  // another device, which the viewer recovers from) must not be reported again by the renderer's next check.
+  (void)cudaGetLastError();
   throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
                            cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
 }

@@ -5,6 +5,7 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -100,11 +101,16 @@ EglContext::EglContext(int want_cuda_device) {
     all.push_back(c);
   }
   std::vector<Candidate> order;
-  if (const char* forced = std::getenv("SLABCAST_EGL_DEVICE"); forced != nullptr && *forced != '\0') {
-    const int index = std::atoi(forced);
-    if (index < 0 || index >= count) {
-      throw std::runtime_error("SLABCAST_EGL_DEVICE=" + std::string(forced) + " but EGL lists " +
-                               std::to_string(count) + " devices");
+  const char* forced = std::getenv("SLABCAST_EGL_DEVICE");
+  if (forced != nullptr && std::strcmp(forced, "software") == 0) {
+    for (const Candidate& c : all) if (c.software) order.push_back(c);
+    if (order.empty()) throw std::runtime_error("SLABCAST_EGL_DEVICE=software but EGL lists no software device");
+  } else if (forced != nullptr && *forced != '\0') {
+    char* end = nullptr;
+    const long index = std::strtol(forced, &end, 10);
+    if (*end != '\0' || index < 0 || index >= count) {
+      throw std::runtime_error("SLABCAST_EGL_DEVICE=" + std::string(forced) + ": expected 'software' or an index below " +
+                               std::to_string(count));
     }
     order.push_back(all[static_cast<size_t>(index)]);
   } else {

@@ -11,7 +11,8 @@ class EglContext {
   // framebuffer objects). `want_cuda_device` >= 0 picks NVIDIA's EGL device that drives that CUDA device, so
   // that CUDA-GL interop works; otherwise (or when no such device exists) Mesa's software device
   // (EGL_MESA_device_software), then any other device that gives a 4.5 core context.
-  // SLABCAST_EGL_DEVICE=<index> forces a device (as eglQueryDevicesEXT lists them).
+  // SLABCAST_EGL_DEVICE=<index> (as eglQueryDevicesEXT lists them) or =software forces a device.
+  // One EglContext at a time: the destructor terminates the EGL display.
   // Throws std::runtime_error saying what each device answered when none works.
   explicit EglContext(int want_cuda_device);
   ~EglContext();

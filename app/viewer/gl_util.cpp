@@ -2,12 +2,15 @@
 
 #include "app/viewer/shaders.h"
 
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 namespace slabcast::viewer {
 
 namespace {
+constexpr int kMaxDrainedErrors = 16;
+
 const char* gl_error_name(GLenum error) {
   switch (error) {
     case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
@@ -44,7 +47,9 @@ GLuint compile_shader(GLenum stage, const std::string& file_name) {
 void check_gl(const char* call, const char* file, int line) {
   const GLenum error = glGetError();
   if (error == GL_NO_ERROR) return;
-  while (glGetError() != GL_NO_ERROR) {  // later flags belong to the same failure; clear them
+  // Drain the other recorded flags (they belong to the same failure); bounded, since a lost context may keep
+  // reporting an error.
+  for (int i = 0; i < kMaxDrainedErrors && glGetError() != GL_NO_ERROR; ++i) {
   }
   throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
                            gl_error_name(error));
@@ -145,7 +150,9 @@ OffscreenTarget::OffscreenTarget(int width, int height) : width_(width), height_
   SLABCAST_GL_CHECK(glNamedFramebufferTexture(fbo_.get(), GL_COLOR_ATTACHMENT0, color_.get(), 0));
   const GLenum status = glCheckNamedFramebufferStatus(fbo_.get(), GL_FRAMEBUFFER);
   if (status != GL_FRAMEBUFFER_COMPLETE) {
-    throw std::runtime_error("offscreen framebuffer incomplete (status 0x" + std::to_string(status) + ")");
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%04X", static_cast<unsigned>(status));
+    throw std::runtime_error(std::string("offscreen framebuffer incomplete (status ") + text + ")");
   }
 }
 

@@ -79,7 +79,7 @@ HeadlessFrame render_headless(const ViewerOptions& options) {
       last = now;
       if (!final_frame) session.advance_time(kHeadlessFrameSeconds);
     }
-    out.overlay = session.show_overlay ? session.overlay_rect : PixelRect{};
+    out.overlay = session.show_overlay ? session.overlay_rects : std::vector<PixelRect>{};
     out.stats = session.stats;
     out.backend = session.backend;
     out.feed = session.feed();

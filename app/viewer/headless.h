@@ -7,13 +7,14 @@
 #include "app/viewer/viewer.h"
 
 #include <string>
+#include <vector>
 
 namespace slabcast::viewer {
 
 struct HeadlessFrame {
   Rgba8Image composite;     // the final frame: 3D image with the overlay on top (what --screenshot writes)
   Rgba8Image scene;         // the same frame read back before the overlay was drawn: the 3D image alone
-  PixelRect overlay;        // where the overlay panel lies (empty when the overlay is hidden)
+  std::vector<PixelRect> overlay;  // where the overlay's panels lie (none when the overlay is hidden)
   FrameStats stats;         // of the last frame
   Backend backend = Backend::cpu;
   Feed feed = Feed::host_upload;

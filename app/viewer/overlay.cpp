@@ -12,8 +12,9 @@ namespace slabcast::viewer {
 
 namespace {
 
-constexpr float kPanelMargin = 8.0f;  // pixels between the panel and the framebuffer's top-left corner
-constexpr float kPanelWidth = 340.0f;
+constexpr float kPanelMargin = 8.0f;  // pixels between a panel and the framebuffer's corner
+constexpr float kStatsWidth = 300.0f;  // the statistics panel, top left
+constexpr float kControlsWidth = 330.0f;  // the controls panel, top right
 constexpr float kSlowLoadSeconds = 0.3f;  // a load that takes longer shows a progress bar
 constexpr float kMinResolutionScale = 0.25f, kMaxResolutionScale = 2.0f;
 constexpr float kMaxDeformAmount = 4.0f;
@@ -47,18 +48,26 @@ void stats_section(Session& s) {
 
   if (ImGui::CollapsingHeader("Stage times", ImGuiTreeNodeFlags_DefaultOpen)) {
     const StageTimes& ms = s.stats.ms;
-    const char* unit = s.backend == Backend::cuda ? "GPU ms" : "CPU ms";
+    // The cuda backend times its stages with CUDA events, the cpu backend with the wall clock; the display
+    // (texture copy + full-screen pass) is timed with a GL timer query either way.
+    const char* render_unit = s.backend == Backend::cuda ? "ms GPU" : "ms CPU";
+    struct Row {
+      const char* name;
+      float ms;
+      const char* unit;
+    };
+    const Row rows[] = {{"deform", ms.deform, render_unit}, {"bin", ms.bin, render_unit},
+                        {"L1 split", ms.l1, render_unit},    {"L2 split", ms.l2, render_unit},
+                        {"L3 split", ms.l3, render_unit},    {"cast", ms.cast, render_unit},
+                        {"shade", ms.shade, render_unit},    {"render total", ms.total, render_unit},
+                        {"display", s.display_ms, "ms GL"}};
     if (ImGui::BeginTable("stages", 2, ImGuiTableFlags_SizingStretchProp)) {
-      const std::pair<const char*, float> rows[] = {
-          {"deform", ms.deform}, {"bin", ms.bin},     {"L1 split", ms.l1},   {"L2 split", ms.l2},
-          {"L3 split", ms.l3},   {"cast", ms.cast},   {"shade", ms.shade},   {"render total", ms.total},
-          {"display (GL)", s.display_ms}};
-      for (const auto& [name, value] : rows) {
+      for (const Row& row : rows) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(name);
+        ImGui::TextUnformatted(row.name);
         ImGui::TableNextColumn();
-        ImGui::Text("%8.3f %s", static_cast<double>(value), unit);
+        ImGui::Text("%8.3f %s", static_cast<double>(row.ms), row.unit);
       }
       ImGui::EndTable();
     }
@@ -73,8 +82,8 @@ void stats_section(Session& s) {
     ImGui::Text("ray-triangle tests   %s", grouped(st.ray_triangle_tests).c_str());
     if (st.frame_redone > 0) ImGui::Text("frame redone         %d (buffers grew)", st.frame_redone);
     if (s.cuda_available) {
-      ImGui::Text("GPU memory: renderer %.1f MiB, device %.0f / %.0f MiB", mib(s.renderer_bytes),
-                  mib(s.device_used_bytes), mib(s.device_total_bytes));
+      ImGui::Text("GPU memory, renderer  %.1f MiB", mib(s.renderer_bytes));
+      ImGui::Text("GPU memory, device    %.0f / %.0f MiB", mib(s.device_used_bytes), mib(s.device_total_bytes));
     } else {
       ImGui::Text("GPU memory: no CUDA device");
     }
@@ -113,7 +122,7 @@ void scene_section(Session& s) {
       ImGui::ProgressBar(static_cast<float>(s.load_progress.load()), ImVec2(-1.0f, 0.0f), text);
     }
   }
-  ImGui::Text("%s: %s triangles", s.mesh_name.c_str(), grouped(s.mesh_triangles).c_str());
+  if (s.mesh() != nullptr) ImGui::Text("%s: %s triangles", s.mesh_name.c_str(), grouped(s.mesh_triangles).c_str());
 
   int deformer = static_cast<int>(s.settings.deform.kind);
   if (ImGui::Combo("deformer", &deformer, kDeformers, IM_ARRAYSIZE(kDeformers))) {
@@ -147,7 +156,11 @@ void rendering_section(Session& s) {
   const bool cpu_clicked = ImGui::RadioButton("cpu", &backend, static_cast<int>(Backend::cpu));
   if (cuda_clicked || cpu_clicked) s.set_backend(static_cast<Backend>(backend));
   ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", feed_name(s.feed()));
-  if (!s.cuda_available) ImGui::TextDisabled("cuda unavailable: %s", s.cuda_absent_reason.c_str());
+  if (!s.cuda_available) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("cuda unavailable: %s", s.cuda_absent_reason.c_str());
+    ImGui::PopStyleColor();
+  }
   if (s.windowed) ImGui::Checkbox("vsync", &s.vsync);
 }
 
@@ -165,33 +178,55 @@ void camera_section(Session& s) {
 }  // namespace
 
 const char* controls_help() {
-  return "left drag: orbit   right/middle drag: pan   wheel: zoom   F: frame model\n"
+  return "left drag: orbit   right/middle drag: pan   wheel: zoom   F: frame model   "
          "Space: pause   H: hide overlay   P/F12: screenshot   Esc: quit";
 }
 
+PixelRect window_rect() {  // the current ImGui window, widened to whole pixels
+  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  const int x0 = static_cast<int>(std::floor(pos.x)), y0 = static_cast<int>(std::floor(pos.y));
+  return {x0, y0, static_cast<int>(std::ceil(pos.x + size.x)) - x0, static_cast<int>(std::ceil(pos.y + size.y)) - y0};
+}
+
 void build_overlay(Session& s) {
-  ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Always);
-  ImGui::SetNextWindowSizeConstraints(ImVec2(kPanelWidth, 0.0f), ImVec2(kPanelWidth, ImGui::GetIO().DisplaySize.y -
-                                                                                          2.0f * kPanelMargin));
-  ImGui::SetNextWindowBgAlpha(0.85f);
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float max_height = std::max(display.y - 2.0f * kPanelMargin, 1.0f);
   const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+  s.overlay_rects.clear();
+
+  ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Always);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(kStatsWidth, 0.0f), ImVec2(kStatsWidth, max_height));
+  ImGui::SetNextWindowBgAlpha(0.8f);
   if (ImGui::Begin("slabcast", nullptr, flags)) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", s.gl_description.c_str());
     ImGui::PopStyleColor();
     stats_section(s);
+  }
+  s.overlay_rects.push_back(window_rect());
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(display.x - kPanelMargin, kPanelMargin), ImGuiCond_Always, ImVec2(1.0f, 0.0f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(kControlsWidth, 0.0f), ImVec2(kControlsWidth, max_height));
+  ImGui::SetNextWindowBgAlpha(0.8f);
+  if (ImGui::Begin("controls", nullptr, flags)) {
     scene_section(s);
     rendering_section(s);
     camera_section(s);
-    if (!s.last_error.empty()) ImGui::TextColored(kErrorColour, "%s", s.last_error.c_str());
+    if (!s.last_error.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);
+      ImGui::TextWrapped("%s", s.last_error.c_str());
+      ImGui::PopStyleColor();
+    }
     if (!s.last_message.empty()) ImGui::TextDisabled("%s", s.last_message.c_str());
-    if (s.windowed) ImGui::TextDisabled("%s", controls_help());
+    if (s.windowed) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", controls_help());
+      ImGui::PopStyleColor();
+    }
   }
-  const ImVec2 pos = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
-  const int x0 = static_cast<int>(std::floor(pos.x)), y0 = static_cast<int>(std::floor(pos.y));
-  s.overlay_rect = {x0, y0, static_cast<int>(std::ceil(pos.x + size.x)) - x0,
-                    static_cast<int>(std::ceil(pos.y + size.y)) - y0};
+  s.overlay_rects.push_back(window_rect());
   ImGui::End();
 }
 

@@ -6,7 +6,8 @@
 
 namespace slabcast::viewer {
 
-// Builds the overlay's ImGui windows for this frame; records the panel's rectangle in session.overlay_rect.
+// Builds the overlay's ImGui windows for this frame (statistics top left, controls top right); records their
+// rectangles in session.overlay_rects.
 void build_overlay(Session& session);
 
 // The help line of keys and mouse, also printed when the window opens.

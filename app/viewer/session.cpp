@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace slabcast::viewer {
 
@@ -16,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr auto kMemoryCheckInterval = std::chrono::milliseconds(500);
+constexpr float kLoadingBackground[3] = {0.10f, 0.11f, 0.14f};  // dark grey-blue, close to the shaded frames'
 
 std::shared_ptr<const Mesh> build_mesh(const ModelChoice& model, std::atomic<double>* progress) {
   Mesh mesh;
@@ -94,13 +96,22 @@ Session::Session(const ViewerOptions& viewer_options, bool gl_on_cuda_device, st
     first = {options.procedural_name + ":" + std::to_string(options.procedural_triangles), "",
              options.procedural_name, options.procedural_triangles};
   }
+  std::error_code error;
+  const std::string canonical_path = first.path.empty() ? "" : fs::weakly_canonical(first.path, error).string();
   for (size_t i = 0; i < models.size(); ++i) {
-    if (models[i].path == first.path && models[i].procedural == first.procedural &&
+    if (models[i].path == canonical_path && models[i].procedural == first.procedural &&
         models[i].triangles == first.triangles) {
       model_index = static_cast<int>(i);
     }
   }
-  install_mesh(build_mesh(first, &load_progress), options.camera_given);
+  if (windowed) {
+    // The window opens at once and shows the load's progress; a failure of this first load still ends the run
+    // with the error (poll_loading rethrows it), as `slabcast render` would.
+    initial_load_ = true;
+    start_loading(first);
+  } else {
+    install_mesh(build_mesh(first, &load_progress), /*keep_camera=*/true);
+  }
 }
 
 Session::~Session() {
@@ -123,14 +134,16 @@ void Session::start_loading(const ModelChoice& model) {
 
 void Session::poll_loading() {
   if (!pending_.valid() || pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+  const bool initial = std::exchange(initial_load_, false);
+  const std::string name = std::exchange(loading_name, std::string());
   try {
-    install_mesh(pending_.get(), false);
-    last_message = "loaded " + loading_name;
+    install_mesh(pending_.get(), /*keep_camera=*/initial);
+    if (!initial) last_message = "loaded " + name;
   } catch (const std::exception& e) {
+    if (initial) throw;  // nothing to show: the run fails with the reason
     last_error = e.what();
-    std::fprintf(stderr, "slabcast: %s\n", e.what());
+    std::fprintf(stderr, "slabcast: loading %s failed: %s\n", name.c_str(), e.what());
   }
-  loading_name.clear();
 }
 
 void Session::wait_for_loading() {
@@ -144,11 +157,17 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   mesh_ = std::move(mesh);
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
-  if (keep_camera) {
-    camera.set_home(settings.camera);
-  } else {
-    camera.set_home(frame_mesh(*mesh_, settings.camera.fovy_degrees));
+  Camera home = settings.camera;
+  const bool eye_given = keep_camera && (options.camera_given || options.eye_given);
+  const bool target_given = keep_camera && (options.camera_given || options.target_given);
+  const bool up_given = keep_camera && options.up_given;
+  if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
+    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees);
+    if (!eye_given) home.eye = framed.eye;
+    if (!target_given) home.target = framed.target;
+    if (!up_given) home.up = framed.up;
   }
+  camera.set_home(home);
   frame_times.clear();
 }
 
@@ -158,6 +177,10 @@ void Session::frame_model() {
 
 void Session::set_backend(Backend wanted) {
   if (wanted == backend) return;
+  if (!mesh_) {
+    last_error = "switch the backend once the model has loaded";
+    return;
+  }
   try {
     std::unique_ptr<Renderer> renderer = make_renderer(wanted);
     renderer->set_mesh(*mesh_);
@@ -172,7 +195,7 @@ void Session::set_backend(Backend wanted) {
 }
 
 void Session::advance_time(double seconds) {
-  if (animate) settings.deform.time += static_cast<float>(seconds * time_scale);
+  if (animate && mesh_) settings.deform.time += static_cast<float>(seconds * time_scale);
 }
 
 Feed Session::choose_feed() const {
@@ -182,6 +205,12 @@ Feed Session::choose_feed() const {
 
 void Session::render_and_present(int fb_width, int fb_height) {
   if (fb_width <= 0 || fb_height <= 0) return;  // minimized: nothing to show, nothing to render
+  if (!mesh_) {  // the first model is still loading: an empty background under the overlay's progress bar
+    glViewport(0, 0, fb_width, fb_height);
+    glClearColor(kLoadingBackground[0], kLoadingBackground[1], kLoadingBackground[2], 1.0f);
+    SLABCAST_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
+    return;
+  }
   const int width = std::max(1, static_cast<int>(std::lround(fb_width * resolution_scale)));
   const int height = std::max(1, static_cast<int>(std::lround(fb_height * resolution_scale)));
   const Feed feed = choose_feed();

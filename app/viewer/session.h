@@ -29,7 +29,7 @@ struct ModelChoice {
 // up under the working directory and under the source tree the binary was built from.
 std::vector<ModelChoice> list_models();
 
-// Where the overlay panel was drawn (pixels, origin top-left), for tests: everything outside is the 3D image.
+// Where an overlay panel was drawn (pixels, origin top-left), for tests: everything outside is the 3D image.
 struct PixelRect {
   int x = 0, y = 0, width = 0, height = 0;
 };
@@ -37,7 +37,8 @@ struct PixelRect {
 class Session {
  public:
   // `gl_on_cuda_device`: the GL context runs on the CUDA device (interop is possible). Loads the scene of
-  // `options` synchronously; throws std::runtime_error (naming the file or the backend) if that fails.
+  // `options`: headless synchronously, throwing std::runtime_error (naming the file) if that fails; in a window in
+  // the background (mesh() is null until poll_loading installs it, and rethrows if that first load failed).
   Session(const ViewerOptions& options, bool gl_on_cuda_device, std::string gl_description, bool windowed);
   ~Session();
 
@@ -87,7 +88,7 @@ class Session {
   size_t renderer_bytes = 0;
   size_t device_used_bytes = 0, device_total_bytes = 0;  // whole-device, from cudaMemGetInfo
   std::string gl_description;
-  PixelRect overlay_rect;
+  std::vector<PixelRect> overlay_rects;  // the overlay's panels this frame
 
   const Mesh* mesh() const { return mesh_.get(); }
   Feed feed() const { return display_.feed(); }
@@ -96,10 +97,12 @@ class Session {
   void frame_model();  // F: the camera frames the model (keeps the field of view)
 
  private:
+  // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
   void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
   Feed choose_feed() const;
   void update_device_memory();
 
+  bool initial_load_ = false;  // the window's first model is loading in the background
   bool gl_on_cuda_device_ = false;
   bool interop_failed_ = false;
   std::unique_ptr<Renderer> renderer_;

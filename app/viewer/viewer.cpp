@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 namespace slabcast {
 
@@ -15,7 +16,7 @@ int run_viewer(const ViewerOptions& options) {
     const int code = viewer::run_window(options, &no_display);
     if (no_display.empty()) return code;
     if (!options.fallback_to_headless) {
-      std::fprintf(stderr, "slabcast: no window could be opened: %s\n", no_display.c_str());
+      std::fprintf(stderr, "slabcast: error: no window could be opened: %s\n", no_display.c_str());
       return 1;
     }
     std::fprintf(stderr,
@@ -28,7 +29,12 @@ int run_viewer(const ViewerOptions& options) {
     if (!options.max_frames_given) headless.frames = 1;
     return viewer::run_headless(headless);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "slabcast: %s\n", e.what());
+    // One "slabcast: error: ..." line, as for every other failure of the command line (messages from render/ may
+    // carry their own "slabcast: " prefix already).
+    std::string message = e.what();
+    const std::string prefix = "slabcast: ";
+    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+    std::fprintf(stderr, "slabcast: error: %s\n", message.c_str());
     return 1;
   }
 }

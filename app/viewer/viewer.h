@@ -23,7 +23,13 @@ struct ViewerOptions {
 
   // --- what one frame renders: size, camera, deformer (time is advanced when animating), slabs, shading ---
   FrameSettings frame;         // frame.width/height: the window's initial client size, or the headless image size
-  bool camera_given = false;   // false: frame the mesh with frame_mesh(mesh, frame.camera.fovy_degrees)
+  // The camera: frame.camera where given, the rest from frame_mesh(mesh, frame.camera.fovy_degrees), resolved as
+  // `slabcast render` does (eye, target and up each from the framing camera unless given; with both eye and
+  // target given nothing is framed), so that the same flags show the same view in both commands.
+  bool camera_given = false;   // the whole camera (eye and target) was given: same as eye_given && target_given
+  bool eye_given = false;
+  bool target_given = false;
+  bool up_given = false;
   Backend backend = Backend::cuda;
   bool backend_given = false;  // false: cuda when a CUDA device exists, else cpu (the overlay says which runs)
 

@@ -158,7 +158,7 @@ int run_window(const ViewerOptions& options, std::string* no_display) {
       session.screenshot_requested = false;
       save_screenshot(timestamped_screenshot_name(), fb_width, fb_height, session);
     }
-    ++frames;
+    if (session.mesh() != nullptr) ++frames;  // --frames counts rendered frames, not those while the model loads
     const bool last_frame = options.max_frames_given && frames >= options.frames;
     if (last_frame && !options.screenshot_path.empty()) {
       save_screenshot(options.screenshot_path, fb_width, fb_height, session);

@@ -24,6 +24,7 @@ struct Options {
   int reps = 20;
   int warmup = 3;
   std::string filter;  // run only rows whose op name contains this
+  bool sweep_passes = false;  // extra rows: multi-pass scatter of narrow records at 1..32 passes (tuning)
 };
 
 struct Row {

@@ -21,7 +21,31 @@ struct GatherScatterPolicy {
   static constexpr int kRecordsPerGroup = 4;  // records in flight per group of lanes (memory-level parallelism)
   static constexpr int kMaxGroupLanes = 32;   // at most one warp per record; wider records loop over chunks
   static constexpr int kMaxVectorBytes = 16;  // LDG.128 / STG.128
+  // The sequential side (gather's output, scatter's input) is touched once: evict-first loads / stores keep it
+  // from displacing the random side's lines in L2.
+  static constexpr bool kStreamingHints = true;
+  // The random side uses plain loads: on the H100 (64-byte records, 2^26) __ldg was equal, and L1::no_allocate
+  // (+8%) or an L2::64B / L2::128B prefetch size (+8% / +23%) were slower; so were 8 records in flight per group
+  // (+35%) and blocks of 128 or 512 threads (equal or slower). Measurements: docs/bench/README.md.
 };
+
+template <typename Vec>
+__device__ __forceinline__ Vec load_vector(const Vec* p, bool streaming) {
+  if constexpr (GatherScatterPolicy::kStreamingHints) {
+    if (streaming) return __ldcs(p);
+  }
+  return *p;
+}
+template <typename Vec>
+__device__ __forceinline__ void store_vector(Vec* p, const Vec& v, bool streaming) {
+  if constexpr (GatherScatterPolicy::kStreamingHints) {
+    if (streaming) {
+      __stcs(p, v);
+      return;
+    }
+  }
+  *p = v;
+}
 
 // A map entry as a signed 64-bit index; unsigned values above INT64_MAX become -1 (invalid).
 template <typename Index>
@@ -93,11 +117,11 @@ __global__ void __launch_bounds__(GatherScatterPolicy::kBlockThreads)
     Vec buf[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      if (moves[u] && v < vpr) buf[u] = d_in[from[u] + v];
+      if (moves[u] && v < vpr) buf[u] = load_vector(d_in + from[u] + v, kScatter);
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      if (moves[u] && v < vpr) d_out[to[u] + v] = buf[u];
+      if (moves[u] && v < vpr) store_vector(d_out + to[u] + v, buf[u], !kScatter);
     }
   }
 

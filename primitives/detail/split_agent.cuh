@@ -40,8 +40,9 @@ enum class SplitOutput {
 };
 
 // Tuning is data: one place for block size, items per thread, radix width.
-template <int RADIX_BITS_, int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int BLOCKS_PER_SM_>
+template <int RADIX_BITS_, int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int BLOCKS_PER_SM_, int MIN_BLOCKS_ = 1>
 struct SplitTilePolicy {
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // __launch_bounds__ residency: caps registers per thread
   static constexpr int RADIX_BITS = RADIX_BITS_;
   static constexpr int RADIX_DIGITS = 1 << RADIX_BITS;
   static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
@@ -57,7 +58,16 @@ struct SplitTilePolicy {
 
 // Bytes of records staged per tile in shared memory: large records get fewer items per thread so a tile's
 // exchange buffer stays near 32 KiB (several blocks per SM) and a thread's records stay in registers.
-constexpr int kSplitExchangeBudgetBytes = 32 * 1024;
+#ifndef PRIM_SPLIT_TUNE_THREADS  // temporary tuning knobs (removed once tuned)
+#define PRIM_SPLIT_TUNE_THREADS 256
+#endif
+#ifndef PRIM_SPLIT_TUNE_IPT
+#define PRIM_SPLIT_TUNE_IPT 16
+#endif
+#ifndef PRIM_SPLIT_TUNE_MIN_BLOCKS
+#define PRIM_SPLIT_TUNE_MIN_BLOCKS 1
+#endif
+constexpr int kSplitExchangeBudgetBytes = 48 * 1024;
 
 constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int max_items) {
   const int fit = static_cast<int>(kSplitExchangeBudgetBytes / (static_cast<size_t>(block_threads) * record_bytes));
@@ -69,9 +79,10 @@ constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int
 // 2048 x 5 x 4 B = 40 KiB of shared memory already.
 template <int RADIX_BITS, size_t RECORD_BYTES>
 struct SplitPolicyFor {
-  static constexpr int kThreads = RADIX_BITS <= 8 ? 256 : 128;
-  using type = SplitTilePolicy<RADIX_BITS, kThreads, split_items_per_thread(kThreads, RECORD_BYTES, 16),
-                               RADIX_BITS <= 8 ? 4 : 2>;
+  static constexpr int kThreads = RADIX_BITS <= 8 ? PRIM_SPLIT_TUNE_THREADS : 128;
+  using type = SplitTilePolicy<RADIX_BITS, kThreads,
+                               split_items_per_thread(kThreads, RECORD_BYTES, RADIX_BITS <= 8 ? PRIM_SPLIT_TUNE_IPT : 16),
+                               RADIX_BITS <= 8 ? 4 : 2, RADIX_BITS <= 8 ? PRIM_SPLIT_TUNE_MIN_BLOCKS : 1>;
 };
 
 struct NoValue {};
@@ -197,8 +208,12 @@ struct CaptureCounts {
 template <class Policy, class KeyT, class BucketOp, class Partition>
 struct SplitUpsweepAgent {
   static constexpr int D = Policy::RADIX_DIGITS;
+  static constexpr int WARPS = Policy::WARPS;
+  static constexpr uint32_t kNotCounted = 0xFFFFFFFFu;  // past the end of the chunk, or an invalid bucket
   struct TempStorage {
-    unsigned long long hist[D];
+    // One histogram per warp: shared atomics then only collide inside a warp. 32-bit counters (a chunk holds
+    // < 2^32 records) keep the atomics native; they are widened to 64 bits when written out.
+    uint32_t hist[WARPS][D];
     unsigned long long invalid;
   };
 
@@ -208,39 +223,48 @@ struct SplitUpsweepAgent {
     const int tid = threadIdx.x;
     const int lane = tid % Policy::WARP_THREADS;
     const int warp = tid / Policy::WARP_THREADS;
-    for (int d = tid; d < D; d += Policy::BLOCK_THREADS) temp.hist[d] = 0;
+    for (int i = tid; i < WARPS * D; i += Policy::BLOCK_THREADS) (&temp.hist[0][0])[i] = 0;
     if (tid == 0) temp.invalid = 0;
     __syncthreads();
 
     const BlockWork w = part.work(num_buckets);
-    const uint32_t lt = lanemask_lt();
-    uint64_t my_invalid = 0;
+    uint32_t* hist = temp.hist[warp];
+    uint32_t my_invalid = 0;
 
     for (int64_t tile_base = w.begin; tile_base < w.end; tile_base += Policy::TILE_ITEMS) {
       const int64_t in_tile = w.end - tile_base;  // > 0
+      // Loads first (all in flight together), then the counting.
+      uint32_t digits[Policy::ITEMS_PER_THREAD];
 #pragma unroll
       for (int item = 0; item < Policy::ITEMS_PER_THREAD; ++item) {
         const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
-        uint32_t digit = 0xFFFFFFFFu;  // "not counted": past the end, or invalid
-        if (local < in_tile) {
-          const uint32_t b = bucket_of(keys[tile_base + local]);
-          if (b < num_buckets) {
-            digit = b;
-          } else {
-            ++my_invalid;
-          }
+        digits[item] = local < in_tile ? bucket_of(keys[tile_base + local]) : kNotCounted;
+      }
+#pragma unroll
+      for (int item = 0; item < Policy::ITEMS_PER_THREAD; ++item) {
+        const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
+        uint32_t digit = digits[item];
+        if (digit >= num_buckets) {
+          my_invalid += local < in_tile;
+          digit = kNotCounted;
         }
-        // Warp-aggregated increment: one shared atomic per distinct bucket per warp, so a skewed (one-bucket)
-        // input does not serialise 32 lanes on one counter.
-        const uint32_t peers = __match_any_sync(0xFFFFFFFFu, digit);
-        if (digit != 0xFFFFFFFFu && (peers & lt) == 0) atomicAdd(&temp.hist[digit], __popc(peers));
+        // A warp whose 32 records share one bucket (skewed input) adds 32 once instead of colliding 32 times.
+        const uint32_t first = __shfl_sync(0xFFFFFFFFu, digit, 0);
+        if (__all_sync(0xFFFFFFFFu, digit == first)) {
+          if (lane == 0 && first != kNotCounted) atomicAdd(&hist[first], 32u);
+        } else if (digit != kNotCounted) {
+          atomicAdd(&hist[digit], 1u);
+        }
       }
     }
     if (my_invalid) atomicAdd(&temp.invalid, static_cast<unsigned long long>(my_invalid));
     __syncthreads();
 
     for (uint32_t d = tid; d < num_buckets; d += Policy::BLOCK_THREADS) {
-      counts[w.table_base + static_cast<int64_t>(d) * w.table_stride] = temp.hist[d];
+      uint64_t total = 0;
+#pragma unroll
+      for (int k = 0; k < WARPS; ++k) total += temp.hist[k][d];
+      counts[w.table_base + static_cast<int64_t>(d) * w.table_stride] = total;
     }
     if (tid == 0) {
       if (blockIdx.x == 0) {
@@ -442,7 +466,7 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
 }
 
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
-__global__ void __launch_bounds__(Policy::BLOCK_THREADS)
+__global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     split_downsweep_kernel(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
                            Partition part, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
                            uint64_t* bucket_offsets) {

@@ -35,11 +35,16 @@ constexpr int kHierarchicalTopBits = 11;  // level 1 uses the 11-bit ranker: 204
 constexpr int kLocalSortThreads = 256;
 constexpr int kPlanThreads = 1024;
 
-template <size_t RECORD_BYTES>
+// Shared memory of the local sort: the staged records plus BlockRadixSort's key exchange, ~40 KiB per block.
+constexpr int kLocalSortBudgetBytes = 40 * 1024;
+
+template <size_t RECORD_BYTES, size_t KEY_BYTES>
 struct LocalSortPolicy {
   static constexpr int BLOCK_THREADS = kLocalSortThreads;
-  // Records staged in shared memory while the block sorts their keys: ~16 KiB of records per block.
-  static constexpr int ITEMS_PER_THREAD = split_items_per_thread(kLocalSortThreads, RECORD_BYTES * 2, 16);
+  static constexpr int ITEMS_PER_THREAD = [] {
+    const int fit = static_cast<int>(kLocalSortBudgetBytes / (kLocalSortThreads * (RECORD_BYTES + KEY_BYTES)));
+    return fit < 1 ? 1 : (fit > 16 ? 16 : fit);
+  }();
   static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
 };
 
@@ -114,23 +119,15 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
   }
 }
 
-template <class T, class IdOp>
-cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, int id_bits,
-                               IdOp id_of, cudaStream_t stream, uint64_t* d_num_invalid) {
-  if (n.max < 0 || id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
+// Two levels; LoKey (uint32_t or uint64_t) holds the low lo_bits of an id in the local sort.
+template <class LoKey, class T, class IdOp>
+cudaError_t hierarchical_split_two_level(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n,
+                                         int id_bits, IdOp id_of, cudaStream_t stream, uint64_t* d_num_invalid) {
   const int hi_bits = std::min(kHierarchicalTopBits, id_bits);
   const int lo_bits = id_bits - hi_bits;
   const uint32_t num_segments = uint32_t{1} << hi_bits;
-  // Level 1 functor: the top bits, with the validity check.
-  const IdDigit<IdOp> top{id_of, lo_bits, hi_bits, id_bits};
-  if (lo_bits == 0) {  // one level suffices
-    return dispatch_split<SplitOutput::keys, T, NoValue>(d_temp, temp_bytes, d_in, d_out,
-                                                         static_cast<const NoValue*>(nullptr),
-                                                         static_cast<NoValue*>(nullptr), n, num_segments, top,
-                                                         nullptr, stream, d_num_invalid);
-  }
-
-  using Local = LocalSortPolicy<sizeof(T)>;
+  const IdDigit<IdOp> top{id_of, lo_bits, hi_bits, id_bits};  // level 1: the top bits, with the validity check
+  using Local = LocalSortPolicy<sizeof(T), sizeof(LoKey)>;
   constexpr int kDigitRadix = 8;
   constexpr uint32_t kPassBuckets = 1u << kDigitRadix;
   using SegPolicy = typename SplitPolicyFor<kDigitRadix, sizeof(T)>::type;
@@ -174,13 +171,8 @@ cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, 
                                                            seg_offsets, stream, d_num_invalid)));
 
   // ---- level 2a: small segments, one block each, sorted in shared memory ----
-  if (lo_bits < 32) {
-    hierarchical_local_sort_kernel<Local, T, uint32_t, IdOp>
-        <<<num_segments, Local::BLOCK_THREADS, 0, stream>>>(level1_out, d_out, seg_offsets, id_of, lo_bits);
-  } else {
-    hierarchical_local_sort_kernel<Local, T, uint64_t, IdOp>
-        <<<num_segments, Local::BLOCK_THREADS, 0, stream>>>(level1_out, d_out, seg_offsets, id_of, lo_bits);
-  }
+  hierarchical_local_sort_kernel<Local, T, LoKey, IdOp>
+      <<<num_segments, Local::BLOCK_THREADS, 0, stream>>>(level1_out, d_out, seg_offsets, id_of, lo_bits);
   PRIM_TRY_LAUNCH();
 
   // ---- level 2b: large segments, 8-bit segmented LSD passes over the low bits ----
@@ -211,6 +203,26 @@ cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, 
     src = dst;
   }
   return cudaSuccess;
+}
+
+template <class T, class IdOp>
+cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, int id_bits,
+                               IdOp id_of, cudaStream_t stream, uint64_t* d_num_invalid) {
+  if (n.max < 0 || id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
+  if (id_bits <= kHierarchicalTopBits) {  // one level suffices: a single split by the whole id
+    const IdDigit<IdOp> whole{id_of, 0, id_bits, id_bits};
+    return dispatch_split<SplitOutput::keys, T, NoValue>(d_temp, temp_bytes, d_in, d_out,
+                                                         static_cast<const NoValue*>(nullptr),
+                                                         static_cast<NoValue*>(nullptr), n, uint32_t{1} << id_bits,
+                                                         whole, nullptr, stream, d_num_invalid);
+  }
+  // The local sort ranks lo_bits + 1 bits (one more for "past the end of the segment").
+  if (id_bits - kHierarchicalTopBits + 1 <= 32) {
+    return hierarchical_split_two_level<uint32_t>(d_temp, temp_bytes, d_in, d_out, n, id_bits, id_of, stream,
+                                                  d_num_invalid);
+  }
+  return hierarchical_split_two_level<uint64_t>(d_temp, temp_bytes, d_in, d_out, n, id_bits, id_of, stream,
+                                                d_num_invalid);
 }
 
 }  // namespace detail

@@ -20,16 +20,19 @@ RecordPlan plan_record(size_t record_bytes, const void* d_in, const void* d_out)
 }
 
 uint32_t scatter_auto_passes(size_t record_bytes, uint64_t out_bytes, uint64_t l2_bytes) {
-  // Measured on the H100 (docs/bench/README.md): with whole-sector vector stores a one-pass scatter of
-  // records of >= 32 bytes is already write-efficient, and re-reading the map and source every pass costs more
-  // than the partial-sector writes that multi-pass saves; so multi-pass is chosen only for records narrower
-  // than a 32-byte sector whose destination far exceeds L2, with each window half the L2.
+  // Measured on the H100 (50 MiB L2; docs/bench/README.md, prim_bench --sweep-passes): a record narrower than a
+  // 32-byte sector makes a one-pass random scatter write partial sectors all over DRAM; confining each pass to a
+  // window of half the L2 lets a window's sectors fill up in L2 before they are written back. Every pass re-reads
+  // the map and the source (streaming), so it pays only while the passes are few: 4-byte records won up to 16
+  // passes (2.1x at 64 MiB of destination, 1.2x at 256 MiB), 8- and 16-byte records up to about 8 (1.5x at
+  // 128 MiB of 8-byte records) and lost beyond; no size won with records of >= 32 bytes (whole-sector vector
+  // stores), nor with destinations that fit in L2.
   constexpr size_t kSectorBytes = 32;
-  constexpr uint32_t kMaxPasses = 8;
-  if (record_bytes >= kSectorBytes || l2_bytes == 0 || out_bytes <= 2 * l2_bytes) return 1;
+  if (record_bytes >= kSectorBytes || l2_bytes == 0 || out_bytes <= l2_bytes) return 1;
   const uint64_t window = l2_bytes / 2;
   const uint64_t passes = (out_bytes + window - 1) / window;
-  return static_cast<uint32_t>(std::min<uint64_t>(passes, kMaxPasses));
+  const uint64_t max_passes = record_bytes <= 4 ? 16 : 8;
+  return passes <= max_passes ? static_cast<uint32_t>(passes) : 1;
 }
 
 namespace {

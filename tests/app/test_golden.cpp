@@ -93,7 +93,7 @@ TEST_P(Golden, MatchesWithinTolerance) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, Golden, ::testing::ValuesIn(scenes()),
-                         [](const ::testing::TestParamInfo<Scene>& info) { return info.param.name; });
+                         [](const ::testing::TestParamInfo<Scene>& scene) { return scene.param.name; });
 
 }  // namespace
 }  // namespace slabcast

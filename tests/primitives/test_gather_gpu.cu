@@ -220,9 +220,13 @@ TEST(Gather, MultiPassScatterEqualsOnePass) {
 
 TEST(Gather, ScatterAutoPassesOnlyForNarrowRecordsFarBeyondL2) {
   const uint64_t l2 = 50ull << 20;
-  EXPECT_EQ(prim::scatter_auto_passes(64, 4ull << 30, l2), 1u);
-  EXPECT_EQ(prim::scatter_auto_passes(4, 10ull << 20, l2), 1u);
-  EXPECT_GT(prim::scatter_auto_passes(4, 1ull << 30, l2), 1u);
+  EXPECT_EQ(prim::scatter_auto_passes(64, 4ull << 30, l2), 1u);   // whole-sector records: always one pass
+  EXPECT_EQ(prim::scatter_auto_passes(4, 16ull << 20, l2), 1u);   // fits in L2
+  EXPECT_EQ(prim::scatter_auto_passes(4, 64ull << 20, l2), 3u);   // windows of half the L2
+  EXPECT_EQ(prim::scatter_auto_passes(4, 256ull << 20, l2), 11u);
+  EXPECT_EQ(prim::scatter_auto_passes(8, 128ull << 20, l2), 6u);
+  EXPECT_EQ(prim::scatter_auto_passes(8, 512ull << 20, l2), 1u);  // too many passes: re-reading costs more
+  EXPECT_EQ(prim::scatter_auto_passes(16, 256ull << 20, l2), 1u);
 }
 
 struct Particle {  // a typed 64-byte record

@@ -1,0 +1,160 @@
+// Rows of the split family and SplitSort against CUB radix sorts (see bench_common.h for the method).
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_radix_sort.cuh>
+#include <vector>
+
+#include "bench_common.h"
+#include "prim/segmented_split.h"
+#include "prim/sort.h"
+#include "prim/split.h"
+#include "prim/split_index.h"
+
+namespace bench {
+namespace {
+
+// Bucket = key bits [0, 8): the same order as a stable radix sort on those bits.
+struct LowByte {
+  __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0xFFu; }
+};
+// A bucket functor that is not a bit range of the key (Fibonacci hashing, top 8 bits of the product).
+struct HashBucket {
+  __host__ __device__ uint32_t operator()(uint32_t key) const { return (key * 2654435761u) >> 24; }
+};
+
+constexpr int kIdThreads = 256;
+
+// The peer's "bucket functor kernel": writes the u8 bucket id of every key (and, for split-index, i as the value).
+template <bool kWithSequence>
+__global__ void __launch_bounds__(kIdThreads) bucket_ids_kernel(const uint32_t* keys, uint8_t* ids, uint32_t* seq, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(kIdThreads) + threadIdx.x;
+  if (i >= n) return;
+  ids[i] = static_cast<uint8_t>(HashBucket{}(keys[i]));
+  if constexpr (kWithSequence) seq[i] = static_cast<uint32_t>(i);
+}
+
+template <bool kWithSequence>
+cudaError_t bucket_ids(const uint32_t* keys, uint8_t* ids, uint32_t* seq, int64_t n, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>((n + kIdThreads - 1) / kIdThreads);
+  bucket_ids_kernel<kWithSequence><<<blocks, kIdThreads, 0, stream>>>(keys, ids, seq, n);
+  return cudaGetLastError();
+}
+
+std::string equal_or(const char* what, const void* a, const void* b, size_t bytes, cudaStream_t s) {
+  return device_equal(a, b, bytes, s) ? "ok" : std::string("MISMATCH: ") + what + " differ from the peer's";
+}
+
+}  // namespace
+
+void run_split_rows(Context& ctx, int64_t n, Dist dist) {
+  const cudaStream_t s = ctx.stream;
+  const size_t kb = n * sizeof(uint32_t);
+  Buffer keys(kb), vals(kb), keys_a(kb), keys_b(kb), vals_a(kb), vals_b(kb), ids(n), ids_out(n);
+  Buffer offsets(sizeof(uint64_t) * (256 + 1));
+  for (const Buffer* b : {&keys, &vals, &keys_a, &keys_b, &vals_a, &vals_b, &ids, &ids_out}) {
+    BENCH_TRY(ctx, b->status());
+  }
+  fill_keys(keys.as<uint32_t>(), n, dist, 42, s);
+  fill_sequence(vals.as<uint32_t>(), n, s);
+  BENCH_TRY(ctx, cudaStreamSynchronize(s));
+  const uint32_t* k_in = keys.as<uint32_t>();
+  const uint32_t* v_in = vals.as<uint32_t>();
+  uint32_t *ka = keys_a.as<uint32_t>(), *kb_ = keys_b.as<uint32_t>(), *va = vals_a.as<uint32_t>(), *vb = vals_b.as<uint32_t>();
+  uint64_t* offs = offsets.as<uint64_t>();
+
+  // Scratch: the largest of every call's size query, allocated once.
+  size_t t_split_pairs = 0, t_split = 0, t_index = 0, t_sort_k = 0, t_sort_p = 0;
+  size_t c_pairs = 0, c_sort_pairs_ids = 0, c_sort_pairs_ids_seq = 0, c_keys = 0;
+  BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s));
+  BENCH_TRY(ctx, prim::split(nullptr, t_split, k_in, ka, n, 256, HashBucket{}, offs, s));
+  BENCH_TRY(ctx, prim::split_index(nullptr, t_index, k_in, n, 256, HashBucket{}, va, prim::PermutationKind::gather, offs, s));
+  BENCH_TRY(ctx, prim::sort_keys(nullptr, t_sort_k, k_in, ka, n, 0, 32, s));
+  BENCH_TRY(ctx, prim::sort_pairs(nullptr, t_sort_p, k_in, ka, v_in, va, n, 0, 32, s));
+  BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, c_pairs, k_in, kb_, v_in, vb, n, 0, 32, s));
+  BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, c_sort_pairs_ids, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s));
+  c_sort_pairs_ids_seq = c_sort_pairs_ids;
+  BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, c_keys, k_in, kb_, n, 0, 32, s));
+  const size_t temp_bytes = std::max({t_split_pairs, t_split, t_index, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids,
+                                      c_sort_pairs_ids_seq, c_keys});
+  Buffer temp(temp_bytes);
+  BENCH_TRY(ctx, temp.status());
+  void* t = temp.get();
+  const std::string d = dist_name(dist);
+
+  // ---- stable 256-way split of pairs by key bits [0, 8) vs SortPairs [0, 8) ----
+  measure(ctx, Row{"split pairs u32+u32, bucket = key[0,8)", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 1.3, ""},
+      [&] { size_t b = temp_bytes; return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s); },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 8, s); },
+      [&] {
+        const std::string k = equal_or("keys", ka, kb_, kb, s);
+        return k != "ok" ? k : equal_or("values", va, vb, kb, s);
+      });
+
+  // ---- stable 256-way split of keys by a bucket functor vs id kernel + SortPairs(ids, keys) [0, 8) ----
+  measure(ctx, Row{"split u32 keys by functor (256 buckets)", "u8 id kernel + cub SortPairs(ids, keys) [0,8)", d, n, 0, 0, 0, 8.0 * n, 2.0, ""},
+      [&] { size_t b = temp_bytes; return prim::split(t, b, k_in, ka, n, 256, HashBucket{}, offs, s); },
+      [&] {
+        size_t b = temp_bytes;
+        PRIM_TRY(bucket_ids<false>(k_in, ids.as<uint8_t>(), nullptr, n, s));
+        return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s);
+      },
+      [&] { return equal_or("keys", ka, kb_, kb, s); });
+
+  // ---- split-index (gather permutation) vs ids + counting values + SortPairs [0, 8) ----
+  measure(ctx, Row{"split-index u32 gather permutation", "u8 ids + counting values + cub SortPairs [0,8)", d, n, 0, 0, 0, 8.0 * n, 2.5, ""},
+      [&] {
+        size_t b = temp_bytes;
+        return prim::split_index(t, b, k_in, n, 256, HashBucket{}, va, prim::PermutationKind::gather, offs, s);
+      },
+      [&] {
+        size_t b = temp_bytes;
+        PRIM_TRY(bucket_ids<true>(k_in, ids.as<uint8_t>(), vb, n, s));
+        // The sequence goes in vb, the sorted permutation in vals_a's peer twin: sort from vb into keys_b.
+        return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), vb, kb_, n, 0, 8, s);
+      },
+      [&] { return equal_or("permutations", va, kb_, kb, s); });
+
+  // ---- SplitSort vs CUB radix sort, all 32 bits ----
+  measure(ctx, Row{"SplitSort u32 keys", "cub SortKeys", d, n, 0, 0, 0, 8.0 * n, 1.0, ""},
+      [&] { size_t b = temp_bytes; return prim::sort_keys(t, b, k_in, ka, n, 0, 32, s); },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortKeys(t, b, k_in, kb_, n, 0, 32, s); },
+      [&] { return equal_or("keys", ka, kb_, kb, s); });
+  measure(ctx, Row{"SplitSort u32+u32 pairs", "cub SortPairs", d, n, 0, 0, 0, 16.0 * n, 1.0, ""},
+      [&] { size_t b = temp_bytes; return prim::sort_pairs(t, b, k_in, ka, v_in, va, n, 0, 32, s); },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 32, s); },
+      [&] {
+        const std::string k = equal_or("keys", ka, kb_, kb, s);
+        return k != "ok" ? k : equal_or("values", va, vb, kb, s);
+      });
+
+  // ---- segmented split, 256 buckets (key bits [0, 8)), equal segments of 2^8 and 2^16 keys ----
+  for (int log_seg : {8, 16}) {
+    const int64_t seg = int64_t(1) << log_seg;
+    if (seg > n) continue;
+    const int64_t num_segments = n / seg;
+    std::vector<uint64_t> h_offsets(num_segments + 1);
+    for (int64_t i = 0; i <= num_segments; ++i) h_offsets[i] = uint64_t(i * seg);
+    Buffer seg_offsets(sizeof(uint64_t) * h_offsets.size());
+    BENCH_TRY(ctx, seg_offsets.status());
+    BENCH_TRY(ctx, cudaMemcpy(seg_offsets.get(), h_offsets.data(), sizeof(uint64_t) * h_offsets.size(), cudaMemcpyHostToDevice));
+    const uint64_t* so = seg_offsets.as<uint64_t>();
+    size_t t_ours = 0, t_peer = 0;
+    BENCH_TRY(ctx, prim::segmented_split(nullptr, t_ours, k_in, ka, n, so, num_segments, 256, LowByte{}, nullptr, s));
+    BENCH_TRY(ctx, cub::DeviceSegmentedRadixSort::SortKeys(nullptr, t_peer, k_in, kb_, n, num_segments, so, so + 1, 0, 8, s));
+    Buffer seg_temp(std::max(t_ours, t_peer));
+    BENCH_TRY(ctx, seg_temp.status());
+    void* st = seg_temp.get();
+    const std::string op = "segmented split u32 keys, segments of 2^" + std::to_string(log_seg);
+    measure(ctx, Row{op, "cub DeviceSegmentedRadixSort::SortKeys [0,8)", d, n, 0, 0, 0, 8.0 * n, log_seg == 8 ? 5.0 : 1.5, ""},
+        [&] {
+          size_t b = t_ours;
+          return prim::segmented_split(st, b, k_in, ka, n, so, num_segments, 256, LowByte{}, nullptr, s);
+        },
+        [&] {
+          size_t b = t_peer;
+          return cub::DeviceSegmentedRadixSort::SortKeys(st, b, k_in, kb_, n, static_cast<int>(num_segments), so, so + 1, 0, 8, s);
+        },
+        [&] { return equal_or("keys", ka, kb_, kb, s); });
+  }
+}
+
+}  // namespace bench

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# The GPU check: on any CUDA machine, build Release, run every `gpu`-labelled test, run compute-sanitizer
+# (memcheck and racecheck) over every gpu test executable, run the benchmarks, and end with a summary table.
+#
+#   scripts/gpu-check.sh [OUT_DIR]          (default ./gpu-check-out)
+#
+# Writes into OUT_DIR (few files, so they can be fetched from a remote machine):
+#   env.txt          GPU, driver, toolkit, CMake
+#   build.log        configure + build
+#   ctest-gpu.log    the gpu-labelled tests
+#   sanitizer.log    every compute-sanitizer run (tail of each)
+#   bench.log        prim_bench's progress and table
+#   prim_bench.json  prim_bench's results (GPU, driver, CUDA, CCCL versions; every row)
+#   results.tsv      one line per check: name, PASS/FAIL, seconds, detail
+#   summary.md       the table printed at the end
+# It continues past failures, records them, and exits non-zero if anything failed.
+#
+# Environment:
+#   CMAKE_CUDA_ARCHITECTURES   default native
+#   SLABCAST_WERROR            default ON (as CI)
+#   SLABCAST_CMAKE_ARGS        extra configure arguments
+#   SLABCAST_GPU_BUILD         build folder (default <root>/build-gpu-check)
+#   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
+#   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests sanitizers bench"
+# The sanitizer runs set SLABCAST_TEST_QUICK=1: tests leave out their large sizes (every named property is still
+# exercised on small inputs), since the tools slow kernels down 10-100x.
+#
+# Extending: write a function step_NAME that calls `record NAME PASS|FAIL SECONDS DETAIL` for each check, and add
+# NAME to STEPS below (the renderer's checks go there).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
+BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests sanitizers bench}"
+RESULTS="$OUT/results.tsv"
+SANITIZER_TIMEOUT="${SLABCAST_SANITIZER_TIMEOUT:-1800}"
+
+say() { printf '\033[1m[gpu-check]\033[0m %s\n' "$*"; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# record NAME STATUS SECONDS DETAIL: one row of the summary (STATUS: PASS or FAIL).
+record() {
+  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >> "$RESULTS"
+  say "$2  $1 (${3}s) ${4:-}"
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+step_env() {
+  {
+    echo "date: $(date -u +%FT%TZ)"
+    echo "host: $(uname -a)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv 2>&1 || echo "nvidia-smi failed"
+    command -v nvcc >/dev/null && nvcc --version | tail -n 2
+    cmake --version | head -n 1
+    command -v compute-sanitizer >/dev/null && compute-sanitizer --version | head -n 2
+    echo "git: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) $(git -C "$ROOT" status --porcelain 2>/dev/null | wc -l) changed files"
+  } > "$OUT/env.txt" 2>&1
+  if nvidia-smi -L >/dev/null 2>&1; then
+    record env PASS 0 "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -n 1)"
+  else
+    record env FAIL 0 "nvidia-smi finds no GPU"
+  fi
+}
+
+# Offline machines: the Debian packages (GoogleTest, GLM, GL loaders...) come from .gpu-bundle (see
+# ../shared/offline-gpu/bundle.sh); use it when present and GoogleTest is not installed.
+use_bundle_if_needed() {
+  if [ -f "$ROOT/.gpu-bundle/unpack.sh" ] && [ ! -d /usr/include/gtest ]; then
+    say "using the offline package bundle .gpu-bundle/"
+    # shellcheck disable=SC1091
+    source "$ROOT/.gpu-bundle/unpack.sh"
+  fi
+  if ! command -v nvcc >/dev/null; then
+    for dir in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+      [ -x "$dir/nvcc" ] && export PATH="$dir:$PATH" && break
+    done
+  fi
+}
+
+step_build() {
+  local t0; t0="$(now)"
+  use_bundle_if_needed
+  local gen=() keep=() extra=()
+  read -ra extra <<< "${SLABCAST_CMAKE_ARGS:-}"
+  if command -v ninja >/dev/null; then gen=(-G Ninja); keep=(-k 0); else keep=(-k); fi
+  say "configure + build (Release, CUDA architectures ${CMAKE_CUDA_ARCHITECTURES:-native}) into $BUILD"
+  {
+    cmake -S "$ROOT" -B "$BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-native}" \
+      -DSLABCAST_WERROR="${SLABCAST_WERROR:-ON}" "${extra[@]}"
+  } > "$OUT/build.log" 2>&1
+  local configured=$?
+  if [ $configured -ne 0 ]; then
+    record build FAIL "$(elapsed "$t0")" "configure failed (build.log)"
+    return
+  fi
+  # Keep going past a failing target, so that everything that does build is still checked.
+  if cmake --build "$BUILD" -j "$(nproc)" -- "${keep[@]}" >> "$OUT/build.log" 2>&1; then
+    record build PASS "$(elapsed "$t0")" "$(grep -ci 'warning' "$OUT/build.log") warning lines"
+  else
+    record build FAIL "$(elapsed "$t0")" "$(grep -c 'FAILED:' "$OUT/build.log") targets failed (build.log)"
+  fi
+}
+
+# Every gpu-labelled test, one summary row each. On a GPU machine a SKIPPED gpu test is a failure.
+step_gpu_tests() {
+  local t0; t0="$(now)"
+  if [ ! -f "$BUILD/CTestTestfile.cmake" ]; then
+    record gpu_tests FAIL 0 "no build"
+    return
+  fi
+  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
+  local rc=$?
+  awk '/Test +#[0-9]+: /{
+         name = $4; st = "FAIL"; detail = "";
+         if ($0 ~ /Passed/) st = "PASS";
+         else if ($0 ~ /Skipped|Not Run/) { detail = "skipped or not run on a GPU machine" }
+         else { detail = "see ctest-gpu.log" }
+         t = "?"; if (match($0, /[0-9.]+ sec/)) t = substr($0, RSTART, RLENGTH - 4);
+         printf "test %s\t%s\t%s\t%s\n", name, st, t, detail }' "$OUT/ctest-gpu.log" |
+    while IFS=$'\t' read -r name st t detail; do record "$name" "$st" "$t" "$detail"; done
+  local count; count=$(grep -cE 'Test +#[0-9]+: ' "$OUT/ctest-gpu.log")
+  if [ "$count" -eq 0 ]; then
+    record gpu_tests FAIL "$(elapsed "$t0")" "no gpu tests ran (ctest rc $rc)"
+  fi
+}
+
+# name<TAB>executable of every gpu-labelled test (from ctest's JSON listing; a glob where python3 is missing).
+gpu_test_executables() {
+  if command -v python3 >/dev/null; then
+    (cd "$BUILD" && ctest -L gpu --show-only=json-v1) 2>/dev/null | python3 -c '
+import json, sys
+for t in json.load(sys.stdin).get("tests", []):
+    cmd = t.get("command") or []
+    if cmd:
+        print(t["name"] + "\t" + cmd[0])'
+  else
+    find "$BUILD/tests" -type f -perm -u+x -name '*_gpu' | while read -r exe; do printf '%s\t%s\n' "$(basename "$exe")" "$exe"; done
+  fi
+}
+
+step_sanitizers() {
+  if ! command -v compute-sanitizer >/dev/null; then
+    record sanitizers FAIL 0 "compute-sanitizer not on PATH"
+    return
+  fi
+  : > "$OUT/sanitizer.log"
+  local list; list="$(gpu_test_executables)"
+  if [ -z "$list" ]; then
+    record sanitizers FAIL 0 "no gpu test executables found"
+    return
+  fi
+  local tool name exe t0 rc log
+  for tool in memcheck racecheck; do
+    while IFS=$'\t' read -r name exe; do
+      [ -x "$exe" ] || { record "$tool $name" FAIL 0 "executable missing (build failed?)"; continue; }
+      t0="$(now)"
+      log="$(mktemp)"
+      (cd "$ROOT" && SLABCAST_TEST_QUICK=1 timeout "$SANITIZER_TIMEOUT" \
+         compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$exe") > "$log" 2>&1
+      rc=$?
+      {
+        echo "===== $tool $name (exit $rc, $(elapsed "$t0") s) ====="
+        tail -n 300 "$log"
+      } >> "$OUT/sanitizer.log"
+      local summary; summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+      case $rc in
+        0) record "$tool $name" PASS "$(elapsed "$t0")" "$summary" ;;
+        99) record "$tool $name" FAIL "$(elapsed "$t0")" "${summary:-sanitizer reported errors}" ;;
+        124) record "$tool $name" FAIL "$(elapsed "$t0")" "timed out after ${SANITIZER_TIMEOUT}s" ;;
+        77) record "$tool $name" FAIL "$(elapsed "$t0")" "test skipped itself (no device under the tool?)" ;;
+        *) record "$tool $name" FAIL "$(elapsed "$t0")" "exit $rc (test failure under the tool; sanitizer.log)" ;;
+      esac
+      rm -f "$log"
+    done <<< "$list"
+  done
+}
+
+step_bench() {
+  local t0; t0="$(now)"
+  local exe="$BUILD/primitives/bench/prim_bench"
+  if [ ! -x "$exe" ]; then
+    record prim_bench FAIL 0 "not built"
+    return
+  fi
+  # shellcheck disable=SC2086
+  "$exe" --json "$OUT/prim_bench.json" ${SLABCAST_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    record prim_bench PASS "$(elapsed "$t0")" "all rows match their peers (bench.log, prim_bench.json)"
+  else
+    record prim_bench FAIL "$(elapsed "$t0")" "exit $rc: $(grep -m1 -E 'MISMATCH|failed|FAILED|no usable' "$OUT/bench.log")"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------------------------
+write_summary() {
+  {
+    echo "# GPU check $(date -u +%FT%TZ)"
+    echo
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/^/GPU: /'
+    echo
+    echo "| check | result | seconds | detail |"
+    echo "|---|---|---|---|"
+    awk -F'\t' '{ printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4 }' "$RESULTS"
+    echo
+    echo "$(grep -c $'\tPASS\t' "$RESULTS") passed, $(grep -c $'\tFAIL\t' "$RESULTS") failed"
+    if [ -f "$OUT/prim_bench.json" ] && command -v python3 >/dev/null; then
+      echo
+      echo "## prim_bench at the largest size (ratio = peer ms / ours ms; target from the primitives issue)"
+      echo
+      python3 - "$OUT/prim_bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+big = max((r["n"] for r in rows), default=0)
+print(f'{d["gpu"]}, driver {d["driver"]}, CUDA runtime {d["cuda_runtime"]}, CCCL {d["cccl"]}\n')
+print("| op | dist | n | ours ms | peer ms | ratio | target | check |")
+print("|---|---|---|---|---|---|---|---|")
+for r in rows:
+    if r["n"] != big:
+        continue
+    t = r["target_ratio"]
+    mark = "" if not t else (" met" if r["ratio"] >= t else " MISSED")
+    print(f'| {r["op"]} | {r["dist"]} | 2^{r["n"].bit_length() - 1} | {r["ours_ms"]:.3f} | {r["peer_ms"]:.3f} | '
+          f'{r["ratio"]:.2f} | {t if t else "-"}{mark} | {r["check"]} |')
+PY
+    fi
+  } > "$OUT/summary.md"
+}
+
+main() {
+  : > "$RESULTS"
+  say "output: $OUT"
+  local step
+  for step in "${STEPS[@]}"; do
+    if declare -F "step_$step" >/dev/null; then
+      "step_$step"
+    else
+      record "$step" FAIL 0 "unknown step"
+    fi
+  done
+  write_summary
+  echo
+  cat "$OUT/summary.md"
+  if grep -q $'\tFAIL\t' "$RESULTS"; then
+    say "FAILED: $(grep -c $'\tFAIL\t' "$RESULTS") check(s); see $OUT"
+    exit 1
+  fi
+  say "all checks passed"
+}
+
+main

@@ -1,0 +1,145 @@
+// Iterative split (LSD) and the two-level hierarchical (MSD) split vs the C++ reference.
+#include <prim/iterative_split.h>
+
+#include <random>
+
+#include "primitives/test_split_util.h"
+#include "reference/split_reference.h"
+
+namespace {
+using namespace split_test;
+
+// Records carry their own 64-bit id (so the id functor is a plain field read on host and device).
+struct IdRec {
+  uint64_t id;
+  uint32_t pos;
+  uint32_t pad;
+};
+struct IdOf {
+  __host__ __device__ uint64_t operator()(const IdRec& r) const { return r.id; }
+};
+
+enum class Method { lsd, hierarchical };
+
+std::vector<IdRec> make_id_records(size_t n, int id_bits, uint64_t seed, bool skewed, bool with_invalid) {
+  std::mt19937_64 rng(seed);
+  std::vector<IdRec> v(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t id = rng();
+    if (skewed) id = (rng() % 8 == 0) ? id : 12345;  // most records share one id: one huge segment
+    if (id_bits < 64) id &= (uint64_t{1} << id_bits) - 1;
+    if (id_bits == 0) id = 0;
+    if (with_invalid && id_bits < 64 && i % 17 == 5) id = (uint64_t{1} << id_bits) + (rng() % 1000);
+    v[i] = {id, static_cast<uint32_t>(i), 0};
+  }
+  return v;
+}
+
+void check_iterative(const std::vector<IdRec>& in, int id_bits, Method method, bool device_count = false) {
+  const int64_t n = static_cast<int64_t>(in.size());
+  DeviceBuffer<IdRec> d_in, d_out(std::max<int64_t>(n, 1));
+  d_in.upload(in);
+  if (in.empty()) d_in.resize(1);
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);
+  const std::vector<uint64_t> h{0, static_cast<uint64_t>(n)};
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
+  const prim::ItemCount count = device_count ? prim::ItemCount(n + 4000, d_scalars.get() + 1) : prim::ItemCount(n);
+  if (device_count) d_out.resize(static_cast<size_t>(n + 4000));
+  d_out.poison();
+  size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return method == Method::lsd
+               ? prim::iterative_split(temp, bytes, d_in.get(), d_out.get(), count, id_bits, IdOf{}, 0,
+                                       d_scalars.get())
+               : prim::hierarchical_split(temp, bytes, d_in.get(), d_out.get(), count, id_bits, IdOf{}, 0,
+                                          d_scalars.get());
+  };
+  ASSERT_CUDA(call(nullptr));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  d_temp.poison();
+  ASSERT_CUDA(call(d_temp.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  std::vector<IdRec> want(in.size());
+  const uint64_t want_invalid = prim::reference::iterative_split(in.data(), want.data(), n, id_bits, IdOf{});
+  EXPECT_EQ(d_scalars.download(1)[0], want_invalid);
+  const size_t valid = in.size() - want_invalid;
+  const std::vector<IdRec> got = d_out.download(valid);
+  for (size_t i = 0; i < valid; ++i) {
+    ASSERT_EQ(got[i].id, want[i].id) << "at " << i;
+    ASSERT_EQ(got[i].pos, want[i].pos) << "at " << i << " (stability)";
+  }
+}
+
+class IterativeSplit : public ::testing::TestWithParam<Method> {};
+
+struct Id18 {  // the key itself as an 18-bit id
+  __host__ __device__ uint64_t operator()(const uint32_t& k) const { return k; }
+};
+
+TEST_P(IterativeSplit, IdWidths) {
+  for (int id_bits : {0, 1, 8, 9, 11, 12, 16, 19, 22, 24, 33, 64}) {
+    SCOPED_TRACE(id_bits);
+    check_iterative(make_id_records(100003, id_bits, id_bits, false, false), id_bits, GetParam());
+  }
+}
+
+TEST_P(IterativeSplit, EmptyAndTiny) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{33}}) {
+    check_iterative(make_id_records(n, 16, n, false, false), 16, GetParam());
+  }
+}
+
+TEST_P(IterativeSplit, OutOfRangeIdIsReportedNotWritten) {
+  for (int id_bits : {0, 5, 16, 30}) {
+    SCOPED_TRACE(id_bits);
+    check_iterative(make_id_records(60001, id_bits, 100 + id_bits, false, true), id_bits, GetParam());
+  }
+}
+
+TEST_P(IterativeSplit, SkewedIdsMakeLargeSegments) {
+  for (int id_bits : {14, 20, 40}) {
+    SCOPED_TRACE(id_bits);
+    check_iterative(make_id_records(300007, id_bits, 200 + id_bits, true, true), id_bits, GetParam());
+  }
+}
+
+TEST_P(IterativeSplit, LargeUniform) {
+  check_iterative(make_id_records(size_t{1} << 22, 20, 300, false, false), 20, GetParam());
+}
+
+TEST_P(IterativeSplit, DeviceResidentCount) {
+  check_iterative(make_id_records(50000, 18, 400, false, true), 18, GetParam(), true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, IterativeSplit, ::testing::Values(Method::lsd, Method::hierarchical),
+                         [](const ::testing::TestParamInfo<Method>& info) {
+                           return info.param == Method::lsd ? std::string("Lsd") : std::string("Hierarchical");
+                         });
+
+TEST(IterativeSplit, PairsLsd) {
+  std::mt19937 rng(5);
+  std::vector<uint32_t> keys(77777), values(77777);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    keys[i] = rng() & 0x3FFFF;
+    values[i] = static_cast<uint32_t>(i);
+  }
+  DeviceBuffer<uint32_t> d_k, d_v, d_ko(keys.size()), d_vo(keys.size());
+  d_k.upload(keys);
+  d_v.upload(values);
+  prim::Workspace ws;
+  ASSERT_CUDA(prim::iterative_split_pairs(ws, d_k.get(), d_ko.get(), d_v.get(), d_vo.get(),
+                                          static_cast<int64_t>(keys.size()), 18, Id18{}));
+  std::vector<uint32_t> wk(keys.size()), wv(keys.size());
+  std::vector<size_t> order(keys.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  for (size_t i = 0; i < order.size(); ++i) {
+    wk[i] = keys[order[i]];
+    wv[i] = values[order[i]];
+  }
+  EXPECT_EQ(d_ko.download(), wk);
+  EXPECT_EQ(d_vo.download(), wv);
+}
+
+}  // namespace

@@ -1,0 +1,96 @@
+// prim::split_index (gather and scatter permutations, 32- and 64-bit indices) vs the C++ reference.
+#include <prim/split_index.h>
+
+#include "primitives/test_split_util.h"
+#include "reference/split_reference.h"
+
+namespace {
+using namespace split_test;
+
+template <typename Index, typename R, typename Op>
+void check_split_index(const std::vector<R>& in, uint32_t num_buckets, Op op, prim::PermutationKind kind,
+                       bool device_count = false) {
+  const int64_t n = static_cast<int64_t>(in.size());
+  DeviceBuffer<R> d_in;
+  d_in.upload(in);
+  if (in.empty()) d_in.resize(1);
+  DeviceBuffer<Index> d_perm(std::max<int64_t>(n, 1));
+  d_perm.poison();
+  DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
+  d_offsets.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);
+  const std::vector<uint64_t> h{0, static_cast<uint64_t>(n)};
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
+  const prim::ItemCount count = device_count ? prim::ItemCount(n + 1000, d_scalars.get() + 1) : prim::ItemCount(n);
+  size_t bytes = 0;
+  ASSERT_CUDA(prim::split_index(nullptr, bytes, d_in.get(), count, num_buckets, op, d_perm.get(), kind,
+                                d_offsets.get(), 0, d_scalars.get()));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  ASSERT_CUDA(prim::split_index(d_temp.get(), bytes, d_in.get(), count, num_buckets, op, d_perm.get(), kind,
+                                d_offsets.get(), 0, d_scalars.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+
+  Index poison;
+  std::memset(&poison, 0xAB, sizeof(poison));
+  std::vector<Index> want(in.size(), poison);
+  std::vector<uint64_t> want_offsets(num_buckets + 1);
+  const uint64_t want_invalid =
+      prim::reference::split_index(in.data(), n, num_buckets, op, want.data(), kind, want_offsets.data());
+  EXPECT_EQ(d_scalars.download(1)[0], want_invalid);
+  EXPECT_EQ(d_offsets.download(), want_offsets);
+  const std::vector<Index> got = d_perm.download(in.size());
+  EXPECT_EQ(got, want);  // gather: unwritten tail stays poisoned; scatter: invalid records' entries untouched
+}
+
+template <typename Index>
+class SplitIndex : public ::testing::Test {};
+using IndexTypes = ::testing::Types<uint32_t, uint64_t>;
+TYPED_TEST_SUITE(SplitIndex, IndexTypes);
+
+TYPED_TEST(SplitIndex, GatherMatchesReference) {
+  for (uint32_t b : {1u, 2u, 7u, 256u, 1000u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_split_index<TypeParam>(make_bucket_keys(100003, b, Distribution::uniform, b), b, BucketByKeyMod{b},
+                                 prim::PermutationKind::gather);
+  }
+}
+
+TYPED_TEST(SplitIndex, ScatterMatchesReference) {
+  for (uint32_t b : {1u, 2u, 7u, 256u, 1000u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_split_index<TypeParam>(make_bucket_keys(100003, b, Distribution::zipf, b), b, BucketByKeyMod{b},
+                                 prim::PermutationKind::scatter);
+  }
+}
+
+TYPED_TEST(SplitIndex, EmptyAndOneElement) {
+  for (auto kind : {prim::PermutationKind::gather, prim::PermutationKind::scatter}) {
+    check_split_index<TypeParam>(std::vector<uint32_t>{}, 4, BucketByKeyMod{4}, kind);
+    check_split_index<TypeParam>(std::vector<uint32_t>{3}, 4, BucketByKeyMod{4}, kind);
+  }
+}
+
+TYPED_TEST(SplitIndex, OutOfRangeBucketIsReportedNotWritten) {
+  for (auto kind : {prim::PermutationKind::gather, prim::PermutationKind::scatter}) {
+    check_split_index<TypeParam>(make_bucket_keys(40000, 600, Distribution::uniform, 9), 256, BucketIsKey{}, kind);
+  }
+}
+
+TYPED_TEST(SplitIndex, LargeRecordsAndDeviceCount) {
+  const std::vector<Rec64> recs = make_records<Rec64>(make_bucket_keys(20001, 256, Distribution::uniform, 10));
+  check_split_index<TypeParam>(recs, 256, BucketByKeyMod{256}, prim::PermutationKind::gather, true);
+  check_split_index<TypeParam>(recs, 256, BucketByKeyMod{256}, prim::PermutationKind::scatter, true);
+}
+
+TEST(SplitIndex, WorkspaceOverloadReportsInvalid) {
+  const std::vector<uint32_t> keys{1, 2, 3, 900};
+  DeviceBuffer<uint32_t> d_in, d_perm(keys.size());
+  d_in.upload(keys);
+  prim::Workspace ws;
+  EXPECT_EQ(cudaErrorInvalidValue, prim::split_index(ws, d_in.get(), int64_t{4}, 256, BucketIsKey{}, d_perm.get(),
+                                                     prim::PermutationKind::gather, nullptr));
+  EXPECT_EQ(cudaSuccess, prim::split_index(ws, d_in.get(), int64_t{3}, 256, BucketIsKey{}, d_perm.get(),
+                                           prim::PermutationKind::gather, nullptr));
+}
+
+}  // namespace
