@@ -22,7 +22,8 @@
 #   SLABCAST_GPU_BUILD         build folder (default <root>/build-gpu-check)
 #   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
 #   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
-#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests sanitizers bench"
+#   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the size tests)
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests sanitizers bench frames"
 # The sanitizer runs set SLABCAST_TEST_QUICK=1: tests leave out their large sizes (every named property is still
 # exercised on small inputs), since the tools slow kernels down 10-100x.
 #
@@ -33,9 +34,12 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
 BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
-read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests sanitizers bench}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests sanitizers bench frames}"
 RESULTS="$OUT/results.tsv"
 SANITIZER_TIMEOUT="${SLABCAST_SANITIZER_TIMEOUT:-1800}"
+# The sanitizers slow kernels 10-100x: by default they leave out the tests whose point is size (every named
+# property still runs on small inputs). SLABCAST_SANITIZER_FILTER='*' runs everything.
+SANITIZER_FILTER="${SLABCAST_SANITIZER_FILTER:-*-*Large*:*Huge*:*Size2Pow26*:*TwoPow31*:*Above2To31*:SplitSizes*:*EdgeSizes*:*Scenes/*}"
 
 say() { printf '\033[1m[gpu-check]\033[0m %s\n' "$*"; }
 now() { date +%s.%N; }
@@ -159,7 +163,7 @@ step_sanitizers() {
       [ -x "$exe" ] || { record "$tool $name" FAIL 0 "executable missing (build failed?)"; continue; }
       t0="$(now)"
       log="$(mktemp)"
-      (cd "$ROOT" && SLABCAST_TEST_QUICK=1 timeout "$SANITIZER_TIMEOUT" \
+      (cd "$ROOT" && SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" timeout "$SANITIZER_TIMEOUT" \
          compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$exe") > "$log" 2>&1
       rc=$?
       {
@@ -193,6 +197,47 @@ step_bench() {
     record prim_bench PASS "$(elapsed "$t0")" "all rows match their peers (bench.log, prim_bench.json)"
   else
     record prim_bench FAIL "$(elapsed "$t0")" "exit $rc: $(grep -m1 -E 'MISMATCH|failed|FAILED|no usable' "$OUT/bench.log")"
+  fi
+}
+
+
+# The renderer end to end on the GPU: headless frames of the default scene and (when fetched) the dragon, with the
+# statistics and per-stage times `slabcast render` prints, and a viewer screenshot through EGL + CUDA-GL interop.
+step_frames() {
+  local exe="$BUILD/app/slabcast"
+  if [ ! -x "$exe" ]; then
+    record frames FAIL 0 "slabcast not built"
+    return
+  fi
+  : > "$OUT/frames.log"
+  local t0 name args
+  local scenes=("sphere-1M-1024 --procedural sphere:1M --size 1024x1024 --deform wave:0.3 --time 0.5"
+                "sphere-1M-4k --procedural sphere:1M --size 3840x2160 --deform wave:0.3 --time 0.5"
+                "stress-1024 --procedural stress:100k --size 1024x1024")
+  [ -f "$ROOT/assets/models/dragon.obj" ] && scenes+=(
+                "dragon-1024 --mesh $ROOT/assets/models/dragon.obj --size 1024x1024 --deform wave:0.3 --time 0.5"
+                "dragon-4k --mesh $ROOT/assets/models/dragon.obj --size 3840x2160 --deform wave:0.3 --time 0.5")
+  for scene in "${scenes[@]}"; do
+    read -r name args <<< "$scene"
+    t0="$(now)"
+    local log; log="$(mktemp)"
+    # shellcheck disable=SC2086
+    if (cd "$ROOT" && "$exe" render --backend cuda $args --out "$OUT/frame-$name.png") > "$log" 2>&1; then
+      record "frame $name" PASS "$(elapsed "$t0")" "$(grep -m1 -iE 'total' "$log" | tr -s ' ')"
+    else
+      record "frame $name" FAIL "$(elapsed "$t0")" "frames.log"
+    fi
+    { echo "===== $name: slabcast render --backend cuda $args"; cat "$log"; } >> "$OUT/frames.log"
+    rm -f "$OUT/frame-$name.png" "$log"
+  done
+  if [ -f "$ROOT/assets/models/dragon.obj" ]; then
+    t0="$(now)"
+    if (cd "$ROOT" && "$exe" view --headless --frames 120 --size 1600x1000 --mesh assets/models/dragon.obj \
+          --deform wave:0.3 --backend cuda --screenshot "$OUT/viewer-dragon.png") >> "$OUT/frames.log" 2>&1; then
+      record "viewer headless dragon" PASS "$(elapsed "$t0")" "viewer-dragon.png"
+    else
+      record "viewer headless dragon" FAIL "$(elapsed "$t0")" "frames.log"
+    fi
   fi
 }
 

@@ -331,4 +331,18 @@ TEST(SegmentedSplitGpu, Large) {
   check_sizes(std::vector<uint64_t>(n >> 16, uint64_t{1} << 16), 256, Distribution::uniform, 37);
 }
 
+TEST(SegmentedSplitGpu, LargeU32KeysBenchmarkShapeRepeated) {
+  // The benchmark's exact shape: 2^26 4-byte keys over the full 32-bit range, segments of 2^8, bucket = low byte.
+  // prim_bench once saw this differ from CUB while Rec8 records passed; run it three times, since an error that
+  // comes and goes on the same input is a race.
+  const uint64_t n = uint64_t{1} << 26;
+  const auto off = offsets_from_sizes(std::vector<uint64_t>(n >> 8, 256));
+  const auto keys = split_test::make_records<Rec4>(
+      split_test::make_bucket_keys(n, 0xFFFFFFFFu, Distribution::uniform, 42));
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    SCOPED_TRACE(repeat);
+    check_segmented(keys, off, 256, BucketByKeyMod{256}, Options{0, false, false, false});
+  }
+}
+
 }  // namespace
