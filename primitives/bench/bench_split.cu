@@ -135,7 +135,12 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
     for (int64_t i = 0; i <= num_segments; ++i) h_offsets[i] = uint64_t(i * seg);
     Buffer seg_offsets(sizeof(uint64_t) * h_offsets.size());
     BENCH_TRY(ctx, seg_offsets.status());
-    BENCH_TRY(ctx, cudaMemcpy(seg_offsets.get(), h_offsets.data(), sizeof(uint64_t) * h_offsets.size(), cudaMemcpyHostToDevice));
+    // Upload on `s` (a cudaStreamNonBlocking stream) and wait: a plain cudaMemcpy from pageable memory runs on the
+    // legacy stream, which a non-blocking stream does not wait for, and may return before the DMA has landed, so
+    // the first (check) call could read stale offsets (wrong output or an illegal address, intermittently).
+    BENCH_TRY(ctx, cudaMemcpyAsync(seg_offsets.get(), h_offsets.data(), sizeof(uint64_t) * h_offsets.size(),
+                                   cudaMemcpyHostToDevice, s));
+    BENCH_TRY(ctx, cudaStreamSynchronize(s));
     const uint64_t* so = seg_offsets.as<uint64_t>();
     size_t t_ours = 0, t_peer = 0;
     BENCH_TRY(ctx, prim::segmented_split(nullptr, t_ours, k_in, ka, n, so, num_segments, 256, LowByte{}, nullptr, s));
