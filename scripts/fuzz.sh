@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Fuzz the mesh loading and validation path with libFuzzer (clang + AddressSanitizer + UBSan), bounded in time.
+#   scripts/fuzz.sh [SECONDS]          (default 60; .ci/run runs it)
+# Seed corpus: the shipped OBJ files in assets/ and the broken-file corpus tests/app/broken/. A crash leaves its
+# input as build/fuzz/crash-*; turn it into a file under tests/app/broken/ with its expected message (a regression
+# test), then fix the loader.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-60}"
+out="$root/build/fuzz"
+say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*"; }
+
+# clang and its sanitizer/fuzzer runtime, from Debian (installed when missing, as scripts/setup.sh does).
+missing=()
+for pkg in clang libclang-rt-dev; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
+  say "installing missing Debian packages: ${missing[*]}"
+  sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq && DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+cxx="$(command -v clang++ || command -v clang++-14 || true)"
+if [ -z "$cxx" ]; then
+  say "error: clang++ not found (Debian: apt-get install clang libclang-rt-dev)"; exit 1
+fi
+rm -rf "$out/corpus"; mkdir -p "$out/corpus"   # start from the seeds every time, so runs are comparable
+tinyobj_dir="$(dirname "$(find /usr/include -name tiny_obj_loader.h -print -quit)")"
+extra=()
+[ "$tinyobj_dir" = /usr/include ] || extra=(-isystem "$tinyobj_dir")  # -isystem /usr/include breaks #include_next
+say "building the fuzz target with $("$cxx" --version | head -n 1)"
+"$cxx" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root" "${extra[@]}" \
+  "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" -o "$out/fuzz_obj"
+cp "$root"/assets/*.obj "$root"/tests/app/broken/*.obj "$out/corpus/" 2>/dev/null || true
+say "fuzzing parse_obj for ${seconds}s (seed corpus: $(ls "$out/corpus" | wc -l) files)"
+cd "$out"
+# A fixed seed: CI replays the same mutation sequence that was run before landing (a slower machine, a prefix of it).
+./fuzz_obj -seed=1 -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 \
+  corpus 2>&1 | tail -n 15
+say "no crash in ${seconds}s"
