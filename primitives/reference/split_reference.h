@@ -11,25 +11,42 @@
 namespace prim {
 namespace reference {
 
+// The counting phase shared by split and split_index: every record's bucket, the exclusive bucket starts
+// (num_buckets + 1 entries, copied to bucket_offsets when non-null) and the number of invalid records.
+struct BucketCounts {
+  std::vector<uint32_t> bucket;
+  std::vector<uint64_t> start;
+  uint64_t invalid = 0;
+};
+
+template <typename T, typename BucketOp>
+BucketCounts count_buckets(const T* in, int64_t n, uint32_t num_buckets, BucketOp bucket_of, uint64_t* bucket_offsets) {
+  BucketCounts c;
+  c.bucket.resize(static_cast<size_t>(n));
+  c.start.assign(static_cast<size_t>(num_buckets) + 1, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    c.bucket[i] = bucket_of(in[i]);
+    if (c.bucket[i] < num_buckets) {
+      ++c.start[c.bucket[i] + 1];
+    } else {
+      ++c.invalid;
+    }
+  }
+  for (uint32_t b = 0; b < num_buckets; ++b) c.start[b + 1] += c.start[b];
+  if (bucket_offsets) {
+    for (uint32_t b = 0; b <= num_buckets; ++b) bucket_offsets[b] = c.start[b];
+  }
+  return c;
+}
+
 // Stable counting split. Returns the number of invalid records (bucket >= num_buckets), which are not written.
 // bucket_offsets (may be null) receives num_buckets + 1 entries.
 template <typename T, typename BucketOp>
 uint64_t split(const T* in, T* out, int64_t n, uint32_t num_buckets, BucketOp bucket_of, uint64_t* bucket_offsets) {
-  std::vector<uint32_t> bucket(static_cast<size_t>(n));
-  std::vector<uint64_t> start(static_cast<size_t>(num_buckets) + 1, 0);
-  uint64_t invalid = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    bucket[i] = bucket_of(in[i]);
-    if (bucket[i] < num_buckets) {
-      ++start[bucket[i] + 1];
-    } else {
-      ++invalid;
-    }
-  }
-  for (uint32_t b = 0; b < num_buckets; ++b) start[b + 1] += start[b];
-  if (bucket_offsets) {
-    for (uint32_t b = 0; b <= num_buckets; ++b) bucket_offsets[b] = start[b];
-  }
+  BucketCounts counts = count_buckets(in, n, num_buckets, bucket_of, bucket_offsets);
+  const std::vector<uint32_t>& bucket = counts.bucket;
+  std::vector<uint64_t>& start = counts.start;
+  const uint64_t invalid = counts.invalid;
   for (int64_t i = 0; i < n; ++i) {
     if (bucket[i] < num_buckets) out[start[bucket[i]]++] = in[i];
   }
@@ -41,21 +58,10 @@ uint64_t split(const T* in, T* out, int64_t n, uint32_t num_buckets, BucketOp bu
 template <typename T, typename BucketOp, typename Index>
 uint64_t split_index(const T* in, int64_t n, uint32_t num_buckets, BucketOp bucket_of, Index* perm,
                      PermutationKind kind, uint64_t* bucket_offsets, uint64_t* num_valid = nullptr) {
-  std::vector<uint32_t> bucket(static_cast<size_t>(n));
-  std::vector<uint64_t> start(static_cast<size_t>(num_buckets) + 1, 0);
-  uint64_t invalid = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    bucket[i] = bucket_of(in[i]);
-    if (bucket[i] < num_buckets) {
-      ++start[bucket[i] + 1];
-    } else {
-      ++invalid;
-    }
-  }
-  for (uint32_t b = 0; b < num_buckets; ++b) start[b + 1] += start[b];
-  if (bucket_offsets) {
-    for (uint32_t b = 0; b <= num_buckets; ++b) bucket_offsets[b] = start[b];
-  }
+  BucketCounts counts = count_buckets(in, n, num_buckets, bucket_of, bucket_offsets);
+  const std::vector<uint32_t>& bucket = counts.bucket;
+  std::vector<uint64_t>& start = counts.start;
+  const uint64_t invalid = counts.invalid;
   if (num_valid) *num_valid = start[num_buckets];
   for (int64_t i = 0; i < n; ++i) {
     if (bucket[i] >= num_buckets) continue;
