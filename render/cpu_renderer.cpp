@@ -187,12 +187,7 @@ class CpuRenderer final : public Renderer {
     stats.ms.shade = ms_since(t);
     stats.ms.total = std::chrono::duration<float, std::milli>(Clock::now() - frame_start).count();
 
-    stats.triangles_binned = counters.binned;
-    stats.references = counters.references;
-    stats.nonempty_cells = counters.nonempty_cells;
-    stats.max_refs_per_tile = counters.max_refs_per_tile;
-    stats.ray_triangle_tests = counters.ray_tests;
-    stats.pixels_hit = counters.pixels_hit;
+    copy_counters(counters, stats);
     if (extras) {
       extras->depth = hit_t_;
       extras->triangle_id = hit_id_;

@@ -349,12 +349,7 @@ class CudaRenderer final : public Renderer {
     }
 
     const FrameCounters& c = *host_counters_;
-    stats.triangles_binned = c.binned;
-    stats.references = c.references;
-    stats.nonempty_cells = c.nonempty_cells;
-    stats.max_refs_per_tile = c.max_refs_per_tile;
-    stats.ray_triangle_tests = c.ray_tests;
-    stats.pixels_hit = c.pixels_hit;
+    copy_counters(c, stats);
     float* ms[] = {&stats.ms.deform, &stats.ms.bin, &stats.ms.l1, &stats.ms.l2,
                    &stats.ms.l3, &stats.ms.cast, &stats.ms.shade};
     for (int i = 0; i < kStages; ++i) SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));

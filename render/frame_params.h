@@ -9,6 +9,7 @@
 #include "render/camera.h"
 #include "render/deform.h"
 #include "render/intersect.h"
+#include "render/renderer.h"
 #include "render/shade.h"
 
 namespace slabcast {
@@ -27,6 +28,16 @@ struct FrameCounters {
   uint64_t max_refs_per_tile;
   uint64_t overflow;           // 1 when L1 needed more than the reference capacity
 };
+
+// The frame's counters into the statistics both backends report (one place, so they cannot drift apart).
+inline void copy_counters(const FrameCounters& c, FrameStats& stats) {
+  stats.triangles_binned = c.binned;
+  stats.references = c.references;
+  stats.nonempty_cells = c.nonempty_cells;
+  stats.max_refs_per_tile = c.max_refs_per_tile;
+  stats.ray_triangle_tests = c.ray_tests;
+  stats.pixels_hit = c.pixels_hit;
+}
 
 struct FrameParams {
   // ---- the mesh (set_mesh) ----
