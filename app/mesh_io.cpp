@@ -5,8 +5,12 @@
 //              its atoi overflows on huge indices), so that every problem is reported with its line. It also
 //              parses the vertex positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives
 //              back the very same floats, which tinyobjloader's own float parser does not promise.
-//   2. parse   tinyobjloader reads the faces (v, v/vt, v//vn, v/vt/vn, relative indices, groups, materials),
-//              un-triangulated, through a stream that reports progress. We triangulate as a fan ourselves:
+//   2. parse   tinyobjloader reads the faces (relative indices, polygons), un-triangulated, through a stream that
+//              reports progress. It is given only what the check pass accepted and the renderer uses: each `v` line
+//              as a bare "v " (the positions are ours) and each `f` line with only its vertex indices; every other
+//              line (vt, vn, l, p, vw, g, o, mtllib, ...) is passed as an empty line, so line numbers still agree.
+//              tinyobjloader's parsers of those statements convert unchecked numbers to int and float (undefined
+//              behaviour on "vw 1 inf", found by fuzzing), and a renderer of triangles has no use for them. We triangulate as a fan ourselves:
 //              tinyobjloader's ear clipping is quadratic (a 10^6-vertex polygon would hang) and may drop
 //              triangles of degenerate polygons, which would shift the triangle IDs.
 #include "mesh_io.h"
@@ -119,6 +123,7 @@ struct CheckResult {
   std::vector<glm::vec3> positions;
   std::vector<uint32_t> face_corners;  // vertices of each face, in file order
   uint64_t triangles = 0;
+  std::string parser_text;             // what tinyobjloader reads: one line per input line (see the top)
 };
 
 // Pass 1: every line that tinyobjloader would read as a vertex or a face, checked; positions parsed.
@@ -130,6 +135,7 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
   size_t next_report = kProgressChunkBytes;
   int64_t max_index = 0;          // the largest positive vertex index seen, and where: checked at the end,
   size_t max_index_line = 0;      // because OBJ allows a face to name a vertex defined further down
+  r.parser_text.reserve(text.size() / 2);
   while (pos < text.size()) {
     // One line. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader, so line numbers agree.
     size_t end = pos;
@@ -158,7 +164,10 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
 
     Tokens tokens(line);
     std::string_view command;
-    if (!tokens.next(&command)) continue;
+    if (!tokens.next(&command)) {
+      r.parser_text += '\n';
+      continue;
+    }
 
     if (command == "v") {
       glm::vec3 p;
@@ -185,9 +194,11 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
         fail(name, line_no, "more than " + std::to_string(kMaxVertices) + " vertices");
       }
       r.positions.push_back(p);
+      r.parser_text += "v \n";  // tinyobjloader reads a missing coordinate as 0
     } else if (command == "f") {
       uint64_t corners = 0;
       std::string_view token;
+      r.parser_text += 'f';
       while (tokens.next(&token)) {
         ++corners;
         int64_t index = 0;
@@ -195,6 +206,8 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
         if (!parse_index(token, &index, &used)) {
           fail(name, line_no, "face vertex " + quoted(token) + " is not a vertex index");
         }
+        r.parser_text += ' ';
+        r.parser_text.append(token.substr(0, used));
         if (index == 0) fail(name, line_no, "face vertex index 0 (OBJ indices start at 1)");
         if (index < 0) {
           const auto defined = int64_t(r.positions.size());
@@ -228,6 +241,9 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
       if (r.triangles > kMaxTriangles) {
         fail(name, line_no, "more than " + std::to_string(kMaxTriangles) + " triangles (32-bit triangle IDs)");
       }
+      r.parser_text += '\n';
+    } else {
+      r.parser_text += '\n';
     }
   }
   if (max_index > int64_t(r.positions.size())) {
@@ -289,7 +305,7 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
   std::string warn, err;
   bool ok = false;
   {
-    ProgressStreambuf buffer(text, progress, kCheckEnd, kParseEnd);
+    ProgressStreambuf buffer(checked.parser_text, progress, kCheckEnd, kParseEnd);
     std::istream stream(&buffer);
     ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &stream, /*readMatFn=*/nullptr,
                           /*triangulate=*/false);

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Fuzz the mesh loading and validation path with libFuzzer (clang + AddressSanitizer + UBSan), bounded in time.
-#   scripts/fuzz.sh [SECONDS]          (default 60; .ci/run runs it)
-# Seed corpus: the shipped OBJ files in assets/ and the broken-file corpus tests/app/broken/. A crash leaves its
-# input as build/fuzz/crash-*; turn it into a file under tests/app/broken/ with its expected message (a regression
-# test), then fix the loader.
+#   scripts/fuzz.sh [SECONDS [RUNS]]    (default 60 s, no run limit; .ci/run runs it with a fixed run count)
+# Seed corpus: the shipped OBJ files in assets/, the broken-file corpus tests/app/broken/ and tests/fuzz/regressions/
+# (inputs that once crashed, replayed by every run). A crash leaves its input as build/fuzz/crash-*: add it to
+# tests/fuzz/regressions/ (and, if it must be rejected, a file under tests/app/broken/ with its expected message),
+# then fix the loader.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-60}"
+runs="${2:--1}"   # a run count makes the result reproducible: CI stops at whichever limit comes first
 out="$root/build/fuzz"
 say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*"; }
 
@@ -32,10 +34,10 @@ say "building the fuzz target with $("$cxx" --version | head -n 1)"
 "$cxx" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" "${extra[@]}" \
   "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" -o "$out/fuzz_obj"
-cp "$root"/assets/*.obj "$root"/tests/app/broken/*.obj "$out/corpus/" 2>/dev/null || true
+cp "$root"/assets/*.obj "$root"/tests/app/broken/*.obj "$root"/tests/fuzz/regressions/* "$out/corpus/" 2>/dev/null || true
 say "fuzzing parse_obj for ${seconds}s (seed corpus: $(ls "$out/corpus" | wc -l) files)"
 cd "$out"
 # A fixed seed: CI replays the same mutation sequence that was run before landing (a slower machine, a prefix of it).
-./fuzz_obj -seed=1 -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 \
+./fuzz_obj -seed=1 -runs="$runs" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 \
   corpus 2>&1 | tail -n 15
-say "no crash in ${seconds}s"
+say "no crash (limits: ${seconds}s, runs ${runs})"

@@ -152,6 +152,19 @@ TEST(MeshIo, TrianglesKeepFileOrderAndPolygonsAreFans) {
   EXPECT_EQ(mesh.triangle_count(), 7u);
 }
 
+TEST(MeshIo, StatementsTheRendererDoesNotUseAreSkippedWhateverTheirNumbers) {
+  // Lines, points, skin weights, texture coordinates and normals carry no triangles: they are skipped, even with
+  // numbers that would overflow an int or a float (tinyobjloader converts those unchecked; fuzzing found "vw").
+  const std::string text =
+      "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0 1e300 -1e300 7\n"
+      "vt 1e300 -1e300\nvn inf nan 1e999\nvw 1 inf 0.5 -inf 2\nl 0 1\np -99999999999\n"
+      "t crease 99999999999/1/1 1e300\nmtllib none.mtl\ns off\n"
+      "f 1/1/1 2/-1/-1 3//99999999999\nf 4 3 2\n";
+  const Mesh mesh = parse_obj(text, "skipped.obj");
+  EXPECT_EQ(mesh.positions.size(), 4u);
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2, 3, 2, 1}));
+}
+
 TEST(MeshIo, RelativeIndicesAndForwardReferences) {
   const Mesh mesh = load_obj(write_text("relative.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\nf 1 2 4\nv 1 1 1\n"));
   EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2, 0, 1, 3}));
