@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU check: on any CUDA machine, build Release, run every `gpu`-labelled test, run compute-sanitizer
-# (memcheck and racecheck) over every gpu test executable, run the benchmarks, and end with a summary table.
+# (memcheck, racecheck, synccheck, initcheck) over every gpu test executable and over 100-frame headless renders of
+# the dragon and the stress scene, run the benchmarks, and end with a summary table.
 #
 #   scripts/gpu-check.sh [OUT_DIR]          (default ./gpu-check-out)
 #
@@ -23,7 +24,12 @@
 #   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
 #   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
 #   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the size tests)
-#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests sanitizers bench frames"
+#   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
+#   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests sanitizers bench frames sanitize_frames"
+#   SLABCAST_GPU_CHECK_DEADLINE  seconds from the start after which no new step starts and running ones are cut
+#                              (default: none), so a call on a machine lent for a few minutes still returns a
+#                              summary of what did run
 # The sanitizer runs set SLABCAST_TEST_QUICK=1: tests leave out their large sizes (every named property is still
 # exercised on small inputs), since the tools slow kernels down 10-100x.
 #
@@ -34,7 +40,11 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
 BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
-read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests sanitizers bench frames}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests sanitizers bench frames sanitize_frames}"
+read -ra SANITIZER_TOOLS <<< "${SLABCAST_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}"
+SANITIZER_TESTS="${SLABCAST_SANITIZER_TESTS:-.}"
+START_SECONDS=$SECONDS
+DEADLINE="${SLABCAST_GPU_CHECK_DEADLINE:-0}"
 RESULTS="$OUT/results.tsv"
 SANITIZER_TIMEOUT="${SLABCAST_SANITIZER_TIMEOUT:-1800}"
 # The sanitizers slow kernels 10-100x: by default they leave out the tests whose point is size (every named
@@ -44,6 +54,14 @@ SANITIZER_FILTER="${SLABCAST_SANITIZER_FILTER:-*-*Large*:*Huge*:*Size2Pow26*:*Tw
 say() { printf '\033[1m[gpu-check]\033[0m %s\n' "$*"; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+# Seconds a command may still run before the deadline (a large number without one); at least 1.
+time_left() {
+  if [ "$DEADLINE" -le 0 ]; then echo 86400; return; fi
+  local left=$((DEADLINE - (SECONDS - START_SECONDS)))
+  [ "$left" -lt 1 ] && left=1
+  echo "$left"
+}
+past_deadline() { [ "$DEADLINE" -gt 0 ] && [ $((SECONDS - START_SECONDS)) -ge "$DEADLINE" ]; }
 
 # record NAME STATUS SECONDS DETAIL: one row of the summary (STATUS: PASS or FAIL).
 record() {
@@ -116,7 +134,7 @@ step_gpu_tests() {
     record gpu_tests FAIL 0 "no build"
     return
   fi
-  (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
+  (cd "$BUILD" && timeout "$(time_left)" ctest -L gpu --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
   local rc=$?
   awk '/Test +#[0-9]+: /{
          name = $4; st = "FAIL"; detail = "";
@@ -157,13 +175,16 @@ step_sanitizers() {
     record sanitizers FAIL 0 "no gpu test executables found"
     return
   fi
-  local tool name exe t0 rc log
-  for tool in memcheck racecheck; do
+  local tool name exe t0 rc log limit
+  for tool in "${SANITIZER_TOOLS[@]}"; do
     while IFS=$'\t' read -r name exe; do
+      [[ "$name" =~ $SANITIZER_TESTS ]] || continue
+      past_deadline && { record "$tool $name" FAIL 0 "not run: past SLABCAST_GPU_CHECK_DEADLINE"; continue; }
       [ -x "$exe" ] || { record "$tool $name" FAIL 0 "executable missing (build failed?)"; continue; }
       t0="$(now)"
       log="$(mktemp)"
-      (cd "$ROOT" && SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" timeout "$SANITIZER_TIMEOUT" \
+      limit="$(time_left)"; [ "$limit" -gt "$SANITIZER_TIMEOUT" ] && limit="$SANITIZER_TIMEOUT"
+      (cd "$ROOT" && SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" timeout "$limit" \
          compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$exe") > "$log" 2>&1
       rc=$?
       {
@@ -174,7 +195,7 @@ step_sanitizers() {
       case $rc in
         0) record "$tool $name" PASS "$(elapsed "$t0")" "$summary" ;;
         99) record "$tool $name" FAIL "$(elapsed "$t0")" "${summary:-sanitizer reported errors}" ;;
-        124) record "$tool $name" FAIL "$(elapsed "$t0")" "timed out after ${SANITIZER_TIMEOUT}s" ;;
+        124) record "$tool $name" FAIL "$(elapsed "$t0")" "timed out after ${limit}s" ;;
         77) record "$tool $name" FAIL "$(elapsed "$t0")" "test skipped itself (no device under the tool?)" ;;
         *) record "$tool $name" FAIL "$(elapsed "$t0")" "exit $rc (test failure under the tool; sanitizer.log)" ;;
       esac
@@ -191,7 +212,7 @@ step_bench() {
     return
   fi
   # shellcheck disable=SC2086
-  "$exe" --json "$OUT/prim_bench.json" ${SLABCAST_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
+  timeout "$(time_left)" "$exe" --json "$OUT/prim_bench.json" ${SLABCAST_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   local rc=$?
   if [ $rc -eq 0 ]; then
     record prim_bench PASS "$(elapsed "$t0")" "all rows match their peers (bench.log, prim_bench.json)"
@@ -223,7 +244,7 @@ step_frames() {
     local log; log="$(mktemp)"
     # shellcheck disable=SC2086
     if (cd "$ROOT" && "$exe" render --backend cuda $args --out "$OUT/frame-$name.png") > "$log" 2>&1; then
-      record "frame $name" PASS "$(elapsed "$t0")" "$(grep -m1 -iE 'total' "$log" | tr -s ' ')"
+      record "frame $name" PASS "$(elapsed "$t0")" "$(grep -m1 -E 'total [0-9]' "$log" | tr -s ' ')"
     else
       record "frame $name" FAIL "$(elapsed "$t0")" "frames.log"
     fi
@@ -239,6 +260,40 @@ step_frames() {
       record "viewer headless dragon" FAIL "$(elapsed "$t0")" "frames.log"
     fi
   fi
+}
+
+# compute-sanitizer over whole frames: 100 animated headless frames of the dragon (when fetched) and of the stress
+# scene (huge triangles, one crossing the camera plane), through the viewer's headless path (EGL + CUDA-GL interop).
+step_sanitize_frames() {
+  local exe="$BUILD/app/slabcast"
+  if [ ! -x "$exe" ] || ! command -v compute-sanitizer >/dev/null; then
+    record sanitize_frames FAIL 0 "slabcast or compute-sanitizer missing"
+    return
+  fi
+  local scenes=("stress --procedural stress:100k")
+  [ -f "$ROOT/assets/models/dragon.obj" ] && scenes=("dragon --mesh assets/models/dragon.obj" "${scenes[@]}")
+  local tool scene name args t0 rc log limit
+  for tool in "${SANITIZER_TOOLS[@]}"; do
+    for scene in "${scenes[@]}"; do
+      read -r name args <<< "$scene"
+      past_deadline && { record "$tool frames $name" FAIL 0 "not run: past SLABCAST_GPU_CHECK_DEADLINE"; continue; }
+      t0="$(now)"; log="$(mktemp)"
+      limit="$(time_left)"; [ "$limit" -gt "$SANITIZER_TIMEOUT" ] && limit="$SANITIZER_TIMEOUT"
+      # shellcheck disable=SC2086
+      (cd "$ROOT" && timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 \
+         "$exe" view --headless --frames 100 --size 1024x1024 --deform wave:0.3 --backend cuda $args \
+         --screenshot "$OUT/sanitized-$name.png") > "$log" 2>&1
+      rc=$?
+      { echo "===== $tool frames $name (exit $rc, $(elapsed "$t0") s) ====="; tail -n 200 "$log"; } >> "$OUT/sanitizer.log"
+      local summary; summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+      case $rc in
+        0) record "$tool frames $name" PASS "$(elapsed "$t0")" "100 frames; $summary" ;;
+        124) record "$tool frames $name" FAIL "$(elapsed "$t0")" "timed out after ${limit}s" ;;
+        *) record "$tool frames $name" FAIL "$(elapsed "$t0")" "exit $rc; ${summary:-sanitizer.log}" ;;
+      esac
+      rm -f "$log" "$OUT/sanitized-$name.png"
+    done
+  done
 }
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -282,7 +337,9 @@ main() {
   say "output: $OUT"
   local step
   for step in "${STEPS[@]}"; do
-    if declare -F "step_$step" >/dev/null; then
+    if past_deadline; then
+      record "$step" FAIL 0 "not run: past SLABCAST_GPU_CHECK_DEADLINE (${DEADLINE}s)"
+    elif declare -F "step_$step" >/dev/null; then
       "step_$step"
     else
       record "$step" FAIL 0 "unknown step"

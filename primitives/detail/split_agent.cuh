@@ -58,15 +58,6 @@ struct SplitTilePolicy {
 
 // Bytes of records staged per tile in shared memory: large records get fewer items per thread so a tile's
 // exchange buffer stays near 32 KiB (several blocks per SM) and a thread's records stay in registers.
-#ifndef PRIM_SPLIT_TUNE_THREADS  // temporary tuning knobs (removed once tuned)
-#define PRIM_SPLIT_TUNE_THREADS 256
-#endif
-#ifndef PRIM_SPLIT_TUNE_IPT
-#define PRIM_SPLIT_TUNE_IPT 16
-#endif
-#ifndef PRIM_SPLIT_TUNE_MIN_BLOCKS
-#define PRIM_SPLIT_TUNE_MIN_BLOCKS 1
-#endif
 constexpr int kSplitExchangeBudgetBytes = 48 * 1024;
 
 constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int max_items) {
@@ -74,15 +65,16 @@ constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int
   return fit < 1 ? 1 : (fit > max_items ? max_items : fit);
 }
 
-// RADIX_BITS 8 (<= 256 buckets): 256 threads, up to 16 items each (4096-record tiles of 4-byte records).
+// RADIX_BITS 8 (<= 256 buckets): 384 threads, up to 16 items each (6144-record tiles of 4-byte records), at most
+// 85 registers a thread so that two blocks share an SM (__launch_bounds__(384, 2)). Measured on the H100 (2^26
+// u32+u32 pairs, stable 256-way): 1.34 ms, against 1.92 ms for 256 threads x 16 items with no register cap.
 // RADIX_BITS 11 (<= 2048 buckets): 128 threads, because the match ranker keeps a counter per (digit, warp):
 // 2048 x 5 x 4 B = 40 KiB of shared memory already.
 template <int RADIX_BITS, size_t RECORD_BYTES>
 struct SplitPolicyFor {
-  static constexpr int kThreads = RADIX_BITS <= 8 ? PRIM_SPLIT_TUNE_THREADS : 128;
-  using type = SplitTilePolicy<RADIX_BITS, kThreads,
-                               split_items_per_thread(kThreads, RECORD_BYTES, RADIX_BITS <= 8 ? PRIM_SPLIT_TUNE_IPT : 16),
-                               RADIX_BITS <= 8 ? 4 : 2, RADIX_BITS <= 8 ? PRIM_SPLIT_TUNE_MIN_BLOCKS : 1>;
+  static constexpr int kThreads = RADIX_BITS <= 8 ? 384 : 128;
+  using type = SplitTilePolicy<RADIX_BITS, kThreads, split_items_per_thread(kThreads, RECORD_BYTES, 16),
+                               RADIX_BITS <= 8 ? 4 : 2, RADIX_BITS <= 8 ? 2 : 1>;
 };
 
 struct NoValue {};
