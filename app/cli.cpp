@@ -75,6 +75,25 @@ constexpr std::pair<const char*, Shading> kShadings[] = {
     {"tile_triangles", Shading::tile_triangles}};
 constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}, {"cpu", Backend::cpu}};
 constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
+constexpr std::pair<const char*, BenchSuite> kBenchSuites[] = {
+    {"issue5", BenchSuite::issue5}, {"thesis", BenchSuite::thesis}, {"quick", BenchSuite::quick}};
+constexpr std::pair<const char*, BenchReference> kBenchReferences[] = {
+    {"gl_raster", BenchReference::gl_raster}, {"none", BenchReference::none}};
+constexpr std::pair<const char*, bool> kOnOff[] = {{"on", true}, {"off", false}};
+// The hardware-raster reference that `render --backend` accepts besides the renderer's own backends.
+constexpr const char* kGlRasterName = "gl_raster";
+
+// "a,b,,c" -> {"a", "b", "", "c"} (empty items are kept, so that the caller can reject them).
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    parts.push_back(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) return parts;
+    begin = comma + 1;
+  }
+}
 
 // An output file: the right extension, and a directory that exists (checked before minutes of loading).
 void check_output_path(const std::string& flag, const std::string& path, const std::string& extension) {
@@ -99,7 +118,7 @@ struct RawScene {
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
 };
 
-void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform) {
+void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, bool gl_raster_backend) {
   // The help text's "META: description" becomes CLI11's type name (shown after the flag) and description.
   const auto add = [&](const char* name, std::string* value, const std::string& help) {
     const size_t colon = help.find(": ");
@@ -122,7 +141,11 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform) {
                                     "strength (default ") + default_deform + ", amount 1)");
   add("--time", &raw->time, "T: deformer time in seconds (default 0)");
   add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
-  raw->backend_opt = add("--backend", &raw->backend, "NAME: cuda or cpu (default: cuda where a CUDA device exists, else cpu)");
+  raw->backend_opt = add("--backend", &raw->backend,
+                         gl_raster_backend ? "NAME: cuda, cpu, or gl-raster: the OpenGL hardware-raster reference "
+                                             "through EGL, colour and --ids only (default: cuda where a CUDA device "
+                                             "exists, else cpu)"
+                                           : "NAME: cuda or cpu (default: cuda where a CUDA device exists, else cpu)");
   add("--shading", &raw->shading,
       "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles");
 }
@@ -134,7 +157,8 @@ void check_given_values(const RawScene& raw) {
   }
 }
 
-SceneOptions finish_scene(const RawScene& raw, Deformer default_deform) {
+// `gl_raster`: where --backend gl-raster is allowed (render), set when it was given; nullptr elsewhere.
+SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl_raster = nullptr) {
   check_given_values(raw);
   SceneOptions s;
   if (raw.mesh_opt->count() > 0 && raw.procedural_opt->count() > 0) {
@@ -167,7 +191,17 @@ SceneOptions finish_scene(const RawScene& raw, Deformer default_deform) {
   if (!raw.deform.empty()) s.frame.deform = parse_deform("--deform", raw.deform);
   if (!raw.time.empty()) s.frame.deform.time = parse_finite("--time", raw.time, -1e6f, 1e6f);
   if (!raw.slabs.empty()) s.frame.slabs = parse_int("--slabs", raw.slabs, kMinSlabs, kMaxSlabs);
-  if (!raw.backend.empty()) s.backend = parse_backend("--backend", raw.backend);
+  if (!raw.backend.empty()) {
+    if (gl_raster != nullptr && normalized_name(trim(raw.backend)) == kGlRasterName) {
+      *gl_raster = true;
+    } else if (gl_raster != nullptr) {
+      const std::string key = normalized_name(trim(raw.backend));
+      if (key != "cuda" && key != "cpu") usage("--backend", "unknown backend " + quoted(raw.backend) + " (one of: cuda, cpu, gl-raster)");
+      s.backend = parse_backend("--backend", raw.backend);
+    } else {
+      s.backend = parse_backend("--backend", raw.backend);
+    }
+  }
   if (!raw.shading.empty()) s.frame.shading = parse_shading("--shading", raw.shading);
   return s;
 }
@@ -285,6 +319,41 @@ Backend parse_backend(const std::string& flag, const std::string& text) {
   return parse_name(flag, text, "backend", kBackends);
 }
 
+std::vector<ImageSize> parse_size_list(const std::string& flag, const std::string& text) {
+  std::vector<ImageSize> sizes;
+  for (const std::string& item : split_commas(text)) {
+    if (trim(item).empty()) usage(flag, "empty item in " + quoted(text) + " (expected e.g. 1024x1024,1920x1080)");
+    ImageSize size;
+    parse_size(flag, item, &size.width, &size.height);
+    for (const ImageSize& s : sizes) {
+      if (s.width == size.width && s.height == size.height) usage(flag, quoted(trim(item)) + " is given twice");
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi) {
+  std::vector<int> values;
+  for (const std::string& item : split_commas(text)) {
+    if (trim(item).empty()) usage(flag, "empty item in " + quoted(text) + " (expected whole numbers separated by commas)");
+    const int v = parse_int(flag, item, lo, hi);
+    if (std::find(values.begin(), values.end(), v) != values.end()) usage(flag, quoted(trim(item)) + " is given twice");
+    values.push_back(v);
+  }
+  return values;
+}
+
+BenchSuite parse_bench_suite(const std::string& flag, const std::string& text) {
+  return parse_name(flag, text, "suite", kBenchSuites);
+}
+
+BenchReference parse_bench_reference(const std::string& flag, const std::string& text) {
+  return parse_name(flag, text, "reference", kBenchReferences);
+}
+
+bool parse_on_off(const std::string& flag, const std::string& text) { return parse_name(flag, text, "value", kOnOff); }
+
 const char* to_string(Deformer deformer) {
   for (const auto& [name, value] : kDeformers) if (value == deformer) return name;
   return "?";
@@ -296,6 +365,13 @@ const char* to_string(Shading shading) {
 const char* to_string(Backend backend) {
   for (const auto& [name, value] : kBackends) if (value == backend) return name;
   return "?";
+}
+const char* to_string(BenchSuite suite) {
+  for (const auto& [name, value] : kBenchSuites) if (value == suite) return name;
+  return "?";
+}
+const char* to_string(BenchReference reference) {
+  return reference == BenchReference::gl_raster ? "gl-raster" : "none";
 }
 
 ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -309,7 +385,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       "render", "Render one frame headless and write it (PNG; depth PFM, triangle IDs, deformed mesh on request), "
                 "then print the frame's statistics");
   RawScene render_raw;
-  add_scene_flags(render, &render_raw, "none");
+  add_scene_flags(render, &render_raw, "none", /*gl_raster_backend=*/true);
   ParsedCommandLine result;
   RenderOptions& r = result.render;
   std::string out_path = r.out;
@@ -321,7 +397,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   CLI::App* view = app.add_subcommand(
       "view", "Open the interactive viewer (a window; or --headless: render offscreen through EGL and write a PNG)");
   RawScene view_raw;
-  add_scene_flags(view, &view_raw, "twist");
+  add_scene_flags(view, &view_raw, "twist", /*gl_raster_backend=*/false);
   ViewOptions& v = result.view;
   std::string frames_text, time_scale_text;
   bool pause = false, no_vsync = false, no_overlay = false;
@@ -334,6 +410,49 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   view->add_option("--time-scale", time_scale_text, "animation speed factor (default 1)")->type_name("F");
   view->add_flag("--no-vsync", no_vsync, "do not wait for the display's refresh");
   view->add_flag("--no-overlay", no_overlay, "start with the overlay hidden (H toggles it)");
+
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Benchmark the renderer over scenes, image sizes and slab counts (animated deformation, warm-up, "
+               "then timed frames): per-stage medians and p99, display cost, references and ray-triangle tests, "
+               "peak GPU memory; the OpenGL hardware-raster reference in the same process; a table on stdout, "
+               "JSON and CSV files on request");
+  BenchOptions& b = result.bench;
+  std::vector<std::string> bench_meshes, bench_procedurals;
+  std::string bench_sizes, bench_slabs, bench_frames, bench_warmup, bench_deform, bench_fovy, bench_backend,
+      bench_reference, bench_display, bench_suite;
+  CLI::Option* bench_mesh_opt = bench->add_option("--mesh", bench_meshes, "an OBJ mesh to benchmark (repeatable)")
+                                    ->type_name("FILE.obj")->allow_extra_args(false);
+  CLI::Option* bench_procedural_opt =
+      bench->add_option("--procedural", bench_procedurals, "a procedural mesh, e.g. sphere:4M (repeatable); "
+                        "--mesh and --procedural together replace the suite's scenes, in the order given")
+          ->type_name("NAME:TRIANGLES")->allow_extra_args(false);
+  const std::vector<std::pair<CLI::Option*, std::string*>> bench_texts = {
+      {bench->add_option("--sizes", bench_sizes, "image sizes (default: the suite's; issue5: "
+                         "1024x1024,1920x1080,3840x2160)")->type_name("WxH,..."), &bench_sizes},
+      {bench->add_option("--slabs", bench_slabs, "slab counts, each " + std::to_string(kMinSlabs) + ".." +
+                         std::to_string(kMaxSlabs) + " (default: the suite's; issue5: 1,4,8,16)")->type_name("S,..."),
+       &bench_slabs},
+      {bench->add_option("--frames", bench_frames, "timed frames per row (default 200; quick: 20)")->type_name("N"),
+       &bench_frames},
+      {bench->add_option("--warmup", bench_warmup, "untimed frames before them (default 20; quick: 3)")->type_name("N"),
+       &bench_warmup},
+      {bench->add_option("--deform", bench_deform, "deformer and strength, animated at 1/60 s per frame (default "
+                         "twist:1)")->type_name("NAME[:AMOUNT]"), &bench_deform},
+      {bench->add_option("--fovy", bench_fovy, "vertical field of view of the camera that frames the model "
+                         "(default 45)")->type_name("DEG"), &bench_fovy},
+      {bench->add_option("--backend", bench_backend, "cuda or cpu (default: cuda where a CUDA device exists, else "
+                         "cpu)")->type_name("NAME"), &bench_backend},
+      {bench->add_option("--reference", bench_reference, "gl-raster: the OpenGL hardware-raster reference in the "
+                         "same process, timed and compared by triangle IDs (default); none")->type_name("NAME"),
+       &bench_reference},
+      {bench->add_option("--display", bench_display, "on: also time the display path (CUDA-GL interop or upload, "
+                         "then texture + full-screen blit) (default); off")->type_name("on|off"), &bench_display},
+      {bench->add_option("--suite", bench_suite, "issue5 (default: the issue's matrix), thesis (the dragon at "
+                         "1024x1024, slabs 1..64), quick (seconds, for a smoke test)")->type_name("NAME"),
+       &bench_suite},
+  };
+  bench->add_option("--json", b.json_path, "write every row as JSON")->type_name("FILE.json");
+  bench->add_option("--csv", b.csv_path, "write every row as CSV")->type_name("FILE.csv");
 
   const auto fail_usage = [&](const std::string& message, const CLI::App* where) {
     err << "slabcast: error: " << message;
@@ -348,10 +467,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     result.command = Command::exit;
-    if (render->parsed() || view->parsed()) {
+    if (render->parsed() || view->parsed() || bench->parsed()) {
       result.exit_code = app.exit(e, out, err);
     } else {  // `slabcast --help` lists everything: the subcommands and all their flags
-      out << app.help() << "\n" << render->help("slabcast") << "\n" << view->help("slabcast");
+      out << app.help() << "\n" << render->help("slabcast") << "\n" << view->help("slabcast") << "\n"
+          << bench->help("slabcast");
       result.exit_code = kExitOk;
     }
     return result;
@@ -360,19 +480,64 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     result.exit_code = app.exit(e, out, err);
     return result;
   } catch (const CLI::ParseError& e) {
-    const CLI::App* where = render->parsed() ? render : view->parsed() ? view : &app;
+    const CLI::App* where = render->parsed() ? render : view->parsed() ? view : bench->parsed() ? bench : &app;
     return fail_usage(e.what(), where);
   }
 
   try {
     if (render->parsed()) {
       result.command = Command::render;
-      r.scene = finish_scene(render_raw, Deformer::none);
+      r.scene = finish_scene(render_raw, Deformer::none, &r.gl_raster);
       r.out = out_path;
       check_output_path("--out", r.out, ".png");
       if (!r.depth_path.empty()) check_output_path("--depth", r.depth_path, ".pfm");
       if (!r.ids_path.empty()) check_output_path("--ids", r.ids_path, ".ids");
       if (!r.deformed_mesh_path.empty()) check_output_path("--deformed-mesh", r.deformed_mesh_path, ".obj");
+      if (r.gl_raster && !r.depth_path.empty()) {
+        usage("--depth", "not available with --backend gl-raster (the reference writes colour and --ids only)");
+      }
+      if (r.gl_raster && !r.deformed_mesh_path.empty()) {
+        usage("--deformed-mesh", "not available with --backend gl-raster (the reference deforms in OpenGL)");
+      }
+    } else if (bench->parsed()) {
+      result.command = Command::bench;
+      for (const auto& [opt, text] : bench_texts) {
+        if (opt->count() > 0 && trim(*text).empty()) usage(opt->get_name(), "empty value");
+      }
+      // --mesh and --procedural in the order given: parse_order() lists every occurrence of every option.
+      size_t next_mesh = 0, next_procedural = 0;
+      for (const CLI::Option* opt : bench->parse_order()) {
+        SceneSpec scene;
+        if (opt == bench_mesh_opt && next_mesh < bench_meshes.size()) {
+          scene.mesh_path = bench_meshes[next_mesh++];
+          if (trim(scene.mesh_path).empty()) usage("--mesh", "empty value");
+        } else if (opt == bench_procedural_opt && next_procedural < bench_procedurals.size()) {
+          const std::string& text = bench_procedurals[next_procedural++];
+          if (trim(text).empty()) usage("--procedural", "empty value");
+          parse_procedural("--procedural", text, &scene);
+        } else {
+          continue;
+        }
+        b.scenes.push_back(scene);
+      }
+      if (!bench_suite.empty()) b.suite = parse_bench_suite("--suite", bench_suite);
+      if (!bench_sizes.empty()) b.sizes = parse_size_list("--sizes", bench_sizes);
+      if (!bench_slabs.empty()) b.slabs = parse_int_list("--slabs", bench_slabs, kMinSlabs, kMaxSlabs);
+      if (!bench_frames.empty()) b.frames = parse_int("--frames", bench_frames, 1, 1000000);
+      if (!bench_warmup.empty()) b.warmup = parse_int("--warmup", bench_warmup, 0, 1000000);
+      if (!bench_deform.empty()) b.deform = parse_deform("--deform", bench_deform);
+      if (!bench_fovy.empty()) {
+        b.fovy_degrees = parse_finite("--fovy", bench_fovy, 0.0f, 180.0f);
+        if (b.fovy_degrees <= 0.0f || b.fovy_degrees >= 180.0f) {
+          const std::string& text = bench_fovy;  // const: std::quoted would win the overload otherwise
+          usage("--fovy", quoted(text) + ": the field of view must be greater than 0 and less than 180 degrees");
+        }
+      }
+      if (!bench_backend.empty()) b.backend = parse_backend("--backend", bench_backend);
+      if (!bench_reference.empty()) b.reference = parse_bench_reference("--reference", bench_reference);
+      if (!bench_display.empty()) b.display = parse_on_off("--display", bench_display);
+      if (!b.json_path.empty()) check_output_path("--json", b.json_path, ".json");
+      if (!b.csv_path.empty()) check_output_path("--csv", b.csv_path, ".csv");
     } else {
       // `slabcast view ...`, or `slabcast` alone: the default scene, animated, in a window.
       result.command = Command::view;

@@ -1,7 +1,8 @@
-// slabcast: `slabcast render ...` (one frame, headless, to files), `slabcast view ...` (the viewer), and
-// `slabcast` alone (the viewer on the default scene, animated). Exit codes: 0 success, 1 runtime failure
+// slabcast: `slabcast render ...` (one frame, headless, to files), `slabcast view ...` (the viewer), `slabcast
+// bench ...` (the benchmark), and `slabcast` alone (the viewer on the default scene, animated). Exit codes: 0 success, 1 runtime failure
 // (broken mesh, no device, out of memory, unwritable file), 2 usage error (bad flag or value). Every failure is
 // one "slabcast: error: ..." line on stderr; nothing is allowed to escape as a crash.
+#include "bench_command.h"
 #include "cli.h"
 #include "render_command.h"
 
@@ -63,6 +64,8 @@ int run(int argc, char** argv) {
       return run_render(cli.render, std::cout, std::cerr);
     case Command::view:
       return run_view(cli.view);
+    case Command::bench:
+      return run_bench(cli.bench, std::cout, std::cerr);
   }
   return kExitRuntime;
 }

@@ -6,6 +6,10 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#if SLABCAST_HAVE_GL_RASTER
+#include "app/viewer/gl_raster.h"
+#endif
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -105,6 +109,40 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
   out << std::defaultfloat;
 }
 
+// `render --backend gl-raster`: the same scene, camera and deformation drawn by the OpenGL hardware-raster reference
+// in an EGL context (on the CUDA device's EGL device where there is one, else Mesa's software device).
+int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const FrameSettings& frame, double load_ms,
+                         std::ostream& out) {
+#if SLABCAST_HAVE_GL_RASTER
+  int cuda_device = -1;
+  if (cudaGetDevice(&cuda_device) != cudaSuccess) cuda_device = -1;
+  (void)cudaGetLastError();  // no device: GL on Mesa's software device
+  const viewer::GlRasterFrame f = viewer::render_gl_raster_frame(mesh, frame, cuda_device);
+  const size_t pixels = size_t(frame.width) * size_t(frame.height);
+  if (f.color.size() != pixels * 4) throw std::runtime_error("the gl-raster reference returned no colour image");
+  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << grouped(mesh.triangle_count())
+      << " triangles), " << frame.width << "x" << frame.height << ", gl-raster reference (" << f.gl_description
+      << ")\n"
+      << "  deform  " << to_string(frame.deform.kind) << " amount " << frame.deform.amount << " time "
+      << frame.deform.time << "\n"
+      << std::fixed << std::setprecision(1) << "  load " << load_ms << " ms; first frame " << std::setprecision(3)
+      << f.gpu_ms << " ms (GPU, GL timer query)\n"
+      << std::defaultfloat;
+  write_png(options.out, f.color.data(), frame.width, frame.height, size_t(frame.width) * 4);
+  out << "wrote " << options.out << " (" << frame.width << "x" << frame.height << " RGBA8 PNG)\n";
+  if (!options.ids_path.empty()) {
+    if (f.triangle_ids.size() != pixels) throw std::runtime_error("the gl-raster reference returned no triangle-ID buffer");
+    write_ids(options.ids_path, f.triangle_ids.data(), frame.width, frame.height);
+    out << "wrote " << options.ids_path << " (triangle IDs, uint32, miss = 0xFFFFFFFF)\n";
+  }
+  return kExitOk;
+#else
+  (void)options, (void)mesh, (void)frame, (void)load_ms, (void)out;
+  throw std::runtime_error("--backend gl-raster: this slabcast was built without the OpenGL raster reference "
+                           "(app/viewer/gl_raster.h and the viewer are needed)");
+#endif
+}
+
 }  // namespace
 
 Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
@@ -168,6 +206,14 @@ Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
 
 int run_render(const RenderOptions& options, std::ostream& out, std::ostream& log) {
   const SceneOptions& scene = options.scene;
+  if (options.gl_raster) {
+    auto start = Clock::now();
+    const Mesh mesh = load_scene(scene.scene, log);
+    const double load_ms = ms_since(start);
+    FrameSettings frame = scene.frame;
+    frame.camera = resolve_camera(scene, mesh);
+    return run_render_gl_raster(options, mesh, frame, load_ms, out);
+  }
   const Backend backend = choose_backend(scene.backend, log);
 
   auto start = Clock::now();
