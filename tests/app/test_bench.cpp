@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -405,6 +406,28 @@ TEST(BenchExe, QuickCpuRunWritesJsonAndCsvWithPositiveTimes) {
   ASSERT_EQ(lines.size(), 6u);  // header + 4 rows + the empty string after the last newline
   const size_t columns = split(lines[0], ',').size();
   for (size_t i = 1; i <= 4; ++i) EXPECT_EQ(split(lines[i], ',').size(), columns) << lines[i];
+}
+
+// scripts/plot-bench draws the four charts from a real run's JSON (needs gnuplot: Debian's gnuplot-nox).
+TEST(PlotBench, DrawsEveryChartFromARealRun) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string dir = test::output_dir("plot_bench");
+  const test::ExeResult r = run_slabcast({"bench", "--backend", "cpu", "--suite", "quick", "--frames", "2", "--warmup",
+                                          "0", "--json", dir + "/b.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const std::string command = std::string(SLABCAST_SOURCE_DIR) + "/scripts/plot-bench '" + dir + "/b.json' '" + dir +
+                              "/charts' > '" + dir + "/plot.log' 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << slurp(dir + "/plot.log");
+  for (const char* chart : {"bench-triangles", "bench-resolution", "bench-stages", "bench-slabs"}) {
+    const Rgba8Image png = read_png(dir + "/charts/" + chart + ".png");
+    EXPECT_GE(png.width, 800) << chart;
+    EXPECT_GE(png.height, 400) << chart;
+  }
+  // Not a bench JSON: one clear line, exit 1.
+  const std::string bad = std::string(SLABCAST_SOURCE_DIR) + "/scripts/plot-bench '" + dir + "/plot.log' > '" + dir +
+                          "/bad.log' 2>&1";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+  EXPECT_EQ(slurp(dir + "/bad.log").rfind("plot-bench: error: ", 0), 0u) << slurp(dir + "/bad.log");
 }
 
 TEST(BenchExe, ErrorsExitWithOneClearLine) {
