@@ -470,6 +470,12 @@ struct RowContext {
   const BenchOptions& options;
   GlSide& gl;
   Progress& progress;
+  std::vector<std::string>& notes;  // what could not be measured, and why (stderr and the JSON)
+
+  void note(const std::string& line) {
+    progress.note("note: " + line);
+    notes.push_back(line);
+  }
 };
 
 double frame_time(const BenchOptions& options, int frame) { return double(options.deform.time) + frame * kFrameSeconds; }
@@ -532,7 +538,15 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   PlainSurface plain(ctx.backend, size.width, size.height);
 #if SLABCAST_HAVE_VIEWER
   std::unique_ptr<DisplayMeter> display;
-  if (ctx.gl.feed) display = std::make_unique<DisplayMeter>(size.width, size.height, *ctx.gl.feed);
+  if (ctx.gl.feed) {
+    try {
+      display = std::make_unique<DisplayMeter>(size.width, size.height, *ctx.gl.feed);
+    } catch (const std::exception& e) {  // e.g. CUDA refuses to register the GL buffer: time the frames anyway
+      ctx.gl.display_absent = std::string("the display path could not be set up: ") + e.what();
+      ctx.gl.feed.reset();
+      ctx.note("display cost not measured from here on: " + ctx.gl.display_absent);
+    }
+  }
   row.display_feed = ctx.gl.feed ? viewer::feed_name(*ctx.gl.feed) : ctx.gl.display_absent;
 #else
   row.display_feed = ctx.gl.display_absent;
@@ -1057,7 +1071,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
   const uint64_t per_size = plan.slabs.size() * frames_per_row + (with_reference ? frames_per_row : 0);
   const int row_count = int(plan.scenes.size() * plan.sizes.size() * plan.slabs.size());
   Progress progress(log, per_size * plan.sizes.size() * plan.scenes.size(), row_count);
-  RowContext ctx{backend, plan, options, gl, progress};
+  RowContext ctx{backend, plan, options, gl, progress, recorded.notes};
 
   log << "[bench] " << plan.scenes.size() << " scene(s) x " << plan.sizes.size() << " size(s) x " << plan.slabs.size()
       << " slab count(s), " << plan.warmup << " warm-up + " << plan.frames << " timed frames each, " << to_string(backend)
@@ -1069,12 +1083,26 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
     const Mesh mesh = load_scene(spec, log);
     const std::string label = spec.label();
     const Camera camera = frame_mesh(mesh, options.fovy_degrees);
-    std::unique_ptr<Reference> reference = with_reference ? make_reference(gl, mesh) : nullptr;
+    // A reference that fails (e.g. GL out of memory for a huge mesh) costs its columns, not the run.
+    std::unique_ptr<Reference> reference;
+    if (with_reference) {
+      try {
+        reference = make_reference(gl, mesh);
+      } catch (const std::exception& e) {
+        ctx.note("gl-raster reference not run for " + label + ": " + e.what());
+      }
+    }
     for (const ImageSize size : plan.sizes) {
       ReferenceResult ref;
       if (reference) {
         progress.begin(label + " " + size_text(size.width, size.height) + " gl-raster");
-        ref = run_reference(ctx, *reference, camera, size);
+        try {
+          ref = run_reference(ctx, *reference, camera, size);
+        } catch (const std::exception& e) {
+          ctx.note("gl-raster reference failed for " + label + " at " + size_text(size.width, size.height) + ": " +
+                   e.what());
+          ref = ReferenceResult{};
+        }
       }
       for (const int slabs : plan.slabs) {
         progress.begin(label + " " + size_text(size.width, size.height) + " " + std::to_string(slabs) + " slabs");
