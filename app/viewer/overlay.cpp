@@ -46,6 +46,17 @@ void stats_section(Session& s) {
   ImGui::PlotLines("##frame_times", graph.data(), static_cast<int>(graph.size()), 0, label, 0.0f, graph_max,
                    ImVec2(ImGui::GetContentRegionAvail().x, 60.0f));
 
+  if (s.gl_raster) {  // the reference has one stage: the whole frame is one draw
+    if (ImGui::CollapsingHeader("Stage times", ImGuiTreeNodeFlags_DefaultOpen)) {
+      ImGui::Text("gl-raster frame %8.3f ms GL", static_cast<double>(s.gl_raster_ms));
+      ImGui::TextDisabled("clear + draw: deform, raster, shade (timer query)");
+    }
+    if (ImGui::CollapsingHeader("Counts", ImGuiTreeNodeFlags_DefaultOpen)) {
+      ImGui::Text("triangles            %s", grouped(s.stats.triangles_in).c_str());
+      ImGui::Text("GPU memory, reference %.1f MiB", mib(s.renderer_bytes));
+    }
+    return;
+  }
   if (ImGui::CollapsingHeader("Stage times", ImGuiTreeNodeFlags_DefaultOpen)) {
     const StageTimes& ms = s.stats.ms;
     // The cuda backend times its stages with CUDA events, the cpu backend with the wall clock; the display
@@ -146,16 +157,36 @@ void rendering_section(Session& s) {
   ImGui::SliderFloat("resolution", &s.resolution_scale, kMinResolutionScale, kMaxResolutionScale, "%.2fx");
   ImGui::Text("render size %d x %d", s.render_width(), s.render_height());
 
-  int backend = static_cast<int>(s.backend);
+  // Three choices: the ray caster's two backends and the OpenGL hardware-raster reference (gl_raster.h).
+  constexpr int kGlRasterChoice = 2;
+  static_assert(static_cast<int>(Backend::cuda) != kGlRasterChoice && static_cast<int>(Backend::cpu) != kGlRasterChoice,
+                "the reference's radio value must differ from the backends'");
+  int choice = s.gl_raster ? kGlRasterChoice : static_cast<int>(s.backend);
   ImGui::TextUnformatted("backend");
   ImGui::SameLine();
   if (!s.cuda_available) ImGui::BeginDisabled();
-  const bool cuda_clicked = ImGui::RadioButton("cuda", &backend, static_cast<int>(Backend::cuda));
+  const bool cuda_clicked = ImGui::RadioButton("cuda", &choice, static_cast<int>(Backend::cuda));
   if (!s.cuda_available) ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool cpu_clicked = ImGui::RadioButton("cpu", &backend, static_cast<int>(Backend::cpu));
-  if (cuda_clicked || cpu_clicked) s.set_backend(static_cast<Backend>(backend));
-  ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", feed_name(s.feed()));
+  const bool cpu_clicked = ImGui::RadioButton("cpu", &choice, static_cast<int>(Backend::cpu));
+  // On a line of its own: the panel is too narrow for three choices side by side.
+  ImGui::Indent(ImGui::CalcTextSize("backend").x + ImGui::GetStyle().ItemSpacing.x);
+  const bool raster_clicked = ImGui::RadioButton("gl-raster (reference)", &choice, kGlRasterChoice);
+  if (cuda_clicked || cpu_clicked) {
+    s.set_gl_raster(false);
+    s.set_backend(static_cast<Backend>(choice));
+  }
+  ImGui::Unindent(ImGui::CalcTextSize("backend").x + ImGui::GetStyle().ItemSpacing.x);
+  if (raster_clicked) s.set_gl_raster(true);
+  if (s.gl_raster) {
+    ImGui::TextDisabled("gl-raster: OpenGL draw + blit, face normals");
+    if (s.settings.shading != Shading::flat && s.settings.shading != Shading::depth &&
+        s.settings.shading != Shading::normals && s.settings.shading != Shading::triangle_id) {
+      ImGui::TextDisabled("(this shading shows as flat in the reference)");
+    }
+  } else {
+    ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", feed_name(s.feed()));
+  }
   if (!s.cuda_available) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("cuda unavailable: %s", s.cuda_absent_reason.c_str());

@@ -86,6 +86,7 @@ Session::Session(const ViewerOptions& viewer_options, bool gl_on_cuda_device, st
     backend = cuda_available ? Backend::cuda : Backend::cpu;
   }
   renderer_ = make_renderer(backend);
+  gl_raster = options.gl_raster;  // install_mesh makes the reference for the first mesh
 
   models = list_models();
   ModelChoice first;
@@ -153,7 +154,10 @@ void Session::wait_for_loading() {
 }
 
 void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
+  // The reference first: if it fails (out of GPU memory), nothing has changed yet and the old mesh stays.
+  std::unique_ptr<GlRaster> raster = gl_raster ? std::make_unique<GlRaster>(*mesh) : nullptr;
   renderer_->set_mesh(*mesh);
+  raster_ = std::move(raster);
   mesh_ = std::move(mesh);
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
@@ -194,6 +198,30 @@ void Session::set_backend(Backend wanted) {
   }
 }
 
+void Session::set_gl_raster(bool on) {
+  if (on == gl_raster) return;
+  if (!on) {
+    raster_.reset();
+    gl_raster = false;
+    frame_times.clear();
+    last_error.clear();
+    return;
+  }
+  if (!mesh_) {
+    last_error = "switch to the gl-raster reference once the model has loaded";
+    return;
+  }
+  try {
+    raster_ = std::make_unique<GlRaster>(*mesh_);
+    gl_raster = true;
+    frame_times.clear();
+    last_error.clear();
+  } catch (const std::exception& e) {
+    last_error = std::string("switching to the gl-raster reference failed: ") + e.what();
+    std::fprintf(stderr, "slabcast: %s\n", last_error.c_str());
+  }
+}
+
 void Session::advance_time(double seconds) {
   if (animate && mesh_) settings.deform.time += static_cast<float>(seconds * time_scale);
 }
@@ -213,6 +241,21 @@ void Session::render_and_present(int fb_width, int fb_height) {
   }
   const int width = std::max(1, static_cast<int>(std::lround(fb_width * resolution_scale)));
   const int height = std::max(1, static_cast<int>(std::lround(fb_height * resolution_scale)));
+  settings.width = width;
+  settings.height = height;
+  settings.camera = camera.camera();
+  if (raster_) {  // the reference draws into its own framebuffer, then a blit shows it (no PBO, no interop)
+    gl_raster_ms = raster_->render(settings);
+    stats = FrameStats{};
+    stats.triangles_in = raster_->triangle_count();
+    stats.ms.total = gl_raster_ms;
+    glViewport(0, 0, fb_width, fb_height);
+    raster_->blit_to_bound_framebuffer(fb_width, fb_height);
+    display_ms = 0.0f;
+    renderer_bytes = raster_->gpu_bytes();
+    update_device_memory();
+    return;
+  }
   const Feed feed = choose_feed();
   try {
     display_.resize(width, height, feed);
@@ -224,9 +267,6 @@ void Session::render_and_present(int fb_width, int fb_height) {
     std::fprintf(stderr, "slabcast: CUDA-GL interop unavailable (%s); copying frames through the host\n", e.what());
     display_.resize(width, height, choose_feed());
   }
-  settings.width = width;
-  settings.height = height;
-  settings.camera = camera.camera();
   stats = display_.render(*renderer_, settings);
   display_.present(fb_width, fb_height);
   display_ms = display_.display_ms();

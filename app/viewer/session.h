@@ -4,6 +4,7 @@
 #include "app/viewer/camera_control.h"
 #include "app/viewer/display_path.h"
 #include "app/viewer/frame_times.h"
+#include "app/viewer/gl_raster.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
 
@@ -54,11 +55,16 @@ class Session {
   // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer.
   void render_and_present(int fb_width, int fb_height);
   void set_backend(Backend backend);  // makes a new renderer and uploads the mesh; errors go to last_error
+  // Draw with the OpenGL hardware-raster reference (gl_raster.h) instead of the ray caster, or back. The ray
+  // caster keeps its mesh meanwhile, so switching back is immediate. Errors go to last_error (and leave the mode).
+  void set_gl_raster(bool on);
 
   // --- state the overlay shows and edits ---
   ViewerOptions options;
   FrameSettings settings;                 // width/height are set per frame from the framebuffer and the scale
-  Backend backend = Backend::cpu;
+  Backend backend = Backend::cpu;         // the ray caster's backend (kept while gl_raster draws)
+  bool gl_raster = false;                 // frames come from the gl-raster reference (the overlay's third choice)
+  float gl_raster_ms = 0.0f;              // its GPU time of the last frame (GL timer query)
   bool cuda_available = false;
   std::string cuda_absent_reason;
   bool animate = true;
@@ -92,8 +98,8 @@ class Session {
 
   const Mesh* mesh() const { return mesh_.get(); }
   Feed feed() const { return display_.feed(); }
-  int render_width() const { return display_.width(); }
-  int render_height() const { return display_.height(); }
+  int render_width() const { return raster_ ? raster_->width() : display_.width(); }
+  int render_height() const { return raster_ ? raster_->height() : display_.height(); }
   void frame_model();  // F: the camera frames the model (keeps the field of view)
 
  private:
@@ -106,6 +112,7 @@ class Session {
   bool gl_on_cuda_device_ = false;
   bool interop_failed_ = false;
   std::unique_ptr<Renderer> renderer_;
+  std::unique_ptr<GlRaster> raster_;  // only while gl_raster
   std::shared_ptr<const Mesh> mesh_;
   std::future<std::shared_ptr<const Mesh>> pending_;
   DisplayPath display_;

@@ -32,6 +32,8 @@ struct ViewerOptions {
   bool up_given = false;
   Backend backend = Backend::cuda;
   bool backend_given = false;  // false: cuda when a CUDA device exists, else cpu (the overlay says which runs)
+  bool gl_raster = false;      // draw with the OpenGL hardware-raster reference (app/viewer/gl_raster.h) instead of
+                               // the ray caster (`--backend gl-raster`); `backend` is still made, for switching back
 
   // --- animation ---
   bool animate = true;         // advance frame.deform.time by wall-clock seconds (headless: by 1/60 s per frame)

@@ -17,6 +17,7 @@
 // Every test that needs GL reports SKIPPED (not passed) when no EGL context can be made.
 #include "app/viewer/egl_context.h"
 #include "app/viewer/gl_raster.h"
+#include "app/viewer/session.h"
 #include "render/frame_setup.h"
 #include "render/shade.h"
 
@@ -392,6 +393,56 @@ TEST_F(GlRasterTest, ResizesAndLeavesTheCallersGlStateAlone) {
   target.bind();
   raster.blit_to_bound_framebuffer(50, 40);
   EXPECT_EQ(viewer::read_pixels_top_down(50, 40), raster.read_color());
+}
+
+// ---------------------------------------------------------------------------------------------- the viewer
+
+// The viewer's third backend choice: the session draws through GlRaster and blits its colour into the bound
+// framebuffer (at resolution scale 1 an exact copy, the right way up), and switching back gives the ray caster's
+// frame again.
+TEST_F(GlRasterTest, ViewerSessionShowsTheReferenceAndSwitchesBack) {
+  ViewerOptions options;
+  options.procedural_name = "sphere";
+  options.procedural_triangles = 20000;
+  options.frame.width = 320;
+  options.frame.height = 240;
+  options.frame.deform = {Deformer::twist, 1.0f, 0.5f};
+  options.frame.shading = Shading::flat;
+  options.backend = Backend::cpu;
+  options.backend_given = true;
+  options.gl_raster = true;
+  options.headless = true;
+  options.animate = false;
+  const int w = options.frame.width, h = options.frame.height;
+
+  const Mesh mesh = make_procedural_mesh("sphere", 20000);
+  FrameSettings settings = options.frame;
+  settings.camera = frame_mesh(mesh, settings.camera.fovy_degrees);
+  GlRaster raster(mesh);
+  raster.render(settings);
+  const std::vector<uint8_t> reference = raster.read_color();
+  const CpuFrame cpu = render_cpu(mesh, settings);
+  ASSERT_NE(reference, cpu.color) << "the two frames must differ for the switch to be seen";
+
+  viewer::Session session(options, /*gl_on_cuda_device=*/false, "test", /*windowed=*/false);
+  viewer::OffscreenTarget target(w, h);
+  auto frame = [&] {
+    target.bind();
+    session.render_and_present(w, h);
+    return viewer::read_pixels_top_down(w, h);
+  };
+  ASSERT_TRUE(session.gl_raster);
+  EXPECT_EQ(frame(), reference) << "the session's gl-raster frame is not the reference's colour";
+  EXPECT_EQ(session.render_width(), w);
+  EXPECT_EQ(session.render_height(), h);
+  EXPECT_EQ(session.stats.triangles_in, mesh.triangle_count());
+
+  session.set_gl_raster(false);
+  EXPECT_FALSE(session.gl_raster);
+  EXPECT_EQ(frame(), cpu.color) << "back on the cpu ray caster";
+  session.set_gl_raster(true);
+  EXPECT_TRUE(session.gl_raster) << session.last_error;
+  EXPECT_EQ(frame(), reference);
 }
 
 }  // namespace
