@@ -440,9 +440,6 @@ GlSide open_gl(const BenchOptions& options, Backend backend) {
       gl.display_absent = "OpenGL runs on " + gl.description + ", not on the CUDA device: no CUDA-GL interop";
     }
   }
-#if !SLABCAST_HAVE_GL_RASTER
-  if (want_reference) gl.reference_absent = "this slabcast was built without the gl-raster reference (app/viewer/gl_raster.cpp was not there when it was configured)";
-#endif
 #else
   (void)backend;
   const std::string why = "this slabcast was built without the viewer (app/viewer/), which has the OpenGL side";
