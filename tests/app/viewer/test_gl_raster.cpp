@@ -395,6 +395,32 @@ TEST_F(GlRasterTest, ResizesAndLeavesTheCallersGlStateAlone) {
   EXPECT_EQ(viewer::read_pixels_top_down(50, 40), raster.read_color());
 }
 
+// The command line's entry point makes its own context (so no fixture: one EglContext at a time).
+TEST(GlRasterFrame, OneFrameInItsOwnContextMatchesTheRayCaster) {
+  try {
+    EglContext probe(-1);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
+  }
+  const Mesh mesh = make_procedural_mesh("torus", 4000);
+  FrameSettings settings;
+  settings.width = 120;
+  settings.height = 90;
+  settings.camera = frame_mesh(mesh);
+  settings.deform = {Deformer::pulse, 1.0f, 0.3f};
+  const viewer::GlRasterFrame frame = viewer::render_gl_raster_frame(mesh, settings, -1, /*warmup=*/2);
+  EXPECT_EQ(frame.width, 120);
+  EXPECT_EQ(frame.height, 90);
+  EXPECT_EQ(frame.color.size(), 120u * 90u * 4u);
+  EXPECT_GE(frame.gpu_ms, 0.0f);
+  EXPECT_FALSE(frame.gl_description.empty());
+  const CpuFrame cpu = render_cpu(mesh, settings);
+  const IdAgreement a = compare_triangle_ids(frame.triangle_ids, cpu.ids, 120, 90);
+  EXPECT_GT(count_hits(cpu.ids), 120u * 90u / 10u);
+  EXPECT_GE(a.fraction(), 0.99);
+  EXPECT_EQ(a.differing_off_edges, 0u);
+}
+
 // ---------------------------------------------------------------------------------------------- the viewer
 
 // The viewer's third backend choice: the session draws through GlRaster and blits its colour into the bound
