@@ -431,6 +431,11 @@ GlSide open_gl(const BenchOptions& options, Backend backend) {
     if (want_reference) gl.reference_absent = why;
     return gl;
   }
+  // On the cuda backend the reference must run on the same GPU, or the ratio compares two different machines.
+  if (want_reference && backend == Backend::cuda && !gl.egl->on_cuda_device()) {
+    gl.reference_absent = "OpenGL runs on " + gl.description + ", not on the CUDA device: the reference would not "
+                          "run on the same GPU (is NVIDIA's EGL library installed?)";
+  }
   if (options.display) {
     if (backend == Backend::cpu) {
       gl.feed = viewer::Feed::host_upload;
