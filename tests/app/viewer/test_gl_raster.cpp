@@ -15,6 +15,7 @@
 //   * Colour (flat shading): the same headlight formula with the face normal from screen derivatives instead of
 //     the exact cross product: a few 1/255 steps where both show the same triangle away from edges.
 // Every test that needs GL reports SKIPPED (not passed) when no EGL context can be made.
+#include "app/viewer/cuda_interop.h"
 #include "app/viewer/egl_context.h"
 #include "app/viewer/gl_raster.h"
 #include "app/viewer/session.h"
@@ -108,12 +109,16 @@ TEST(CompareTriangleIds, EmptyImageAndSizeMismatch) {
 
 // ---------------------------------------------------------------------------------------------- GL fixture
 
+// The EGL device to test on: NVIDIA's, where a CUDA device exists (the GPU the benchmark compares on: its GLSL
+// compiler and rasterizer), else Mesa's software device (EglContext falls back to it by itself).
+int preferred_egl_cuda_device() { return viewer::cuda_device_or_none(); }
+
 // An EGL context for one test, or a skip saying why none could be made.
 class GlRasterTest : public ::testing::Test {
  protected:
   void SetUp() override {
     try {
-      egl_ = std::make_unique<EglContext>(-1);
+      egl_ = std::make_unique<EglContext>(preferred_egl_cuda_device());
     } catch (const std::exception& e) {
       GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
     }
@@ -207,7 +212,9 @@ TEST_P(GlRasterVisibility, TriangleIdsAgreeWithTheCpuRayCasterExceptAtEdges) {
       }
       if (!interior) continue;
       ++compared;
-      for (int k = 0; k < 4; ++k) worst = std::max(worst, std::abs(int(gl_color[4 * i + k]) - int(cpu.color[4 * i + k])));
+      for (int k = 0; k < 4; ++k) {
+        worst = std::max(worst, std::abs(int(gl_color[4 * i + k]) - int(cpu.color[4 * i + k])));
+      }
     }
   }
   EXPECT_GT(compared, pixels / 20) << mesh.name;
@@ -398,7 +405,7 @@ TEST_F(GlRasterTest, ResizesAndLeavesTheCallersGlStateAlone) {
 // The command line's entry point makes its own context (so no fixture: one EglContext at a time).
 TEST(GlRasterFrame, OneFrameInItsOwnContextMatchesTheRayCaster) {
   try {
-    EglContext probe(-1);
+    EglContext probe(preferred_egl_cuda_device());
   } catch (const std::exception& e) {
     GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
   }
@@ -408,7 +415,8 @@ TEST(GlRasterFrame, OneFrameInItsOwnContextMatchesTheRayCaster) {
   settings.height = 90;
   settings.camera = frame_mesh(mesh);
   settings.deform = {Deformer::pulse, 1.0f, 0.3f};
-  const viewer::GlRasterFrame frame = viewer::render_gl_raster_frame(mesh, settings, -1, /*warmup=*/2);
+  const viewer::GlRasterFrame frame = viewer::render_gl_raster_frame(mesh, settings, preferred_egl_cuda_device(),
+                                                                       /*warmup=*/2);
   EXPECT_EQ(frame.width, 120);
   EXPECT_EQ(frame.height, 90);
   EXPECT_EQ(frame.color.size(), 120u * 90u * 4u);
@@ -450,7 +458,7 @@ TEST_F(GlRasterTest, ViewerSessionShowsTheReferenceAndSwitchesBack) {
   const CpuFrame cpu = render_cpu(mesh, settings);
   ASSERT_NE(reference, cpu.color) << "the two frames must differ for the switch to be seen";
 
-  viewer::Session session(options, /*gl_on_cuda_device=*/false, "test", /*windowed=*/false);
+  viewer::Session session(options, egl_->on_cuda_device(), egl_->description(), /*windowed=*/false);
   viewer::OffscreenTarget target(w, h);
   auto frame = [&] {
     target.bind();
