@@ -769,16 +769,26 @@ std::string summary_json(const Summary& s) {
   return "{\"median\": " + number(s.median) + ", \"p99\": " + number(s.p99) + "}";
 }
 
-std::ofstream open_output(const std::string& path) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-  return f;
-}
+// Written to PATH.tmp, then renamed: the file is rewritten after every row, and a run killed mid-write must still
+// leave the previous complete version under PATH.
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path) : path_(std::move(path)), temp_(path_ + ".tmp") {
+    stream.open(temp_, std::ios::binary | std::ios::trunc);
+    if (!stream) throw std::runtime_error(path_ + ": cannot write (" + std::strerror(errno) + ")");
+  }
+  void commit() {
+    stream.close();
+    if (!stream) throw std::runtime_error(path_ + ": cannot write (write failed)");
+    std::error_code ec;
+    std::filesystem::rename(temp_, path_, ec);
+    if (ec) throw std::runtime_error(path_ + ": cannot write (" + ec.message() + ")");
+  }
+  std::ofstream stream;
 
-void close_output(std::ofstream& f, const std::string& path) {
-  f.close();
-  if (!f) throw std::runtime_error(path + ": cannot write (write failed)");
-}
+ private:
+  std::string path_, temp_;
+};
 
 // The CSV's columns, in order, with how each is taken from a row (empty: not measured).
 struct CsvColumn {
@@ -840,9 +850,11 @@ const std::vector<CsvColumn>& csv_columns() {
 }  // namespace
 
 void write_bench_json(const std::string& path, const BenchEnvironment& env, const BenchOptions& options,
-                      const BenchPlan& plan, const std::vector<BenchRow>& rows) {
-  std::ofstream f = open_output(path);
-  f << "{\n  \"tool\": \"slabcast bench\",\n  \"schema\": 1,\n"
+                      const BenchPlan& plan, const std::vector<BenchRow>& rows, bool complete) {
+  OutputFile file(path);
+  std::ofstream& f = file.stream;
+  f << "{\n  \"tool\": \"slabcast bench\",\n  \"schema\": 1,\n  \"complete\": " << (complete ? "true" : "false")
+    << ",\n"
     << "  \"environment\": {\"backend\": " << quote(env.backend) << ", \"gpu\": " << quote(env.gpu)
     << ", \"driver\": " << quote(env.driver) << ", \"cuda_runtime\": " << quote(env.cuda_runtime)
     << ", \"gl\": " << quote(env.gl) << ", \"git_commit\": " << quote(env.git_commit) << ", \"date\": "
@@ -903,11 +915,12 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
     f << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   f << "  ]\n}\n";
-  close_output(f, path);
+  file.commit();
 }
 
 void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows) {
-  std::ofstream f = open_output(path);
+  OutputFile file(path);
+  std::ofstream& f = file.stream;
   const std::vector<CsvColumn>& columns = csv_columns();
   for (size_t c = 0; c < columns.size(); ++c) f << (c ? "," : "") << columns[c].name;
   f << "\n";
@@ -915,7 +928,7 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows)
     for (size_t c = 0; c < columns.size(); ++c) f << (c ? "," : "") << columns[c].value(r);
     f << "\n";
   }
-  close_output(f, path);
+  file.commit();
 }
 
 namespace {
@@ -1121,6 +1134,9 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
                                               fixed(row.speedup, 2) + "x, IDs " + fixed(100 * row.ids.fraction(), 2) + "% equal";
         progress.row_done(result);
         rows.push_back(std::move(row));
+        // Every row so far on disk: a run cut short by a time limit keeps what it measured.
+        if (!options.json_path.empty()) write_bench_json(options.json_path, env, options, recorded, rows, false);
+        if (!options.csv_path.empty()) write_bench_csv(options.csv_path, rows);
       }
     }
   }

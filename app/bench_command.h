@@ -93,8 +93,10 @@ struct BenchEnvironment {
 };
 
 // Writers, exposed for tests. Throw std::runtime_error naming the path when it cannot be written.
+// `complete` is false while a run is still going: bench rewrites both files after every row, so that a run cut
+// short (a time limit) leaves every row measured so far.
 void write_bench_json(const std::string& path, const BenchEnvironment& env, const BenchOptions& options,
-                      const BenchPlan& plan, const std::vector<BenchRow>& rows);
+                      const BenchPlan& plan, const std::vector<BenchRow>& rows, bool complete = true);
 void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows);
 // The row table, the thesis tables (Table 7.2: build / cast / total vs slabs; Table 7.1: ray-triangle tests with
 // 16 slabs vs 1) for the first scene, and the targets where the scenes match.

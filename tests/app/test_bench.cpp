@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <random>
@@ -309,8 +310,11 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
   plan.frames = 3;
   plan.warmup = 1;
   plan.notes = {"a note with \"quotes\"\tand a tab"};
+  write_bench_json(path, env, options, plan, two_rows(), /*complete=*/false);
+  EXPECT_FALSE(parse_json(slurp(path))["complete"].boolean);
   write_bench_json(path, env, options, plan, two_rows());
   const Json j = parse_json(slurp(path));
+  EXPECT_TRUE(j["complete"].boolean);
   EXPECT_EQ(j["environment"]["git_commit"].text, "abc");
   EXPECT_EQ(j["settings"]["frames"].number, 3);
   EXPECT_EQ(j["notes"][0].text, "a note with \"quotes\"\tand a tab");
@@ -375,6 +379,8 @@ TEST(BenchExe, QuickCpuRunWritesJsonAndCsvWithPositiveTimes) {
   EXPECT_NE(r.out.find("thesis Table 7.1"), std::string::npos) << r.out;
 
   const Json j = parse_json(slurp(dir + "/b.json"));
+  EXPECT_TRUE(j["complete"].boolean);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/b.json.tmp"));
   EXPECT_EQ(j["environment"]["backend"].text, "cpu");
   EXPECT_FALSE(j["environment"]["date"].text.empty());
   EXPECT_EQ(j["settings"]["frames"].number, 3);
