@@ -49,7 +49,7 @@ void stats_section(Session& s) {
   if (s.gl_raster) {  // the reference has one stage: the whole frame is one draw
     if (ImGui::CollapsingHeader("Stage times", ImGuiTreeNodeFlags_DefaultOpen)) {
       ImGui::Text("gl-raster frame %8.3f ms GL", static_cast<double>(s.gl_raster_ms));
-      ImGui::TextDisabled("clear + draw: deform, raster, shade (timer query)");
+      ImGui::TextDisabled("clear + deform + raster + shade");
     }
     if (ImGui::CollapsingHeader("Counts", ImGuiTreeNodeFlags_DefaultOpen)) {
       ImGui::Text("triangles            %s", grouped(s.stats.triangles_in).c_str());
@@ -179,10 +179,10 @@ void rendering_section(Session& s) {
   ImGui::Unindent(ImGui::CalcTextSize("backend").x + ImGui::GetStyle().ItemSpacing.x);
   if (raster_clicked) s.set_gl_raster(true);
   if (s.gl_raster) {
-    ImGui::TextDisabled("gl-raster: OpenGL draw + blit, face normals");
+    ImGui::TextDisabled("OpenGL draw + blit, face normals");
     if (s.settings.shading != Shading::flat && s.settings.shading != Shading::depth &&
         s.settings.shading != Shading::normals && s.settings.shading != Shading::triangle_id) {
-      ImGui::TextDisabled("(this shading shows as flat in the reference)");
+      ImGui::TextDisabled("(shown as flat by the reference)");
     }
   } else {
     ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", feed_name(s.feed()));
