@@ -1045,14 +1045,18 @@ void print_bench_tables(std::ostream& out, const std::vector<BenchRow>& rows) {
     }
     if (best == nullptr) continue;
     const bool time_ok = best->total.median <= target.max_ms;
-    const bool speed_ok = best->reference_measured && best->speedup > target.min_speedup - 1e-12 &&
-                          (target.min_speedup > 1.0 || best->speedup > 1.0);
-    const bool memory_ok = target.max_peak_bytes == 0 || best->renderer_peak_bytes <= target.max_peak_bytes;
+    // "faster" (min_speedup 1) means strictly faster; the others are "at least N times".
+    const bool speed_ok = best->reference_measured && (target.min_speedup > 1.0 ? best->speedup >= target.min_speedup
+                                                                                 : best->speedup > 1.0);
+    // Peak memory: the renderer's own count, or the device's "used" delta where that is larger (allocator rounding).
+    const uint64_t peak = std::max<uint64_t>(best->renderer_peak_bytes,
+                                             best->device_delta_bytes > 0 ? uint64_t(best->device_delta_bytes) : 0);
+    const bool memory_ok = target.max_peak_bytes == 0 || peak <= target.max_peak_bytes;
     t.push_back({std::string(target.scene) + " " + size_text(target.size.width, target.size.height),
                  std::to_string(best->slabs), short_ms(best->total.median), "<= " + short_ms(target.max_ms),
                  best->reference_measured ? fixed(best->speedup, 2) + "x" : "-",
                  (target.min_speedup > 1.0 ? ">= " + fixed(target.min_speedup, 1) : std::string("> 1")) + "x",
-                 mib(best->renderer_peak_bytes), target.max_peak_bytes ? "<= 3815 (4 GB)" : "-",
+                 mib(peak), target.max_peak_bytes ? "<= 3815 (4 GB)" : "-",
                  !best->reference_measured ? std::string(time_ok && memory_ok ? "time met, speedup not measured"
                                                                               : "missed (speedup not measured)")
                                            : (time_ok && speed_ok && memory_ok ? "met" : "missed")});

@@ -359,6 +359,53 @@ TEST(BenchWriters, CsvHasOneLinePerRowAndEmptyCellsForWhatWasNotMeasured) {
   EXPECT_EQ(lines[2].rfind("\"a \"\"quoted\"\", name\",", 0), 0u) << lines[2];
 }
 
+// The line of a printed table that starts with `start` (empty if none).
+std::string line_starting(const std::string& text, const std::string& start) {
+  for (const std::string& line : split(text, '\n')) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return {};
+}
+
+TEST(BenchTables, ThesisTablesAndTheIssueTargets) {
+  BenchRow one;
+  one.scene = "dragon.obj";
+  one.width = one.height = 1024;
+  one.slabs = 1;
+  one.total = {0.5, 0.6};
+  one.ray_triangle_tests = 8000000;  // 7.63 per pixel
+  one.reference_measured = true;
+  one.reference_ms = {1.2, 1.3};
+  one.speedup = 1.2 / 0.5;
+  BenchRow sixteen = one;
+  sixteen.slabs = 16;
+  sixteen.total = {0.3, 0.4};      // the fastest: the targets use it
+  sixteen.ray_triangle_tests = 2000000;
+  sixteen.speedup = 1.2 / 0.3;     // 4x: meets ">= 3.0" and "<= 0.35 ms"
+  BenchRow big = one;
+  big.scene = "sphere:16000000";
+  big.width = 3840;
+  big.height = 2160;
+  big.slabs = 16;
+  big.total = {3.0, 3.5};
+  big.speedup = 2.0;
+  big.renderer_peak_bytes = 5000000000ull;  // over 4 GB: missed despite time and speed
+  std::ostringstream out;
+  print_bench_tables(out, {one, sixteen, big});
+  const std::string text = out.str();
+  // Table 7.1: 8M vs 2M tests, 4x fewer with 16 slabs.
+  EXPECT_NE(text.find("16 slabs test 4.00x fewer"), std::string::npos) << text;
+  const std::string dragon = line_starting(text, "dragon.obj 1024x1024");
+  ASSERT_FALSE(dragon.empty()) << text;
+  EXPECT_NE(dragon.find(" 16 "), std::string::npos) << dragon;  // the fastest slab count
+  EXPECT_EQ(dragon.substr(dragon.size() - 3), "met") << dragon;
+  const std::string sphere = line_starting(text, "sphere:16000000 3840x2160");
+  ASSERT_FALSE(sphere.empty()) << text;
+  EXPECT_EQ(sphere.substr(sphere.size() - 6), "missed") << sphere;
+  // No target row for a scene and size the run does not have.
+  EXPECT_TRUE(line_starting(text, "sphere:4000000").empty()) << text;
+}
+
 TEST(BenchWriters, UnwritablePathIsNamed) {
   try {
     write_bench_csv("/proc/slabcast-bench.csv", two_rows());
