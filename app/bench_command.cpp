@@ -1074,6 +1074,10 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
   for (const std::string& note : plan.notes) log << "[bench] note: " << note << "\n";
   const Backend backend = choose_backend(options.backend, log);
   BenchEnvironment env = gather_environment(backend);
+  if (backend == Backend::cpu && options.suite != BenchSuite::quick && options.scenes.empty()) {
+    log << "[bench] note: the cpu backend is the reference implementation, not a fast one: the " << to_string(options.suite)
+        << " suite's meshes of millions of triangles take a long time on it (--suite quick runs in seconds)\n";
+  }
 
   GlSide gl = open_gl(options, backend);
   env.gl = gl.description;
