@@ -131,7 +131,8 @@ BenchEnvironment gather_environment(Backend backend) {
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
   env.date = stamp;
   const std::string cpu = read_first_line("/proc/cpuinfo", "model name");
-  env.host = cpu.empty() ? "unknown" : cpu.substr(std::min(cpu.size(), cpu.find(':') + 2));
+  const size_t colon = cpu.find(':');  // "model name\t: AMD EPYC ..."
+  env.host = colon == std::string::npos ? "unknown" : cpu.substr(std::min(cpu.size(), colon + 2));
 
   int runtime = 0, driver = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) env.cuda_runtime = version_text(runtime);
