@@ -118,7 +118,8 @@ struct RawScene {
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
 };
 
-void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, bool gl_raster_backend) {
+// `gl_raster_help`: what --backend gl-raster does in this subcommand.
+void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, const std::string& gl_raster_help) {
   // The help text's "META: description" becomes CLI11's type name (shown after the flag) and description.
   const auto add = [&](const char* name, std::string* value, const std::string& help) {
     const size_t colon = help.find(": ");
@@ -142,10 +143,8 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, b
   add("--time", &raw->time, "T: deformer time in seconds (default 0)");
   add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
   raw->backend_opt = add("--backend", &raw->backend,
-                         gl_raster_backend ? "NAME: cuda, cpu, or gl-raster: the OpenGL hardware-raster reference "
-                                             "through EGL, colour and --ids only (default: cuda where a CUDA device "
-                                             "exists, else cpu)"
-                                           : "NAME: cuda or cpu (default: cuda where a CUDA device exists, else cpu)");
+                         "NAME: cuda, cpu, or gl-raster: " + gl_raster_help +
+                             " (default: cuda where a CUDA device exists, else cpu)");
   add("--shading", &raw->shading,
       "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles");
 }
@@ -157,8 +156,8 @@ void check_given_values(const RawScene& raw) {
   }
 }
 
-// `gl_raster`: where --backend gl-raster is allowed (render), set when it was given; nullptr elsewhere.
-SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl_raster = nullptr) {
+// `gl_raster`: set when --backend gl-raster was given (the hardware-raster reference instead of a renderer backend).
+SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl_raster) {
   check_given_values(raw);
   SceneOptions s;
   if (raw.mesh_opt->count() > 0 && raw.procedural_opt->count() > 0) {
@@ -192,13 +191,14 @@ SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl
   if (!raw.time.empty()) s.frame.deform.time = parse_finite("--time", raw.time, -1e6f, 1e6f);
   if (!raw.slabs.empty()) s.frame.slabs = parse_int("--slabs", raw.slabs, kMinSlabs, kMaxSlabs);
   if (!raw.backend.empty()) {
-    if (gl_raster != nullptr && normalized_name(trim(raw.backend)) == kGlRasterName) {
+    const std::string key = normalized_name(trim(raw.backend));
+    if (key == kGlRasterName) {
       *gl_raster = true;
-    } else if (gl_raster != nullptr) {
-      const std::string key = normalized_name(trim(raw.backend));
-      if (key != "cuda" && key != "cpu") usage("--backend", "unknown backend " + quoted(raw.backend) + " (one of: cuda, cpu, gl-raster)");
-      s.backend = parse_backend("--backend", raw.backend);
     } else {
+      // The renderer's backends (cpu, cuda) plus the reference: say all three when the name is none of them.
+      bool renderer_backend = false;
+      for (const auto& entry : kBackends) renderer_backend = renderer_backend || key == entry.first;
+      if (!renderer_backend) usage("--backend", "unknown backend " + quoted(raw.backend) + " (one of: cuda, cpu, gl-raster)");
       s.backend = parse_backend("--backend", raw.backend);
     }
   }
@@ -385,7 +385,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       "render", "Render one frame headless and write it (PNG; depth PFM, triangle IDs, deformed mesh on request), "
                 "then print the frame's statistics");
   RawScene render_raw;
-  add_scene_flags(render, &render_raw, "none", /*gl_raster_backend=*/true);
+  add_scene_flags(render, &render_raw, "none", "the OpenGL hardware-raster reference through EGL, colour and --ids only");
   ParsedCommandLine result;
   RenderOptions& r = result.render;
   std::string out_path = r.out;
@@ -397,7 +397,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   CLI::App* view = app.add_subcommand(
       "view", "Open the interactive viewer (a window; or --headless: render offscreen through EGL and write a PNG)");
   RawScene view_raw;
-  add_scene_flags(view, &view_raw, "twist", /*gl_raster_backend=*/false);
+  add_scene_flags(view, &view_raw, "twist",
+                  "start on the OpenGL hardware-raster reference instead of the ray caster (the overlay switches)");
   ViewOptions& v = result.view;
   std::string frames_text, time_scale_text;
   bool pause = false, no_vsync = false, no_overlay = false;
@@ -541,7 +542,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     } else {
       // `slabcast view ...`, or `slabcast` alone: the default scene, animated, in a window.
       result.command = Command::view;
-      v.scene = finish_scene(view_raw, Deformer::twist);
+      v.scene = finish_scene(view_raw, Deformer::twist, &v.gl_raster);
       if (frames_opt->count() > 0) {
         v.frames = parse_int("--frames", frames_text, 1, 100000000);
         v.frames_given = true;

@@ -60,7 +60,8 @@ struct RenderOptions {
 };
 
 struct ViewOptions {
-  SceneOptions scene;
+  SceneOptions scene;              // scene.backend: the ray caster's; gl_raster draws instead of it
+  bool gl_raster = false;          // --backend gl-raster: start on the OpenGL hardware-raster reference
   bool animate = true;
   float time_scale = 1.0f;
   bool vsync = true;

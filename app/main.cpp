@@ -31,6 +31,7 @@ ViewerOptions to_viewer_options(const ViewOptions& v) {
   o.up_given = v.scene.up_given;
   o.backend_given = v.scene.backend.has_value();
   o.backend = v.scene.backend.value_or(Backend::cuda);
+  o.gl_raster = v.gl_raster;
   o.animate = v.animate;
   o.time_scale = v.time_scale;
   o.vsync = v.vsync;

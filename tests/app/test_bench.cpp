@@ -201,7 +201,7 @@ TEST(BenchCli, ListParsersRejectWhatTheySay) {
   }
 }
 
-TEST(BenchCli, RenderAcceptsGlRasterButNotItsDepth) {
+TEST(BenchCli, RenderAndViewAcceptGlRasterButRenderNotItsDepth) {
   const ParsedCommandLine ok = parse({"render", "--backend", "gl-raster", "--ids", "x.ids"});
   ASSERT_EQ(ok.command, Command::render);
   EXPECT_TRUE(ok.render.gl_raster);
@@ -212,6 +212,11 @@ TEST(BenchCli, RenderAcceptsGlRasterButNotItsDepth) {
   EXPECT_EQ(err.rfind("slabcast: error: --depth", 0), 0u) << err;
   EXPECT_EQ(parse({"render", "--backend", "vulkan"}, &err).exit_code, kExitUsage);
   EXPECT_NE(err.find("gl-raster"), std::string::npos) << "the error should list gl-raster: " << err;
+  // The viewer starts on the reference with the same flag (the overlay switches back to the ray caster).
+  const ParsedCommandLine view = parse({"view", "--backend", "gl-raster"});
+  ASSERT_EQ(view.command, Command::view);
+  EXPECT_TRUE(view.view.gl_raster);
+  EXPECT_FALSE(parse({"view", "--backend", "cpu"}).view.gl_raster);
 }
 
 // ------------------------------------------------------------------------------------------- plan
