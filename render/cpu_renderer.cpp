@@ -34,34 +34,61 @@ class CpuRenderer final : public Renderer {
  public:
   explicit CpuRenderer(const RendererOptions& options) : options_(options) {}
 
+  // All or nothing: the new mesh's arrays are built beside the old ones and swapped in at the end, so a failure
+  // (out of host memory: OutOfMemory naming what was needed) leaves the previous mesh in place.
   void set_mesh(const Mesh& mesh) override {
     validate_mesh(mesh);
     const size_t V = mesh.positions.size(), T = mesh.triangle_count();
-    rest_.resize(V);
-    for (size_t v = 0; v < V; ++v) rest_[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
-    indices_ = mesh.indices;
+    const uint64_t capacity = initial_reference_capacity(options_, T);
+    const std::string what = "its buffers (" + std::to_string(T) + " triangles, " + std::to_string(V) +
+                             " vertices, room for " + std::to_string(capacity) + " triangle references)";
+    check_host_memory(mesh.name, mesh_bytes(V, T, capacity), what);
+    try {
+      std::vector<Vec3> rest(V);
+      for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
+      std::vector<uint32_t> indices = mesh.indices;
+
+      // Vertex -> triangle adjacency, once: a stable split of the 3T (vertex, triangle) corners by vertex, so each
+      // vertex's triangles come in ascending ID order (the same order the device's stable sort gives).
+      std::vector<uint64_t> adjacency_offsets(V + 1, 0);
+      std::vector<uint32_t> adjacency_triangles(3 * T, 0);
+      {
+        std::vector<uint32_t> corner_triangle(3 * T), sorted_vertex(3 * T);
+        for (size_t c = 0; c < 3 * T; ++c) corner_triangle[c] = static_cast<uint32_t>(c / 3);
+        prim::reference::split_pairs(indices.data(), sorted_vertex.data(), corner_triangle.data(),
+                                     adjacency_triangles.data(), static_cast<int64_t>(3 * T),
+                                     static_cast<uint32_t>(V), VertexOfCorner{}, adjacency_offsets.data());
+      }
+      std::vector<Vec3> world(V, Vec3{0, 0, 0}), view(V, Vec3{0, 0, 0}), vertex_normals(V, Vec3{0, 0, 0});
+      std::vector<Vec3> face_normals(T, Vec3{0, 0, 0});
+      std::vector<TileRange> tile_range(T, culled_range());
+      std::vector<float> nearest_depth(T, kCulledDepth);
+      std::vector<TriangleVerts> tri_verts(T, TriangleVerts{});
+      std::vector<TriangleRef> refs_a(capacity, 0), refs_b(capacity, 0);
+
+      // ---- nothing below throws: swap the new mesh in ----
+      rest_.swap(rest);
+      indices_.swap(indices);
+      adjacency_offsets_.swap(adjacency_offsets);
+      adjacency_triangles_.swap(adjacency_triangles);
+      world_.swap(world);
+      view_.swap(view);
+      vertex_normals_.swap(vertex_normals);
+      face_normals_.swap(face_normals);
+      tile_range_.swap(tile_range);
+      nearest_depth_.swap(nearest_depth);
+      tri_verts_.swap(tri_verts);
+      refs_a_.swap(refs_a);
+      refs_b_.swap(refs_b);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity), what, available, total) +
+                        "; the previous mesh is kept");
+    }
     bounds_ = rest_bounds(mesh);
-
-    // Vertex -> triangle adjacency, once: a stable split of the 3T (vertex, triangle) corners by vertex, so each
-    // vertex's triangles come in ascending ID order (the same order the device's stable sort gives).
-    std::vector<uint32_t> corner_triangle(3 * T), sorted_vertex(3 * T);
-    for (size_t c = 0; c < 3 * T; ++c) corner_triangle[c] = static_cast<uint32_t>(c / 3);
-    adjacency_offsets_.assign(V + 1, 0);
-    adjacency_triangles_.assign(3 * T, 0);
-    prim::reference::split_pairs(indices_.data(), sorted_vertex.data(), corner_triangle.data(),
-                                 adjacency_triangles_.data(), static_cast<int64_t>(3 * T), static_cast<uint32_t>(V),
-                                 VertexOfCorner{}, adjacency_offsets_.data());
-
-    world_.assign(V, Vec3{0, 0, 0});
-    view_.assign(V, Vec3{0, 0, 0});
-    vertex_normals_.assign(V, Vec3{0, 0, 0});
-    face_normals_.assign(T, Vec3{0, 0, 0});
-    tile_range_.assign(T, culled_range());
-    nearest_depth_.assign(T, kCulledDepth);
-    tri_verts_.assign(T, TriangleVerts{});
-    capacity_ = initial_reference_capacity(options_, T);
-    refs_a_.assign(capacity_, 0);
-    refs_b_.assign(capacity_, 0);
+    mesh_name_ = mesh.name;
+    capacity_ = capacity;
     have_frame_ = false;
   }
 
@@ -135,9 +162,7 @@ class CpuRenderer final : public Renderer {
       prim::reference::multi_split(T, emitter, static_cast<uint32_t>(tiles_x_), refs_a_.data(),
                                    static_cast<int64_t>(capacity_), column_offsets_.data(), &total);
       if (total <= capacity_) break;
-      capacity_ = grown_reference_capacity(capacity_, total);
-      refs_a_.assign(capacity_, 0);
-      refs_b_.assign(capacity_, 0);
+      grow_references(grown_reference_capacity(capacity_, total), total, settings);
       ++stats.frame_redone;
     }
     counters.references = total;
@@ -212,17 +237,58 @@ class CpuRenderer final : public Renderer {
   size_t device_bytes_in_use() const override { return 0; }
 
  private:
+  // Bytes set_mesh keeps for a mesh, plus the adjacency sort's temporaries (freed again at its end).
+  static uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {
+    const uint64_t kept = V * sizeof(Vec3) * 4 + (V + 1) * sizeof(uint64_t) + 3 * T * sizeof(uint32_t) * 2 +
+                          T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
+                          2 * capacity * sizeof(TriangleRef);
+    return kept + 3 * T * sizeof(uint32_t) * 2;
+  }
+
+  // The frame's sizes change only here; the arrays grow to them (resize keeps what fits).
   void resize(const FrameSettings& s) {
-    tiles_x_ = tiles_for(s.width);
-    tiles_y_ = tiles_for(s.height);
-    slabs_ = s.slabs;
+    const int tiles_x = tiles_for(s.width), tiles_y = tiles_for(s.height);
     const size_t pixels = static_cast<size_t>(s.width) * s.height;
-    hit_t_.resize(pixels);
-    hit_id_.resize(pixels);
-    ray_tests_.resize(pixels);
-    column_offsets_.resize(static_cast<size_t>(tiles_x_) + 1);
-    tile_offsets_.resize(static_cast<size_t>(tiles_x_) * tiles_y_ + 1);
-    cell_offsets_.resize(static_cast<size_t>(tiles_x_) * tiles_y_ * slabs_ + 1);
+    const size_t cells = static_cast<size_t>(tiles_x) * tiles_y * s.slabs;
+    const uint64_t grow = pixels > hit_t_.size() ? (pixels - hit_t_.size()) * 12 : 0;  // depth, ID, test count
+    const uint64_t grow_cells = cells + 1 > cell_offsets_.size() ? (cells + 1 - cell_offsets_.size()) * 8 : 0;
+    const std::string what = "the per-pixel buffers of a " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame";
+    check_host_memory(mesh_name_, grow + grow_cells, what);
+    try {
+      hit_t_.resize(pixels);
+      hit_id_.resize(pixels);
+      ray_tests_.resize(pixels);
+      column_offsets_.resize(static_cast<size_t>(tiles_x) + 1);
+      tile_offsets_.resize(static_cast<size_t>(tiles_x) * tiles_y + 1);
+      cell_offsets_.resize(cells + 1);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh_name_, grow + grow_cells, what, available, total));
+    }
+    tiles_x_ = tiles_x;
+    tiles_y_ = tiles_y;
+    slabs_ = s.slabs;
+  }
+
+  // After L1 overflowed: both reference arrays grow to `capacity`. A failure keeps the old ones (the frame is not
+  // drawn; frames that need fewer references still are).
+  void grow_references(uint64_t capacity, uint64_t needed_refs, const FrameSettings& s) {
+    const uint64_t bytes = 2 * capacity * sizeof(TriangleRef);
+    const std::string what = "triangle references (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame makes " + std::to_string(needed_refs) + ")";
+    check_host_memory(mesh_name_, bytes, what);
+    try {
+      std::vector<TriangleRef> a(capacity, 0), b(capacity, 0);
+      refs_a_.swap(a);
+      refs_b_.swap(b);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh_name_, bytes, what, available, total));
+    }
+    capacity_ = capacity;
   }
 
   // One pixel's ray, slab by slab, with exactly the per-ray semantics of the cuda caster: the ray tests every
@@ -257,6 +323,7 @@ class CpuRenderer final : public Renderer {
   }
 
   RendererOptions options_;
+  std::string mesh_name_;
   std::vector<Vec3> rest_;
   std::vector<uint32_t> indices_;
   MeshBounds bounds_;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -192,7 +193,8 @@ unsigned grid_for(Count n, int block) {
 
 // ============================================================================================ device memory
 
-// An owning device allocation. Growth and the out-of-memory message are the renderer's job (allocate()).
+// An owning device allocation. The out-of-memory message (which names the mesh and what was free) is the
+// renderer's job (CudaRenderer::allocate), so this only reports the runtime's status.
 template <typename T>
 class DeviceArray {
  public:
@@ -208,25 +210,16 @@ class DeviceArray {
   T* get() const { return ptr_; }
   size_t count() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
-  // Allocates exactly `count` elements (old contents dropped). Throws with needed / free bytes on failure.
-  void allocate(size_t count, const char* what) {
+  // Frees the old contents, then allocates exactly `count` elements; on failure the array is left empty.
+  cudaError_t try_allocate(size_t count) {
     reset();
-    if (count == 0) return;
+    if (count == 0) return cudaSuccess;
     void* p = nullptr;
     const cudaError_t status = cudaMalloc(&p, count * sizeof(T));
-    if (status != cudaSuccess) {
-      (void)cudaGetLastError();
-      size_t free_bytes = 0, total_bytes = 0;
-      cudaMemGetInfo(&free_bytes, &total_bytes);
-      throw std::runtime_error(std::string("slabcast: cannot allocate ") + std::to_string(count * sizeof(T)) +
-                               " bytes of GPU memory for " + what + " (" + std::to_string(free_bytes) + " of " +
-                               std::to_string(total_bytes) + " bytes free): " + cudaGetErrorString(status));
-    }
+    if (status != cudaSuccess) return status;
     ptr_ = static_cast<T*>(p);
     count_ = count;
-  }
-  void ensure(size_t count, const char* what) {
-    if (count > count_) allocate(count, what);
+    return cudaSuccess;
   }
 
  private:
@@ -242,8 +235,8 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
-    counters_.allocate(1, "frame counters");
-    depth_range_.allocate(2, "depth range");
+    allocate(counters_, 1, "frame counters");
+    allocate(depth_range_, 2, "the depth range");
   }
   ~CudaRenderer() override {
     if (stream_) cudaStreamSynchronize(stream_);
@@ -252,78 +245,55 @@ class CudaRenderer final : public Renderer {
     if (stream_) cudaStreamDestroy(stream_);
   }
 
+  // All or nothing: on failure the previous mesh stays and still renders. A mesh that cannot fit even in place
+  // of the previous one is refused before anything is freed (OutOfMemory naming what was needed and what is
+  // free). Otherwise the previous mesh is copied to the host and freed; should an allocation then fail anyway
+  // (another process took the memory meanwhile), the copy is uploaded again. Only if that fails too is the
+  // renderer left without a mesh (render() then throws until a set_mesh succeeds), and the message says so.
   void set_mesh(const Mesh& mesh) override {
     validate_mesh(mesh);
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const size_t V = mesh.positions.size(), T = mesh.triangle_count();
-    bounds_ = rest_bounds(mesh);
-    num_vertices_ = static_cast<int64_t>(V);
-    num_triangles_ = static_cast<int64_t>(T);
     const uint64_t capacity = initial_reference_capacity(options_, T);
-
-    // Everything set_mesh allocates, checked against free memory first so the error says what was asked for.
-    size_t sort_temp = 0;
-    SLABCAST_CUDA_CHECK(prim::sort_pairs<uint32_t, uint32_t>(nullptr, sort_temp, nullptr, nullptr, nullptr, nullptr,
-                                                             prim::ItemCount(static_cast<int64_t>(3 * T)), 0,
-                                                             vertex_key_bits(V), stream_));
-    const size_t mesh_bytes = V * sizeof(Vec3) * 5 + (V + 1) * sizeof(uint64_t) + 3 * T * sizeof(uint32_t) * 2 +
-                              T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
-                              2 * capacity * sizeof(TriangleRef);
-    const size_t setup_bytes = 3 * T * sizeof(uint32_t) * 2 + sort_temp;  // freed again below
-    release_mesh();
+    const uint64_t needed = mesh_upload_bytes(V, T, capacity);
+    // The frame's scratch depends on the triangle count: it is sized again at the next render().
+    scratch_.reset();
+    configured_ = Config{};
+    const uint64_t held = mesh_bytes_held();
     size_t free_bytes = 0, total_bytes = 0;
     SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    if (mesh_bytes + setup_bytes > free_bytes) {
-      throw std::runtime_error("slabcast: not enough GPU memory for mesh '" + mesh.name + "' (" + std::to_string(T) +
-                               " triangles): needs " + std::to_string(mesh_bytes + setup_bytes) + " bytes, " +
-                               std::to_string(free_bytes) + " of " + std::to_string(total_bytes) + " bytes free");
+    if (needed > free_bytes + held) {
+      const std::string beyond = held > 0 ? ", beyond the " + format_bytes(held) + " the previous mesh holds" : "";
+      throw OutOfMemory(out_of_memory_message("GPU", mesh.name, needed - held,
+                                              mesh_buffers_what(V, T, capacity) + beyond, free_bytes, total_bytes) +
+                        (held > 0 ? "; the previous mesh is kept" : ""));
     }
-
-    rest_.allocate(V, "rest positions");
-    world_.allocate(V, "deformed positions");
-    view_.allocate(V, "view-space positions");
-    vertex_normals_.allocate(V, "vertex normals");
-    indices_.allocate(3 * T, "triangle indices");
-    face_normals_.allocate(T, "face normals");
-    adjacency_offsets_.allocate(V + 1, "vertex adjacency offsets");
-    adjacency_triangles_.allocate(3 * T, "vertex adjacency");
-    tile_range_.allocate(T, "tile ranges");
-    nearest_depth_.allocate(T, "nearest depths");
-    tri_verts_.allocate(T, "view-space triangles");
-    allocate_references(capacity);
-
-    std::vector<Vec3> rest(V);
-    for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
-    SLABCAST_CUDA_CHECK(cudaMemcpyAsync(rest_.get(), rest.data(), V * sizeof(Vec3), cudaMemcpyHostToDevice, stream_));
-    SLABCAST_CUDA_CHECK(cudaMemcpyAsync(indices_.get(), mesh.indices.data(), 3 * T * sizeof(uint32_t),
-                                        cudaMemcpyHostToDevice, stream_));
-
-    // Vertex -> triangle adjacency, once: a stable sort of the 3T (vertex, triangle) corners by vertex, so each
-    // vertex's triangles come in ascending ID order and the normal sums have a fixed order (no float atomics).
-    {
-      DeviceArray<uint32_t> corner_triangle, sorted_vertex;
-      DeviceArray<unsigned char> temp;
-      corner_triangle.allocate(3 * T, "adjacency setup");
-      sorted_vertex.allocate(3 * T, "adjacency setup");
-      temp.allocate(std::max<size_t>(sort_temp, 1), "adjacency sort scratch");
-      corner_triangle_kernel<<<grid_for(3 * T, kTriangleBlock), kTriangleBlock, 0, stream_>>>(
-          corner_triangle.get(), static_cast<int64_t>(3 * T));
-      SLABCAST_CUDA_CHECK_LAUNCH(corner_triangle_kernel);
-      size_t bytes = temp.bytes();
-      SLABCAST_CUDA_CHECK(prim::sort_pairs<uint32_t, uint32_t>(
-          temp.get(), bytes, indices_.get(), sorted_vertex.get(), corner_triangle.get(), adjacency_triangles_.get(),
-          prim::ItemCount(static_cast<int64_t>(3 * T)), 0, vertex_key_bits(V), stream_));
-      adjacency_offsets_kernel<<<grid_for(3 * T + 1, kTriangleBlock), kTriangleBlock, 0, stream_>>>(
-          sorted_vertex.get(), static_cast<int64_t>(3 * T), static_cast<int64_t>(V), adjacency_offsets_.get());
-      SLABCAST_CUDA_CHECK_LAUNCH(adjacency_offsets_kernel);
-      SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the setup buffers are freed
+    std::unique_ptr<Mesh> previous;
+    uint64_t previous_capacity = 0;
+    if (held > 0) {
+      previous = std::make_unique<Mesh>(download_mesh());
+      previous_capacity = capacity_;
     }
-    configured_ = Config{};  // frame buffers and scratch are sized at the next render()
-    have_frame_ = false;
+    release_mesh();
+    try {
+      upload_mesh(mesh, capacity);
+    } catch (const OutOfMemory& e) {
+      release_mesh();
+      if (!previous) throw;
+      try {
+        upload_mesh(*previous, previous_capacity);
+      } catch (const OutOfMemory&) {
+        release_mesh();
+        throw OutOfMemory(std::string(e.what()) + "; restoring the previous mesh failed too: the renderer has no mesh");
+      }
+      throw OutOfMemory(std::string(e.what()) + "; the previous mesh is kept");
+    }
   }
 
   FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras) override {
-    if (num_triangles_ == 0) throw std::logic_error("slabcast: render() before set_mesh()");
+    if (num_triangles_ == 0) {
+      throw std::logic_error("slabcast: render() without a mesh (none was set, or running out of memory dropped it)");
+    }
     check_settings(settings);
     if (target.pixels == nullptr || target.width != settings.width || target.height != settings.height ||
         target.pitch_bytes < 4 * static_cast<size_t>(target.width)) {
@@ -343,8 +313,8 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(cudaEventSynchronize(events_[kEventCount - 1]));  // the frame's one wait
       if (host_counters_->overflow == 0) break;
       // L1 needed more references than the buffer holds: grow it (and the scratch sized by it), redo the frame.
-      allocate_references(grown_reference_capacity(capacity_, host_counters_->references));
-      size_scratch();
+      grow_references(grown_reference_capacity(capacity_, host_counters_->references), host_counters_->references,
+                      settings);
       ++stats.frame_redone;
     }
 
@@ -401,11 +371,9 @@ class CudaRenderer final : public Renderer {
   Backend backend() const override { return Backend::cuda; }
 
   size_t device_bytes_in_use() const override {
-    return rest_.bytes() + world_.bytes() + view_.bytes() + vertex_normals_.bytes() + indices_.bytes() +
-           face_normals_.bytes() + adjacency_offsets_.bytes() + adjacency_triangles_.bytes() + tile_range_.bytes() +
-           nearest_depth_.bytes() + tri_verts_.bytes() + refs_a_.bytes() + refs_b_.bytes() + column_offsets_.bytes() +
-           tile_offsets_.bytes() + cell_offsets_.bytes() + hit_t_.bytes() + hit_id_.bytes() + ray_tests_.bytes() +
-           scratch_.bytes() + counters_.bytes() + depth_range_.bytes();
+    return mesh_bytes_held() + column_offsets_.bytes() + tile_offsets_.bytes() + cell_offsets_.bytes() +
+           hit_t_.bytes() + hit_id_.bytes() + ray_tests_.bytes() + scratch_.bytes() + counters_.bytes() +
+           depth_range_.bytes();
   }
 
  private:
@@ -422,6 +390,117 @@ class CudaRenderer final : public Renderer {
     return bits;
   }
 
+  // Bytes set_mesh allocates for a mesh: what it keeps plus the adjacency sort's temporaries.
+  size_t mesh_upload_bytes(size_t V, size_t T, uint64_t capacity) {
+    size_t sort_temp = 0;
+    SLABCAST_CUDA_CHECK(prim::sort_pairs<uint32_t, uint32_t>(nullptr, sort_temp, nullptr, nullptr, nullptr, nullptr,
+                                                             prim::ItemCount(static_cast<int64_t>(3 * T)), 0,
+                                                             vertex_key_bits(V), stream_));
+    const size_t kept = V * sizeof(Vec3) * 4 + (V + 1) * sizeof(uint64_t) + 3 * T * sizeof(uint32_t) * 2 +
+                        T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
+                        2 * capacity * sizeof(TriangleRef);
+    return kept + 3 * T * sizeof(uint32_t) * 2 + sort_temp;
+  }
+
+  static std::string mesh_buffers_what(size_t V, size_t T, uint64_t capacity) {
+    return "its buffers (" + std::to_string(T) + " triangles, " + std::to_string(V) + " vertices, room for " +
+           std::to_string(capacity) + " triangle references)";
+  }
+
+  size_t mesh_bytes_held() const {
+    return rest_.bytes() + world_.bytes() + view_.bytes() + vertex_normals_.bytes() + indices_.bytes() +
+           face_normals_.bytes() + adjacency_offsets_.bytes() + adjacency_triangles_.bytes() + tile_range_.bytes() +
+           nearest_depth_.bytes() + tri_verts_.bytes() + refs_a_.bytes() + refs_b_.bytes();
+  }
+
+  // The current mesh as set (rest positions and indices), to upload again if its successor does not fit.
+  Mesh download_mesh() const {
+    Mesh m;
+    m.name = mesh_name_;
+    std::vector<Vec3> rest(static_cast<size_t>(num_vertices_));
+    m.indices.resize(3 * static_cast<size_t>(num_triangles_));
+    SLABCAST_CUDA_CHECK(cudaMemcpy(rest.data(), rest_.get(), rest.size() * sizeof(Vec3), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(
+        cudaMemcpy(m.indices.data(), indices_.get(), m.indices.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    m.positions.resize(rest.size());
+    for (size_t v = 0; v < rest.size(); ++v) m.positions[v] = glm::vec3(rest[v].x, rest[v].y, rest[v].z);
+    return m;
+  }
+
+  // Allocates and fills every mesh buffer; throws OutOfMemory (the buffers so far stay: the caller releases).
+  void upload_mesh(const Mesh& mesh, uint64_t capacity) {
+    const size_t V = mesh.positions.size(), T = mesh.triangle_count();
+    mesh_name_ = mesh.name;
+    allocate(rest_, V, "rest positions");
+    allocate(world_, V, "deformed positions");
+    allocate(view_, V, "view-space positions");
+    allocate(vertex_normals_, V, "vertex normals");
+    allocate(indices_, 3 * T, "triangle indices");
+    allocate(face_normals_, T, "face normals");
+    allocate(adjacency_offsets_, V + 1, "vertex adjacency offsets");
+    allocate(adjacency_triangles_, 3 * T, "vertex adjacency");
+    allocate(tile_range_, T, "tile ranges");
+    allocate(nearest_depth_, T, "nearest depths");
+    allocate(tri_verts_, T, "view-space triangles");
+    allocate(refs_a_, capacity, "triangle references");
+    allocate(refs_b_, capacity, "triangle references");
+    capacity_ = capacity;
+
+    std::vector<Vec3> rest(V);
+    for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
+    SLABCAST_CUDA_CHECK(cudaMemcpyAsync(rest_.get(), rest.data(), V * sizeof(Vec3), cudaMemcpyHostToDevice, stream_));
+    SLABCAST_CUDA_CHECK(cudaMemcpyAsync(indices_.get(), mesh.indices.data(), 3 * T * sizeof(uint32_t),
+                                        cudaMemcpyHostToDevice, stream_));
+
+    // Vertex -> triangle adjacency, once: a stable sort of the 3T (vertex, triangle) corners by vertex, so each
+    // vertex's triangles come in ascending ID order and the normal sums have a fixed order (no float atomics).
+    {
+      size_t sort_temp = 0;
+      SLABCAST_CUDA_CHECK(prim::sort_pairs<uint32_t, uint32_t>(nullptr, sort_temp, nullptr, nullptr, nullptr,
+                                                               nullptr, prim::ItemCount(static_cast<int64_t>(3 * T)),
+                                                               0, vertex_key_bits(V), stream_));
+      DeviceArray<uint32_t> corner_triangle, sorted_vertex;
+      DeviceArray<unsigned char> temp;
+      allocate(corner_triangle, 3 * T, "the adjacency sort's input");
+      allocate(sorted_vertex, 3 * T, "the adjacency sort's output");
+      allocate(temp, std::max<size_t>(sort_temp, 1), "the adjacency sort's scratch");
+      corner_triangle_kernel<<<grid_for(3 * T, kTriangleBlock), kTriangleBlock, 0, stream_>>>(
+          corner_triangle.get(), static_cast<int64_t>(3 * T));
+      SLABCAST_CUDA_CHECK_LAUNCH(corner_triangle_kernel);
+      size_t bytes = temp.bytes();
+      SLABCAST_CUDA_CHECK(prim::sort_pairs<uint32_t, uint32_t>(
+          temp.get(), bytes, indices_.get(), sorted_vertex.get(), corner_triangle.get(), adjacency_triangles_.get(),
+          prim::ItemCount(static_cast<int64_t>(3 * T)), 0, vertex_key_bits(V), stream_));
+      adjacency_offsets_kernel<<<grid_for(3 * T + 1, kTriangleBlock), kTriangleBlock, 0, stream_>>>(
+          sorted_vertex.get(), static_cast<int64_t>(3 * T), static_cast<int64_t>(V), adjacency_offsets_.get());
+      SLABCAST_CUDA_CHECK_LAUNCH(adjacency_offsets_kernel);
+      SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before the setup buffers (and `rest`) are freed
+    }
+    bounds_ = rest_bounds(mesh);
+    num_vertices_ = static_cast<int64_t>(V);
+    num_triangles_ = static_cast<int64_t>(T);
+    configured_ = Config{};  // frame buffers and scratch are sized at the next render()
+    have_frame_ = false;
+  }
+
+  // Every device allocation of the renderer goes through here: a failure for lack of memory becomes OutOfMemory
+  // with the mesh's name, what the buffer is for, the bytes asked for and what the device has free; any other
+  // runtime error is reported as usual.
+  template <typename T>
+  void allocate(DeviceArray<T>& array, size_t count, const std::string& what) const {
+    const cudaError_t status = array.try_allocate(count);
+    if (status == cudaSuccess) return;
+    if (status != cudaErrorMemoryAllocation) detail::check_cuda(status, "cudaMalloc", __FILE__, __LINE__);
+    (void)cudaGetLastError();  // an allocation failure is not sticky; clear it so the next call starts clean
+    size_t free_bytes = 0, total_bytes = 0;
+    SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    throw OutOfMemory(out_of_memory_message("GPU", mesh_name_, count * sizeof(T), what, free_bytes, total_bytes));
+  }
+  template <typename T>
+  void ensure(DeviceArray<T>& array, size_t count, const std::string& what) const {
+    if (count > array.count()) allocate(array, count, what);
+  }
+
   void release_mesh() {
     rest_.reset();
     world_.reset();
@@ -436,14 +515,50 @@ class CudaRenderer final : public Renderer {
     tri_verts_.reset();
     refs_a_.reset();
     refs_b_.reset();
+    capacity_ = 0;
+    num_vertices_ = 0;
+    num_triangles_ = 0;
+    configured_ = Config{};
+    have_frame_ = false;
   }
 
-  void allocate_references(uint64_t capacity) {
-    refs_a_.reset();
-    refs_b_.reset();
-    refs_a_.allocate(capacity, "triangle references");
-    refs_b_.allocate(capacity, "triangle references");
-    capacity_ = capacity;
+  // After L1 overflowed: both reference arrays grow to `capacity`, and the scratch with them. If they cannot fit
+  // even in place of the old ones, nothing changes (OutOfMemory; frames needing fewer references still render).
+  // Should an allocation fail anyway, the old capacity is allocated again; only if that fails too is the mesh
+  // dropped (render() then throws until the next set_mesh).
+  void grow_references(uint64_t capacity, uint64_t needed_refs, const FrameSettings& s) {
+    const std::string what = "triangle references (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame makes " + std::to_string(needed_refs) + ")";
+    const uint64_t bytes = 2 * capacity * sizeof(TriangleRef);
+    const uint64_t held = refs_a_.bytes() + refs_b_.bytes();
+    size_t free_bytes = 0, total_bytes = 0;
+    SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes > free_bytes + held) {
+      throw OutOfMemory(out_of_memory_message("GPU", mesh_name_, bytes - held, what, free_bytes, total_bytes) +
+                        "; this frame is not drawn");
+    }
+    const uint64_t old_capacity = capacity_;
+    try {
+      allocate(refs_a_, capacity, what);
+      allocate(refs_b_, capacity, what);
+      capacity_ = capacity;
+    } catch (const OutOfMemory& e) {
+      try {
+        allocate(refs_a_, old_capacity, "triangle references");
+        allocate(refs_b_, old_capacity, "triangle references");
+      } catch (const OutOfMemory&) {
+        release_mesh();
+        throw OutOfMemory(std::string(e.what()) + "; keeping the old reference buffers failed too: the renderer "
+                                                  "has no mesh");
+      }
+      throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn");
+    }
+    try {
+      size_scratch();
+    } catch (const OutOfMemory& e) {
+      configured_ = Config{};  // the scratch is gone: the next render() sizes it again (or reports again)
+      throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn");
+    }
   }
 
   // Frame-size dependent buffers; allocates only when the size or slab count changes (not inside a frame).
@@ -457,20 +572,43 @@ class CudaRenderer final : public Renderer {
     c.tiles_x = tiles_for(width);
     c.tiles_y = tiles_for(height);
     const size_t pixels = static_cast<size_t>(width) * height;
-    hit_t_.ensure(pixels, "per-pixel depth");
-    hit_id_.ensure(pixels, "per-pixel triangle IDs");
-    ray_tests_.ensure(pixels, "per-pixel ray tests");
-    column_offsets_.ensure(static_cast<size_t>(c.tiles_x) + 1, "column offsets");
-    tile_offsets_.ensure(static_cast<size_t>(c.tiles_x) * c.tiles_y + 1, "tile offsets");
-    cell_offsets_.ensure(static_cast<size_t>(c.tiles_x) * c.tiles_y * slabs + 1, "cell offsets");
+    const size_t columns = static_cast<size_t>(c.tiles_x) + 1, tiles = static_cast<size_t>(c.tiles_x) * c.tiles_y + 1,
+                 cells = static_cast<size_t>(c.tiles_x) * c.tiles_y * slabs + 1;
+    // The arrays that grow are freed before they are allocated again, so what they hold counts as free.
+    uint64_t needed = 0, held = 0;
+    const auto count_growth = [&](size_t count, size_t element, size_t have) {
+      if (count <= have) return;
+      needed += count * element;
+      held += have * element;
+    };
+    count_growth(pixels, sizeof(float), hit_t_.count());
+    count_growth(pixels, sizeof(uint32_t), hit_id_.count());
+    count_growth(pixels, sizeof(uint32_t), ray_tests_.count());
+    count_growth(columns, sizeof(uint64_t), column_offsets_.count());
+    count_growth(tiles, sizeof(uint64_t), tile_offsets_.count());
+    count_growth(cells, sizeof(uint64_t), cell_offsets_.count());
+    const std::string what = "the per-pixel buffers of a " + std::to_string(width) + "x" + std::to_string(height) +
+                             " frame";
+    size_t free_bytes = 0, total_bytes = 0;
+    SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (needed > free_bytes + held) {  // nothing changed: frames of the previous size still render
+      throw OutOfMemory(out_of_memory_message("GPU", mesh_name_, needed - held, what, free_bytes, total_bytes));
+    }
+    configured_ = Config{};  // until every buffer is in place; a failure below leaves the next render to redo this
+    ensure(hit_t_, pixels, what);
+    ensure(hit_id_, pixels, what);
+    ensure(ray_tests_, pixels, what);
+    ensure(column_offsets_, columns, "column offsets");
+    ensure(tile_offsets_, tiles, "tile offsets");
+    ensure(cell_offsets_, cells, "cell offsets");
+    size_scratch(c);
     configured_ = c;
-    size_scratch();
   }
 
   // One scratch blob for every primitive of the frame (they run one after another on one stream): the largest
   // of their size queries, which depend on the triangle count, the tile counts, the slabs and the capacity.
-  void size_scratch() {
-    const Config& c = configured_;
+  void size_scratch() { size_scratch(configured_); }
+  void size_scratch(const Config& c) {
     size_t need = 0, bytes = 0;
     const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs};
     // The size queries validate their pointer arguments too, so they get the real offsets / counters.
@@ -495,7 +633,7 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(prim::reduce(nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
                                      num_triangles_, NearestInFrontMax{}, -INFINITY, stream_));
     need = std::max(need, bytes);
-    scratch_.ensure(need, "split scratch");
+    ensure(scratch_, need, "the build's scratch");
   }
 
   FrameParams frame_params(const FrameSettings& s) const {
@@ -623,6 +761,7 @@ class CudaRenderer final : public Renderer {
   FrameCounters* host_counters_ = nullptr;  // pinned
 
   // mesh (set_mesh)
+  std::string mesh_name_;  // in out-of-memory messages
   MeshBounds bounds_;
   int64_t num_vertices_ = 0, num_triangles_ = 0;
   DeviceArray<Vec3> rest_, world_, view_, vertex_normals_, face_normals_;

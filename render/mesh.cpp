@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "render/backends.h"
 #include "render/renderer.h"
 
 namespace slabcast {
@@ -15,6 +16,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr uint64_t kMaxProceduralTriangles = uint64_t(1) << 30;
+// Host bytes a procedural mesh takes while it is built: 12 of indices and about 6 of positions (a vertex per two
+// triangles) per triangle, and the index vector's growth, which copies it into one twice its size.
+constexpr uint64_t kProceduralBuildBytesPerTriangle = 30;
 
 glm::vec3 vec3d(double x, double y, double z) {
   return glm::vec3(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
@@ -149,6 +153,11 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles) {
     throw std::invalid_argument("procedural mesh '" + name + "': triangle count " + std::to_string(triangles) +
                                 " is out of range 1.." + std::to_string(kMaxProceduralTriangles));
   }
+  if (name != "sphere" && name != "torus" && name != "torus_knot" && name != "stress") {
+    throw std::invalid_argument("unknown procedural mesh '" + name + "' (sphere, torus, torus_knot, stress)");
+  }
+  const std::string label = name + ":" + std::to_string(triangles);
+  check_host_memory(label, triangles * kProceduralBuildBytesPerTriangle, "building the mesh");
   Mesh m;
   if (name == "sphere") {
     m = sphere(triangles);
@@ -156,12 +165,10 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles) {
     m = torus(triangles);
   } else if (name == "torus_knot") {
     m = torus_knot(triangles);
-  } else if (name == "stress") {
-    m = stress(triangles);
   } else {
-    throw std::invalid_argument("unknown procedural mesh '" + name + "' (sphere, torus, torus_knot, stress)");
+    m = stress(triangles);
   }
-  m.name = name + ":" + std::to_string(triangles);
+  m.name = label;
   return m;
 }
 

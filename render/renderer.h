@@ -103,10 +103,15 @@ class Renderer {
  public:
   virtual ~Renderer() = default;
   // Upload a mesh (validated by the caller). Builds the vertex->triangle adjacency for normals.
-  // Throws std::runtime_error (with a clear message, e.g. out of memory with needed/free bytes) on failure.
+  // Throws std::runtime_error with a clear message on failure; out of memory reads
+  // "out of GPU memory: NAME needs 1.9 GiB more for WHAT (3.2 GiB free of 80 GiB); the previous mesh is kept"
+  // (or "host" for the cpu backend). A failed set_mesh leaves the previous mesh in place, still rendering;
+  // only if even re-uploading it fails (the message then says so) does the renderer hold no mesh.
   virtual void set_mesh(const Mesh& mesh) = 0;
   // Render one frame into `target` (device memory for cuda, host memory for cpu). No allocation inside a frame
   // unless the scene needs more references than ever before (then buffers grow and the frame is redone).
+  // Out of memory (a new frame size, or references that no longer fit) throws std::runtime_error as set_mesh
+  // does; the frame is then not drawn, and the renderer keeps working for frames that fit.
   virtual FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras = nullptr) = 0;
   // The structure of the last frame (for tests and debugging; slow, synchronizes).
   virtual FrameStructure last_structure() const = 0;
@@ -129,7 +134,9 @@ struct RendererOptions {
 std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options);
 
 // Procedural meshes: name is one of "sphere", "torus", "torus_knot", "stress"; triangles is a target count.
-// Throws std::invalid_argument for an unknown name or an absurd count.
+// Throws std::invalid_argument for an unknown name or an absurd count, and std::runtime_error ("out of host
+// memory: sphere:1073741824 needs 30.0 GiB more for building the mesh (22.6 GiB free of 23.4 GiB)") when the
+// host clearly cannot hold it, rather than letting the kernel's out-of-memory killer end the process.
 Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 
 // A camera that frames the mesh's bounding sphere for the given vertical field of view, looking down -Z with +Y up.

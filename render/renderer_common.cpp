@@ -2,6 +2,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +36,64 @@ uint64_t initial_reference_capacity(const RendererOptions& options, uint64_t tri
 uint64_t grown_reference_capacity(uint64_t capacity, uint64_t needed) {
   const uint64_t geometric = static_cast<uint64_t>(static_cast<double>(capacity) * kReferenceGrowth) + 1;
   return std::max(geometric, needed + needed / 8);
+}
+
+std::string format_bytes(uint64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 5) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  if (unit == 0) {
+    std::snprintf(text, sizeof(text), "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(text, sizeof(text), value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s", value,
+                  kUnits[unit]);
+  }
+  return text;
+}
+
+std::string out_of_memory_message(const char* memory, const std::string& owner, uint64_t needed,
+                                  const std::string& what, uint64_t free_bytes, uint64_t total_bytes) {
+  return std::string("out of ") + memory + " memory: " + (owner.empty() ? "the renderer" : owner) + " needs " +
+         format_bytes(needed) + " more for " + what + " (" + format_bytes(free_bytes) + " free of " +
+         format_bytes(total_bytes) + ")";
+}
+
+bool host_memory_info(uint64_t* available_bytes, uint64_t* total_bytes) {
+  std::ifstream meminfo("/proc/meminfo");
+  uint64_t available_kib = 0, total_kib = 0;
+  bool have_available = false, have_total = false;
+  std::string line;
+  while (std::getline(meminfo, line)) {
+    std::istringstream fields(line);
+    std::string key;
+    uint64_t kib = 0;
+    if (!(fields >> key >> kib)) continue;
+    if (key == "MemAvailable:") {
+      available_kib = kib;
+      have_available = true;
+    } else if (key == "MemTotal:") {
+      total_kib = kib;
+      have_total = true;
+    }
+  }
+  if (!have_available || !have_total) return false;
+  *available_bytes = available_kib * 1024;
+  *total_bytes = total_kib * 1024;
+  return true;
+}
+
+void check_host_memory(const std::string& owner, uint64_t needed, const std::string& what) {
+  // Linux overcommits: an allocation far past physical memory may succeed and the process be killed later, when
+  // the pages are touched. Asking first turns that into an error message.
+  uint64_t available = 0, total = 0;
+  if (host_memory_info(&available, &total) && needed > available) {
+    throw OutOfMemory(out_of_memory_message("host", owner, needed, what, available, total));
+  }
 }
 
 FrameStructure to_frame_structure(const BuildView& b) {
