@@ -95,7 +95,9 @@ void save_screenshot(const std::string& path, int width, int height, Session& s)
 
 }  // namespace
 
-int run_window(const ViewerOptions& options, std::string* no_display) {
+int run_window(const ViewerOptions& options, std::string* no_display) { return run_window(options, no_display, {}); }
+
+int run_window(const ViewerOptions& options, std::string* no_display, const WindowScript& script) {
   glfwSetErrorCallback(on_glfw_error);
   GlfwLibrary glfw;
   if (!glfw.ok) {
@@ -129,9 +131,11 @@ int run_window(const ViewerOptions& options, std::string* no_display) {
   std::printf("slabcast: %s\n%s\n", gl.c_str(), controls_help());
 
   int frames = 0;
+  bool script_done = false;
   auto last = std::chrono::steady_clock::now();
-  while (!glfwWindowShouldClose(window.handle)) {
+  for (int pass = 0; !glfwWindowShouldClose(window.handle); ++pass) {
     glfwPollEvents();
+    if (script && !script_done) script_done = !script(window.handle, session, pass);
     int fb_width = 0, fb_height = 0;
     glfwGetFramebufferSize(window.handle, &fb_width, &fb_height);
     if (glfwGetWindowAttrib(window.handle, GLFW_ICONIFIED) == GLFW_TRUE || fb_width == 0 || fb_height == 0) {
@@ -159,7 +163,7 @@ int run_window(const ViewerOptions& options, std::string* no_display) {
       save_screenshot(timestamped_screenshot_name(), fb_width, fb_height, session);
     }
     if (session.mesh() != nullptr) ++frames;  // --frames counts rendered frames, not those while the model loads
-    const bool last_frame = options.max_frames_given && frames >= options.frames;
+    const bool last_frame = (options.max_frames_given && frames >= options.frames) || script_done;
     if (last_frame && !options.screenshot_path.empty()) {
       save_screenshot(options.screenshot_path, fb_width, fb_height, session);
     }
