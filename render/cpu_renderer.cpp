@@ -42,7 +42,12 @@ class CpuRenderer final : public Renderer {
     const uint64_t capacity = initial_reference_capacity(options_, T);
     const std::string what = "its buffers (" + std::to_string(T) + " triangles, " + std::to_string(V) +
                              " vertices, room for " + std::to_string(capacity) + " triangle references)";
-    check_host_memory(mesh.name, mesh_bytes(V, T, capacity), what);
+    const std::string kept = indices_.empty() ? "" : "; the previous mesh is kept";
+    try {
+      check_host_memory(mesh.name, mesh_bytes(V, T, capacity), what);
+    } catch (const OutOfMemory& e) {
+      throw OutOfMemory(e.what() + kept);
+    }
     try {
       std::vector<Vec3> rest(V);
       for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
@@ -84,7 +89,7 @@ class CpuRenderer final : public Renderer {
       uint64_t available = 0, total = 0;
       host_memory_info(&available, &total);
       throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity), what, available, total) +
-                        "; the previous mesh is kept");
+                        kept);
     }
     bounds_ = rest_bounds(mesh);
     mesh_name_ = mesh.name;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -159,14 +160,21 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles) {
   const std::string label = name + ":" + std::to_string(triangles);
   check_host_memory(label, triangles * kProceduralBuildBytesPerTriangle, "building the mesh");
   Mesh m;
-  if (name == "sphere") {
-    m = sphere(triangles);
-  } else if (name == "torus") {
-    m = torus(triangles);
-  } else if (name == "torus_knot") {
-    m = torus_knot(triangles);
-  } else {
-    m = stress(triangles);
+  try {
+    if (name == "sphere") {
+      m = sphere(triangles);
+    } else if (name == "torus") {
+      m = torus(triangles);
+    } else if (name == "torus_knot") {
+      m = torus_knot(triangles);
+    } else {
+      m = stress(triangles);
+    }
+  } catch (const std::bad_alloc&) {  // the check above passed, but the memory went elsewhere (or a limit is set)
+    uint64_t available = 0, total = 0;
+    host_memory_info(&available, &total);
+    throw OutOfMemory(out_of_memory_message("host", label, triangles * kProceduralBuildBytesPerTriangle,
+                                            "building the mesh", available, total));
   }
   m.name = label;
   return m;

@@ -1,8 +1,11 @@
 // What both backends share on the host: the factory, the reference-capacity policy, the structure download.
 #include <cuda_runtime.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -63,6 +66,26 @@ std::string out_of_memory_message(const char* memory, const std::string& owner, 
          format_bytes(total_bytes) + ")";
 }
 
+namespace {
+
+// The first number in a file such as /sys/fs/cgroup/memory.max; false if absent or not a number ("max").
+bool read_number(const char* path, uint64_t* value) {
+  std::ifstream in(path);
+  return static_cast<bool>(in >> *value);
+}
+
+// A "Key:   123 kB" line of /proc/self/status, in KiB (0 if absent).
+uint64_t status_kib(const char* key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) return std::strtoull(line.c_str() + std::strlen(key), nullptr, 10);
+  }
+  return 0;
+}
+
+}  // namespace
+
 bool host_memory_info(uint64_t* available_bytes, uint64_t* total_bytes) {
   std::ifstream meminfo("/proc/meminfo");
   uint64_t available_kib = 0, total_kib = 0;
@@ -82,8 +105,24 @@ bool host_memory_info(uint64_t* available_bytes, uint64_t* total_bytes) {
     }
   }
   if (!have_available || !have_total) return false;
-  *available_bytes = available_kib * 1024;
-  *total_bytes = total_kib * 1024;
+  uint64_t available = available_kib * 1024, total = total_kib * 1024;
+  // A container's memory limit (cgroup v2) and the process's address-space limit (ulimit -v) bind before the
+  // machine's memory does.
+  uint64_t limit = 0, used = 0;
+  if (read_number("/sys/fs/cgroup/memory.max", &limit) && read_number("/sys/fs/cgroup/memory.current", &used) &&
+      limit < total) {
+    total = limit;
+    available = std::min(available, limit > used ? limit - used : 0);
+  }
+  rlimit address_space{};
+  if (getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY) {
+    const uint64_t mapped = status_kib("VmSize:") * 1024;
+    const uint64_t cap = address_space.rlim_cur;
+    total = std::min<uint64_t>(total, cap);
+    available = std::min(available, cap > mapped ? cap - mapped : 0);
+  }
+  *available_bytes = available;
+  *total_bytes = total;
   return true;
 }
 

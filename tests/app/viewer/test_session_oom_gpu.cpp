@@ -1,0 +1,89 @@
+// The viewer refuses a load that does not fit in GPU memory and keeps running (gpu label; SKIPPED without a CUDA
+// device): a Session with the cuda backend in an EGL context shows a model; then almost all free device memory is
+// taken by a ballast (plain cudaMalloc) and a model of 4M triangles is loaded. Expected: the error line says
+// "out of GPU memory" naming the model, the previous model stays and draws the same image; once the ballast is
+// freed the same load works.
+#include "app/viewer/egl_context.h"
+#include "app/viewer/gl_util.h"
+#include "app/viewer/session.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace slabcast::viewer {
+namespace {
+
+class Ballast {
+ public:
+  explicit Ballast(size_t leave) {
+    constexpr size_t kChunk = size_t(256) << 20;
+    for (;;) {
+      size_t free_bytes = 0, total = 0;
+      if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || free_bytes <= leave + (size_t(2) << 20)) break;
+      const size_t ask = free_bytes - leave > kChunk ? kChunk : (free_bytes - leave) & ~((size_t(2) << 20) - 1);
+      void* p = nullptr;
+      if (ask == 0 || cudaMalloc(&p, ask) != cudaSuccess) {
+        (void)cudaGetLastError();
+        break;
+      }
+      chunks_.push_back(p);
+    }
+  }
+  ~Ballast() {
+    for (void* p : chunks_) cudaFree(p);
+  }
+
+ private:
+  std::vector<void*> chunks_;
+};
+
+std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
+  target.bind();
+  session.render_and_present(w, h);
+  return read_pixels_top_down(w, h);
+}
+
+TEST(SessionOutOfMemory, AModelThatDoesNotFitOnTheGpuIsRefusedAndTheModelStays) {
+  std::unique_ptr<EglContext> egl;
+  try {
+    egl = std::make_unique<EglContext>(cuda_device_or_none());
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
+  }
+  ViewerOptions options;
+  options.procedural_name = "torus";
+  options.procedural_triangles = 20000;
+  options.backend = Backend::cuda;
+  options.backend_given = true;
+  options.animate = false;
+  options.show_overlay = false;
+  options.headless = true;
+  const int w = 256, h = 192;
+  Session session(options, egl->on_cuda_device(), egl->description(), /*windowed=*/false);
+  OffscreenTarget target(w, h);
+  const std::vector<uint8_t> before = frame(session, target, w, h);
+  const Mesh* model = session.mesh();
+  ASSERT_NE(model, nullptr);
+  {
+    Ballast ballast(size_t(64) << 20);
+    session.start_loading({"sphere, 4M triangles", "", "sphere", 4000000});
+    session.wait_for_loading();
+    EXPECT_NE(session.last_error.find("out of GPU memory"), std::string::npos) << session.last_error;
+    EXPECT_NE(session.last_error.find("sphere:4000000"), std::string::npos) << session.last_error;
+    EXPECT_EQ(session.mesh(), model);
+    EXPECT_EQ(frame(session, target, w, h), before);
+  }
+  session.start_loading({"sphere, 4M triangles", "", "sphere", 4000000});
+  session.wait_for_loading();
+  EXPECT_EQ(session.last_error, "");
+  EXPECT_EQ(session.mesh_name, "sphere:4000000");
+  const std::vector<uint8_t> after = frame(session, target, w, h);
+  EXPECT_NE(after, before);
+}
+
+}  // namespace
+}  // namespace slabcast::viewer
