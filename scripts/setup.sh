@@ -15,6 +15,7 @@ SLABCAST_PACKAGES=(
   libglfw3-dev libimgui-dev python3-glad libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri  # viewer, GL
   libtinyobjloader-dev libstb-dev libcli11-dev                                             # app/
   xvfb xauth                           # the window smoke test on machines without a display
+  gnuplot-nox                          # scripts/plot-bench (the README's charts)
 )
 
 install_missing_packages() {
