@@ -12,6 +12,7 @@
 #   sanitizer.log    every compute-sanitizer run (tail of each)
 #   bench.log        prim_bench's progress and table
 #   prim_bench.json  prim_bench's results (GPU, driver, CUDA, CCCL versions; every row)
+#   slabcast-bench.{json,csv,txt}  `slabcast bench`: the renderer against the hardware-raster reference
 #   results.tsv      one line per check: name, PASS/FAIL, seconds, detail
 #   summary.md       the table printed at the end
 # It continues past failures, records them, and exits non-zero if anything failed.
@@ -26,7 +27,9 @@
 #   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the size tests)
 #   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
 #   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
-#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests sanitizers bench frames sanitize_frames"
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench sanitizers bench frames
+#                              sanitize_frames"
+#   SLABCAST_RENDER_BENCH_ARGS arguments of `slabcast bench` (default: its full issue-5 suite, a few minutes)
 #   SLABCAST_GPU_CHECK_DEADLINE  seconds from the start after which no new step starts and running ones are cut
 #                              (default: none), so a call on a machine lent for a few minutes still returns a
 #                              summary of what did run
@@ -40,7 +43,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
 BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
-read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests sanitizers bench frames sanitize_frames}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench sanitizers bench frames sanitize_frames}"
 read -ra SANITIZER_TOOLS <<< "${SLABCAST_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}"
 SANITIZER_TESTS="${SLABCAST_SANITIZER_TESTS:-.}"
 START_SECONDS=$SECONDS
@@ -221,6 +224,26 @@ step_bench() {
   fi
 }
 
+
+# The renderer's benchmark (issue 5): full frames, stages, display cost and the gl-raster reference, same run.
+step_render_bench() {
+  local t0; t0="$(now)"
+  local exe="$BUILD/app/slabcast"
+  if [ ! -x "$exe" ]; then
+    record render_bench FAIL 0 "slabcast not built"
+    return
+  fi
+  # shellcheck disable=SC2086
+  (cd "$ROOT" && SLABCAST_GIT_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" timeout "$(time_left)" \
+     "$exe" bench ${SLABCAST_RENDER_BENCH_ARGS:-} --json "$OUT/slabcast-bench.json" --csv "$OUT/slabcast-bench.csv") \
+    > "$OUT/slabcast-bench.txt" 2> "$OUT/slabcast-bench.log"
+  local rc=$?
+  if [ $rc -eq 0 ]; then
+    record render_bench PASS "$(elapsed "$t0")" "slabcast-bench.txt / .json / .csv"
+  else
+    record render_bench FAIL "$(elapsed "$t0")" "exit $rc: $(tail -n 1 "$OUT/slabcast-bench.log")"
+  fi
+}
 
 # The renderer end to end on the GPU: headless frames of the default scene and (when fetched) the dragon, with the
 # statistics and per-stage times `slabcast render` prints, and a viewer screenshot through EGL + CUDA-GL interop.
