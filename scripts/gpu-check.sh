@@ -29,6 +29,7 @@
 #   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench sanitizers bench frames
 #                              sanitize_frames"
+#   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
 #   SLABCAST_RENDER_BENCH_ARGS arguments of `slabcast bench` (default: its full issue-5 suite, a few minutes)
 #   SLABCAST_GPU_CHECK_DEADLINE  seconds from the start after which no new step starts and running ones are cut
 #                              (default: none), so a call on a machine lent for a few minutes still returns a
@@ -137,7 +138,7 @@ step_gpu_tests() {
     record gpu_tests FAIL 0 "no build"
     return
   fi
-  (cd "$BUILD" && timeout "$(time_left)" ctest -L gpu --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
+  (cd "$BUILD" && timeout "$(time_left)" ctest -L gpu -j "${SLABCAST_CTEST_JOBS:-1}" --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
   local rc=$?
   awk '/Test +#[0-9]+: /{
          name = $4; st = "FAIL"; detail = "";
