@@ -5,8 +5,9 @@
 #   scripts/soak.sh [cpu|cuda|all] [FRAMES] [BUILD_DIR]     (default: all 20000 build-app)
 # Each backend runs the bare renderer and the viewer's headless display path (EGL). Backends that cannot run here
 # (no CUDA device, no EGL context) are reported SKIPPED. Logs: BUILD_DIR/soak/*.log. Exit 1 if anything failed.
-# Time: cpu backend at 160x120 / 224x168 about 5 minutes per 20,000-frame run on one core; cuda at 1024x768 /
-# 1280x1024 with a million triangles about 10 ms per frame (most of it copying colour, IDs and depth back to hash).
+# Time: cpu backend at 160x120 / 224x168 about 4 minutes per 20,000-frame run (12 ms/frame, one core), so about
+# 16 minutes for the three cpu runs; cuda at 1024x768 / 1280x1024 with a million triangles an estimated 5-10 ms per
+# frame (most of it copying colour, IDs and depth back to hash them), about 10 minutes for the three cuda runs.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 which="${1:-all}"
