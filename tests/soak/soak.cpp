@@ -380,7 +380,8 @@ int run_soak(const Options& o) {
   }
 
   if (o.cold_frame >= 0) {
-    std::printf("hash frame %d: %016" PRIx64 "\n", o.cold_frame, source->render(frame_settings(o, framed, o.cold_frame)));
+    const uint64_t h = source->render(frame_settings(o, framed, o.cold_frame));
+    std::printf("hash frame %d: %016" PRIx64 "\n", o.cold_frame, h);
     return kExitPass;
   }
 

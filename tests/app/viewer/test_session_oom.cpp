@@ -36,6 +36,10 @@ std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int 
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SLABCAST_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLABCAST_TEST_UNDER_ASAN 1
+#endif
 #endif
 
 TEST(SessionOutOfMemory, ALoadThatDoesNotFitIsRefusedAndTheModelStays) {
