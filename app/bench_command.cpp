@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -138,14 +139,22 @@ BenchEnvironment gather_environment(Backend backend) {
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) env.cuda_runtime = version_text(runtime);
   if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) env.driver = "CUDA " + version_text(driver);
   (void)cudaGetLastError();
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..." -> the driver's own version number.
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ..." or "... Open Kernel Module for x86_64
+  // 580.159.04 ...": the driver's own version is the first word after "Module" made of digits and dots.
   const std::string nvrm = read_first_line("/proc/driver/nvidia/version", "NVRM");
   const size_t module = nvrm.find("Module");
   if (module != std::string::npos) {
     std::istringstream words(nvrm.substr(module + 6));
-    std::string version;
-    words >> version;
-    if (!version.empty()) env.driver = version + (env.driver.empty() ? "" : " (" + env.driver + ")");
+    std::string word;
+    while (words >> word) {
+      const bool version_like = std::isdigit(static_cast<unsigned char>(word[0])) &&
+                                word.find('.') != std::string::npos &&
+                                word.find_first_not_of("0123456789.") == std::string::npos;
+      if (version_like) {
+        env.driver = word + (env.driver.empty() ? "" : " (" + env.driver + ")");
+        break;
+      }
+    }
   }
   if (env.driver.empty()) env.driver = "none";
   if (backend == Backend::cuda) {
