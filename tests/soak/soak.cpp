@@ -14,7 +14,8 @@
 // device) and Renderer::device_bytes_in_use(), sampled K frames after each size change (warm-up) and at the end
 // of that size's stretch. A stretch whose memory grew by more than the bounds fails the run (exit 1), unless the
 // renderer grew its reference buffers in it (frames redone: a scene that needs more references, said in the
-// report); so does a last stretch (back at the first size) that ends above the first stretch's end.
+// report); so does a last stretch (back at the first size) that ends above the largest end of the stretches
+// before it (buffers sized for the largest frame are kept on purpose, so it need not fall back to the first's).
 //
 // --viewer drives the viewer's headless display path instead of the bare renderer (Session: renderer -> pixel
 // buffer -> texture -> full-screen pass into an offscreen framebuffer, in an OpenGL context from EGL's device
@@ -67,7 +68,10 @@ struct Options {
   bool viewer = false;
   std::vector<int> hash_at;
   double host_growth_mib = 4.0;
-  double device_growth_mib = 2.0;  // whole device (the driver allocates in 2 MiB pages); the renderer's own bytes: 0
+  // The whole device (cudaMemGetInfo): the driver and, in --viewer mode, the GL driver allocate in pools of a few
+  // MiB (seen on the H100: +2 MiB bare, +10 MiB through the viewer in one 300-frame stretch). A per-frame leak
+  // exceeds this within a stretch; the renderer's own bytes are held to 0.
+  double device_growth_mib = 16.0;
   bool determinism = false;
   int cold_frame = -1;
   std::vector<std::string> passthrough;  // the options as given, for the child processes of --determinism
@@ -445,10 +449,13 @@ int run_soak(const Options& o) {
     }
   }
   if (per_stretch.size() == 3) {
-    const MemorySample &first = per_stretch[0].second, &last = per_stretch[2].second;
-    if (static_cast<double>(last.host_rss) > static_cast<double>(first.host_rss) + host_bound) {
-      std::printf("FAIL: back at %dx%d the host RSS is %.1f MiB, %.1f MiB at the end of the first stretch\n", o.width,
-                  o.height, mib(last.host_rss), mib(first.host_rss));
+    // Back at the first size: no higher than the highest the earlier stretches ended at (the buffers sized for
+    // the larger frame are kept, by design: no reallocation when the size goes back and forth).
+    const MemorySample& last = per_stretch[2].second;
+    const double before = static_cast<double>(std::max(per_stretch[0].second.host_rss, per_stretch[1].second.host_rss));
+    if (static_cast<double>(last.host_rss) > before + host_bound) {
+      std::printf("FAIL: back at %dx%d the host RSS is %.1f MiB, above the %.1f MiB the earlier stretches ended at\n",
+                  o.width, o.height, mib(last.host_rss), mib(before));
       ok = false;
     }
   }
