@@ -9,6 +9,7 @@
 #include "app/image_io.h"
 #include "app/viewer/session.h"
 #include "app/viewer/window.h"
+#include "tests/app/viewer/window_test_main.h"
 
 #include <GLFW/glfw3.h>
 
@@ -26,7 +27,6 @@
 
 namespace {
 
-constexpr int kSkip = 77;
 constexpr int kWidth = 640, kHeight = 480;
 constexpr const char* kBrokenObj = SLABCAST_SOURCE_DIR "/tests/app/broken/truncated_face.obj";
 
@@ -121,24 +121,12 @@ struct Abuse {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool require_window = false;
-  std::string out;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--require-window") == 0) require_window = true;
-    else out = argv[i];
+  slabcast::viewer_test::WindowTestArgs args;
+  if (const auto exit_code = slabcast::viewer_test::start_window_test(argc, argv, "viewer_window_abuse", &args)) {
+    return *exit_code;
   }
-  if (out.empty()) {
-    std::fprintf(stderr, "usage: viewer_window_abuse [--require-window] OUT.png\n");
-    return 1;
-  }
-  const char* display = std::getenv("DISPLAY");
-  const char* wayland = std::getenv("WAYLAND_DISPLAY");
-  if (!require_window && (display == nullptr || *display == '\0') && (wayland == nullptr || *wayland == '\0')) {
-    std::printf("SKIPPED: no display (run under xvfb-run)\n");
-    return kSkip;
-  }
-  std::filesystem::create_directories(std::filesystem::path(out).parent_path());
-  std::filesystem::remove(out);
+  const std::string& out = args.out;
+  const bool require_window = args.require_window;
 
   slabcast::ViewerOptions options;
   options.procedural_name = "sphere";
@@ -170,7 +158,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::printf("SKIPPED: no window could be opened (%s)\n", no_display.c_str());
-    return kSkip;
+    return slabcast::viewer_test::kSkip;
   }
   if (code != 0) abuse.fail("run_window returned " + std::to_string(code));
   if (abuse.resizes != kRapidResizes) abuse.fail("only " + std::to_string(abuse.resizes) + " resizes were made");

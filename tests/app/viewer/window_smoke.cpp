@@ -3,6 +3,7 @@
 // window must open); 1 on any failure, with the reason on stderr.
 #include "app/image_io.h"
 #include "app/viewer/viewer.h"
+#include "tests/app/viewer/window_test_main.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,30 +12,16 @@
 #include <string>
 
 namespace {
-constexpr int kSkip = 77;
 constexpr int kFrames = 5;
 constexpr int kWidth = 800, kHeight = 600;
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool require_window = false;
-  std::string out;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--require-window") == 0) require_window = true;
-    else out = argv[i];
+  slabcast::viewer_test::WindowTestArgs args;
+  if (const auto exit_code = slabcast::viewer_test::start_window_test(argc, argv, "viewer_window_smoke", &args)) {
+    return *exit_code;
   }
-  if (out.empty()) {
-    std::fprintf(stderr, "usage: viewer_window_smoke [--require-window] OUT.png\n");
-    return 1;
-  }
-  const char* display = std::getenv("DISPLAY");
-  const char* wayland = std::getenv("WAYLAND_DISPLAY");
-  if (!require_window && (display == nullptr || *display == '\0') && (wayland == nullptr || *wayland == '\0')) {
-    std::printf("SKIPPED: no display (run under xvfb-run)\n");
-    return kSkip;
-  }
-  std::filesystem::create_directories(std::filesystem::path(out).parent_path());
-  std::filesystem::remove(out);
+  const std::string& out = args.out;
 
   slabcast::ViewerOptions options;
   options.procedural_name = "sphere";
