@@ -5,27 +5,18 @@
 // it uses, then raises it again. The renderer sees the limit (host_memory_info) and refuses before allocating;
 // without that check the allocation would fail with std::bad_alloc, which it reports the same way.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
 #include <cstdint>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/address_space_cap.h"
 #include "render/backends.h"
 #include "render/oom_message.h"
 #include "render/renderer.h"
 #include "render/scenes.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SLABCAST_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLABCAST_TEST_UNDER_ASAN 1
-#endif
-#endif
 
 namespace slabcast::test {
 namespace {
@@ -47,20 +38,6 @@ Image render_image(Renderer& r, const Camera& camera, int w, int h) {
   return img;
 }
 
-uint64_t proc_status_kib(const char* key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) == 0) {
-      std::istringstream fields(line.substr(std::string(key).size()));
-      uint64_t kib = 0;
-      fields >> kib;
-      return kib;
-    }
-  }
-  return 0;
-}
-
 uint64_t host_total_bytes() {
   std::ifstream in("/proc/meminfo");
   std::string key;
@@ -71,27 +48,6 @@ uint64_t host_total_bytes() {
   }
   return 0;
 }
-
-// Caps the address space at what the process maps now plus `headroom` until destroyed.
-class AddressSpaceCap {
- public:
-  explicit AddressSpaceCap(uint64_t headroom) {
-    getrlimit(RLIMIT_AS, &saved_);
-    rlimit cap = saved_;
-    cap.rlim_cur = proc_status_kib("VmSize:") * 1024 + headroom;
-    active_ = setrlimit(RLIMIT_AS, &cap) == 0;
-  }
-  ~AddressSpaceCap() { lift(); }
-  void lift() {
-    if (active_) setrlimit(RLIMIT_AS, &saved_);
-    active_ = false;
-  }
-  bool active() const { return active_; }
-
- private:
-  rlimit saved_{};
-  bool active_ = false;
-};
 
 constexpr uint64_t kHeadroom = uint64_t(24) << 20;  // room for small allocations, not for the big ones below
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/device_ballast.h"
 #include "render/oom_message.h"
 #include "render/renderer.h"
 #include "render/scenes.h"
@@ -20,33 +21,6 @@ namespace slabcast::test {
 namespace {
 
 constexpr size_t kLeftFree = size_t(64) << 20;  // what the ballast leaves: room for launches, not for the asks
-
-// Holds all but about `leave` bytes of the device's free memory until destroyed (or release()).
-class Ballast {
- public:
-  explicit Ballast(size_t leave) {
-    constexpr size_t kChunk = size_t(256) << 20;
-    for (;;) {
-      size_t free_bytes = 0, total = 0;
-      if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || free_bytes <= leave + (size_t(2) << 20)) break;
-      size_t ask = free_bytes - leave > kChunk ? kChunk : (free_bytes - leave) & ~((size_t(2) << 20) - 1);
-      void* p = nullptr;
-      if (ask == 0 || cudaMalloc(&p, ask) != cudaSuccess) {
-        (void)cudaGetLastError();
-        break;
-      }
-      chunks_.push_back(p);
-    }
-  }
-  ~Ballast() { release(); }
-  void release() {
-    for (void* p : chunks_) cudaFree(p);
-    chunks_.clear();
-  }
-
- private:
-  std::vector<void*> chunks_;
-};
 
 size_t device_free() {
   size_t free_bytes = 0, total = 0;
@@ -124,7 +98,7 @@ TEST(CudaOutOfMemory, MeshThatDoesNotFitLeavesThePreviousMeshRendering) {
 
   const Mesh big = make_procedural_mesh("sphere", 4000000);  // ~0.6 GB of renderer buffers
   {
-    Ballast ballast(kLeftFree);
+    DeviceBallast ballast(kLeftFree);
     const size_t free_at_ask = device_free();
     ASSERT_LT(free_at_ask, size_t(256) << 20) << "the ballast did not take the device's memory";
     try {
@@ -156,7 +130,7 @@ TEST(CudaOutOfMemory, FirstMeshThatDoesNotFitLeavesNoMeshAndAClearError) {
   const Mesh big = make_procedural_mesh("sphere", 4000000);
   DeviceImage image(64, 64);
   {
-    Ballast ballast(kLeftFree);
+    DeviceBallast ballast(kLeftFree);
     const size_t free_at_ask = device_free();
     try {
       r->set_mesh(big);
@@ -182,7 +156,7 @@ TEST(CudaOutOfMemory, FrameSizeThatDoesNotFitKeepsTheOldSizeWorking) {
   DeviceImage large(big, big);
   const Image before = render_into(*r, small, s.camera, 128, 128);
   {
-    Ballast ballast(kLeftFree);
+    DeviceBallast ballast(kLeftFree);
     const size_t free_at_ask = device_free();
     try {
       render_into(*r, large, s.camera, big, big);
@@ -215,7 +189,7 @@ TEST(CudaOutOfMemory, ReferencesThatDoNotFitKeepTheOldBuffers) {
   ASSERT_GT(far_before.stats.pixels_hit, 0u);
   ASSERT_LT(far_before.stats.references, 1000000u);
   {
-    Ballast ballast(kLeftFree);
+    DeviceBallast ballast(kLeftFree);
     const size_t free_at_ask = device_free();
     try {
       render_into(*r, image, s.camera, size, size);

@@ -6,12 +6,11 @@
 #include "app/viewer/egl_context.h"
 #include "app/viewer/gl_util.h"
 #include "app/viewer/session.h"
+#include "common/address_space_cap.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,28 +18,11 @@
 namespace slabcast::viewer {
 namespace {
 
-uint64_t address_space_bytes() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
-  }
-  return 0;
-}
-
 std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
   target.bind();
   session.render_and_present(w, h);
   return read_pixels_top_down(w, h);
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SLABCAST_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SLABCAST_TEST_UNDER_ASAN 1
-#endif
-#endif
 
 TEST(SessionOutOfMemory, ALoadThatDoesNotFitIsRefusedAndTheModelStays) {
 #ifdef SLABCAST_TEST_UNDER_ASAN
@@ -69,14 +51,12 @@ TEST(SessionOutOfMemory, ALoadThatDoesNotFitIsRefusedAndTheModelStays) {
     ASSERT_NE(model, nullptr);
 
     // 8M triangles: 96 MB of indices alone, past the 64 MB of headroom (which leaves room for the loading thread).
-    rlimit saved{};
-    ASSERT_EQ(getrlimit(RLIMIT_AS, &saved), 0);
-    rlimit cap = saved;
-    cap.rlim_cur = address_space_bytes() + (uint64_t(64) << 20);
-    ASSERT_EQ(setrlimit(RLIMIT_AS, &cap), 0);
-    session.start_loading({"sphere, 8M triangles", "", "sphere", 8000000});
-    session.wait_for_loading();
-    setrlimit(RLIMIT_AS, &saved);
+    {
+      slabcast::test::AddressSpaceCap cap(uint64_t(64) << 20);
+      ASSERT_TRUE(cap.active()) << "setrlimit(RLIMIT_AS) refused";
+      session.start_loading({"sphere, 8M triangles", "", "sphere", 8000000});
+      session.wait_for_loading();
+    }
 
     EXPECT_NE(session.last_error.find("out of host memory"), std::string::npos) << session.last_error;
     EXPECT_NE(session.last_error.find("sphere:8000000"), std::string::npos) << session.last_error;

@@ -6,6 +6,7 @@
 #include "app/viewer/egl_context.h"
 #include "app/viewer/gl_util.h"
 #include "app/viewer/session.h"
+#include "common/device_ballast.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -16,30 +17,6 @@
 
 namespace slabcast::viewer {
 namespace {
-
-class Ballast {
- public:
-  explicit Ballast(size_t leave) {
-    constexpr size_t kChunk = size_t(256) << 20;
-    for (;;) {
-      size_t free_bytes = 0, total = 0;
-      if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || free_bytes <= leave + (size_t(2) << 20)) break;
-      const size_t ask = free_bytes - leave > kChunk ? kChunk : (free_bytes - leave) & ~((size_t(2) << 20) - 1);
-      void* p = nullptr;
-      if (ask == 0 || cudaMalloc(&p, ask) != cudaSuccess) {
-        (void)cudaGetLastError();
-        break;
-      }
-      chunks_.push_back(p);
-    }
-  }
-  ~Ballast() {
-    for (void* p : chunks_) cudaFree(p);
-  }
-
- private:
-  std::vector<void*> chunks_;
-};
 
 std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
   target.bind();
@@ -69,7 +46,7 @@ TEST(SessionOutOfMemory, AModelThatDoesNotFitOnTheGpuIsRefusedAndTheModelStays) 
   const Mesh* model = session.mesh();
   ASSERT_NE(model, nullptr);
   {
-    Ballast ballast(size_t(64) << 20);
+    slabcast::test::DeviceBallast ballast(size_t(64) << 20);
     session.start_loading({"sphere, 4M triangles", "", "sphere", 4000000});
     session.wait_for_loading();
     EXPECT_NE(session.last_error.find("out of GPU memory"), std::string::npos) << session.last_error;
