@@ -168,6 +168,36 @@ for t in json.load(sys.stdin).get("tests", []):
   fi
 }
 
+# sanitize CHECK TOOL [ENV=VALUE...] -- COMMAND...: runs COMMAND (from the source root) under compute-sanitizer's
+# TOOL, within the per-run and whole-check time limits, appends the tail of its output to sanitizer.log and
+# records one row: PASS when the tool exits 0 (no error found and the program succeeded).
+sanitize() {
+  local check="$1" tool="$2"; shift 2
+  local env_vars=()
+  while [ "$1" != "--" ]; do env_vars+=("$1"); shift; done
+  shift
+  if past_deadline; then
+    record "$check" FAIL 0 "not run: past SLABCAST_GPU_CHECK_DEADLINE"
+    return
+  fi
+  local t0 log limit rc summary
+  t0="$(now)"; log="$(mktemp)"
+  limit="$(time_left)"; [ "$limit" -gt "$SANITIZER_TIMEOUT" ] && limit="$SANITIZER_TIMEOUT"
+  (cd "$ROOT" && env "${env_vars[@]}" timeout "$limit" \
+     compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$@") > "$log" 2>&1
+  rc=$?
+  { echo "===== $check (exit $rc, $(elapsed "$t0") s) ====="; tail -n 300 "$log"; } >> "$OUT/sanitizer.log"
+  summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+  case $rc in
+    0) record "$check" PASS "$(elapsed "$t0")" "$summary" ;;
+    99) record "$check" FAIL "$(elapsed "$t0")" "${summary:-sanitizer reported errors}" ;;
+    124) record "$check" FAIL "$(elapsed "$t0")" "timed out after ${limit}s" ;;
+    77) record "$check" FAIL "$(elapsed "$t0")" "the program skipped itself (no device under the tool?)" ;;
+    *) record "$check" FAIL "$(elapsed "$t0")" "exit $rc (the program failed under the tool; sanitizer.log)" ;;
+  esac
+  rm -f "$log"
+}
+
 step_sanitizers() {
   if ! command -v compute-sanitizer >/dev/null; then
     record sanitizers FAIL 0 "compute-sanitizer not on PATH"
@@ -179,31 +209,12 @@ step_sanitizers() {
     record sanitizers FAIL 0 "no gpu test executables found"
     return
   fi
-  local tool name exe t0 rc log limit
+  local tool name exe
   for tool in "${SANITIZER_TOOLS[@]}"; do
     while IFS=$'\t' read -r name exe; do
       [[ "$name" =~ $SANITIZER_TESTS ]] || continue
-      past_deadline && { record "$tool $name" FAIL 0 "not run: past SLABCAST_GPU_CHECK_DEADLINE"; continue; }
       [ -x "$exe" ] || { record "$tool $name" FAIL 0 "executable missing (build failed?)"; continue; }
-      t0="$(now)"
-      log="$(mktemp)"
-      limit="$(time_left)"; [ "$limit" -gt "$SANITIZER_TIMEOUT" ] && limit="$SANITIZER_TIMEOUT"
-      (cd "$ROOT" && SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" timeout "$limit" \
-         compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$exe") > "$log" 2>&1
-      rc=$?
-      {
-        echo "===== $tool $name (exit $rc, $(elapsed "$t0") s) ====="
-        tail -n 300 "$log"
-      } >> "$OUT/sanitizer.log"
-      local summary; summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
-      case $rc in
-        0) record "$tool $name" PASS "$(elapsed "$t0")" "$summary" ;;
-        99) record "$tool $name" FAIL "$(elapsed "$t0")" "${summary:-sanitizer reported errors}" ;;
-        124) record "$tool $name" FAIL "$(elapsed "$t0")" "timed out after ${limit}s" ;;
-        77) record "$tool $name" FAIL "$(elapsed "$t0")" "test skipped itself (no device under the tool?)" ;;
-        *) record "$tool $name" FAIL "$(elapsed "$t0")" "exit $rc (test failure under the tool; sanitizer.log)" ;;
-      esac
-      rm -f "$log"
+      sanitize "$tool $name" "$tool" SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" -- "$exe"
     done <<< "$list"
   done
 }
@@ -296,26 +307,14 @@ step_sanitize_frames() {
   fi
   local scenes=("stress --procedural stress:100k")
   [ -f "$ROOT/assets/models/dragon.obj" ] && scenes=("dragon --mesh assets/models/dragon.obj" "${scenes[@]}")
-  local tool scene name args t0 rc log limit
+  local tool scene name args
   for tool in "${SANITIZER_TOOLS[@]}"; do
     for scene in "${scenes[@]}"; do
       read -r name args <<< "$scene"
-      past_deadline && { record "$tool frames $name" FAIL 0 "not run: past SLABCAST_GPU_CHECK_DEADLINE"; continue; }
-      t0="$(now)"; log="$(mktemp)"
-      limit="$(time_left)"; [ "$limit" -gt "$SANITIZER_TIMEOUT" ] && limit="$SANITIZER_TIMEOUT"
       # shellcheck disable=SC2086
-      (cd "$ROOT" && timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 \
-         "$exe" view --headless --frames 100 --size 1024x1024 --deform wave:0.3 --backend cuda $args \
-         --screenshot "$OUT/sanitized-$name.png") > "$log" 2>&1
-      rc=$?
-      { echo "===== $tool frames $name (exit $rc, $(elapsed "$t0") s) ====="; tail -n 200 "$log"; } >> "$OUT/sanitizer.log"
-      local summary; summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
-      case $rc in
-        0) record "$tool frames $name" PASS "$(elapsed "$t0")" "100 frames; $summary" ;;
-        124) record "$tool frames $name" FAIL "$(elapsed "$t0")" "timed out after ${limit}s" ;;
-        *) record "$tool frames $name" FAIL "$(elapsed "$t0")" "exit $rc; ${summary:-sanitizer.log}" ;;
-      esac
-      rm -f "$log" "$OUT/sanitized-$name.png"
+      sanitize "$tool frames $name" "$tool" -- "$exe" view --headless --frames 100 --size 1024x1024 \
+        --deform wave:0.3 --backend cuda $args --screenshot "$OUT/sanitized-$name.png"
+      rm -f "$OUT/sanitized-$name.png"
     done
   done
 }
