@@ -57,7 +57,7 @@ struct SplitTilePolicy {
 };
 
 // Bytes of records staged per tile in shared memory: large records get fewer items per thread so a tile's
-// exchange buffer stays near 32 KiB (several blocks per SM) and a thread's records stay in registers.
+// exchange buffer stays within 48 KiB (two blocks per SM) and a thread's records stay in registers.
 constexpr int kSplitExchangeBudgetBytes = 48 * 1024;
 
 constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int max_items) {
