@@ -172,6 +172,24 @@ TEST(SegmentedSplitGpu, EmptySegmentsEverywhere) {
   check_sizes(sizes, 16);
 }
 
+TEST(SegmentedSplitGpu, RunsOfEmptySegmentsAtTheStartTheEndAndOnTileBoundaries) {
+  // The renderer's L3 at 3840x2160: the empty tiles of the columns beside the model are long runs of empty
+  // segments at position 0 and at the end; in between, runs of empty segments that start exactly where a tile
+  // starts (after segments of kStride items, which are never moved), and one segment of many buckets' items.
+  std::vector<uint64_t> sizes(40000, 0);
+  for (int i = 0; i < 5; ++i) {
+    sizes.push_back(kStride);
+    sizes.insert(sizes.end(), 3000, 0);
+  }
+  sizes.push_back(5 * kStride + 7);
+  sizes.insert(sizes.end(), 2000, 0);
+  sizes.push_back(3);
+  sizes.insert(sizes.end(), 50000, 0);
+  check_sizes(sizes, 16);
+  check_sizes(sizes, 1, Distribution::uniform, 2);
+  check_sizes(sizes, 2048, Distribution::zipf, 3);
+}
+
 TEST(SegmentedSplitGpu, OneHugeSegment) {
   for (uint32_t b : {1u, 16u, 256u, 2048u}) check_sizes({uint64_t{1} << 22}, b);
 }
