@@ -24,9 +24,10 @@
 #   SLABCAST_GPU_BUILD         build folder (default <root>/build-gpu-check)
 #   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
 #   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
-#   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the size tests)
+#   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the tests whose point is size)
 #   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
 #   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
+#   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); RUN_SERIAL tests (out of memory) always run alone
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench sanitizers bench frames
 #                              sanitize_frames"
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
@@ -35,7 +36,8 @@
 #                              (default: none), so a call on a machine lent for a few minutes still returns a
 #                              summary of what did run
 # The sanitizer runs set SLABCAST_TEST_QUICK=1: tests leave out their large sizes (every named property is still
-# exercised on small inputs), since the tools slow kernels down 10-100x.
+# exercised on small inputs), since the tools slow kernels down 10-100x. The soak tests (thousands of frames) are
+# sanitized as a short soak of the same program in step sanitize_frames.
 #
 # Extending: write a function step_NAME that calls `record NAME PASS|FAIL SECONDS DETAIL` for each check, and add
 # NAME to STEPS below (the renderer's checks go there).
@@ -53,7 +55,8 @@ RESULTS="$OUT/results.tsv"
 SANITIZER_TIMEOUT="${SLABCAST_SANITIZER_TIMEOUT:-1800}"
 # The sanitizers slow kernels 10-100x: by default they leave out the tests whose point is size (every named
 # property still runs on small inputs). SLABCAST_SANITIZER_FILTER='*' runs everything.
-SANITIZER_FILTER="${SLABCAST_SANITIZER_FILTER:-*-*Large*:*Huge*:*Size2Pow26*:*TwoPow31*:*Above2To31*:SplitSizes*:*EdgeSizes*:*Scenes/*}"
+SANITIZER_FILTER="${SLABCAST_SANITIZER_FILTER:-*-*Large*:*Size2Pow26*:*TwoPow31*:*Above2To31*}"
+SANITIZER_JOBS="${SLABCAST_SANITIZER_JOBS:-1}"
 
 say() { printf '\033[1m[gpu-check]\033[0m %s\n' "$*"; }
 now() { date +%s.%N; }
@@ -154,23 +157,26 @@ step_gpu_tests() {
   fi
 }
 
-# name<TAB>executable of every gpu-labelled test (from ctest's JSON listing; a glob where python3 is missing).
+# name<TAB>executable<TAB>serial (1 for RUN_SERIAL) of every gpu-labelled test that is one gtest program (from
+# ctest's JSON listing; a glob where python3 is missing). Tests run with arguments (the soaks) are left out.
 gpu_test_executables() {
   if command -v python3 >/dev/null; then
     (cd "$BUILD" && ctest -L gpu --show-only=json-v1) 2>/dev/null | python3 -c '
 import json, sys
 for t in json.load(sys.stdin).get("tests", []):
     cmd = t.get("command") or []
-    if cmd:
-        print(t["name"] + "\t" + cmd[0])'
+    props = {p["name"]: p["value"] for p in t.get("properties", [])}
+    if len(cmd) == 1:
+        print(t["name"] + "\t" + cmd[0] + "\t" + ("1" if props.get("RUN_SERIAL") else "0"))'
   else
-    find "$BUILD/tests" -type f -perm -u+x -name '*_gpu' | while read -r exe; do printf '%s\t%s\n' "$(basename "$exe")" "$exe"; done
+    find "$BUILD/tests" -type f -perm -u+x -name '*_gpu' |
+      while read -r exe; do printf '%s\t%s\t0\n' "$(basename "$exe")" "$exe"; done
   fi
 }
 
 # sanitize CHECK TOOL [ENV=VALUE...] -- COMMAND...: runs COMMAND (from the source root) under compute-sanitizer's
-# TOOL, within the per-run and whole-check time limits, appends the tail of its output to sanitizer.log and
-# records one row: PASS when the tool exits 0 (no error found and the program succeeded).
+# TOOL, within the per-run and whole-check time limits, keeps the tail of its output for sanitizer.log and records
+# one row: PASS when the tool exits 0 (no error found and the program succeeded). Safe to run several at once.
 sanitize() {
   local check="$1" tool="$2"; shift 2
   local env_vars=()
@@ -186,7 +192,8 @@ sanitize() {
   (cd "$ROOT" && env "${env_vars[@]}" timeout "$limit" \
      compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$@") > "$log" 2>&1
   rc=$?
-  { echo "===== $check (exit $rc, $(elapsed "$t0") s) ====="; tail -n 300 "$log"; } >> "$OUT/sanitizer.log"
+  { echo "===== $check (exit $rc, $(elapsed "$t0") s) ====="; tail -n 300 "$log"; } \
+    > "$SANITIZER_PARTS/$(printf '%s' "$check" | tr -c 'A-Za-z0-9_.-' '_').log"
   summary="$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
   case $rc in
     0) record "$check" PASS "$(elapsed "$t0")" "$summary" ;;
@@ -198,25 +205,54 @@ sanitize() {
   rm -f "$log"
 }
 
+# Sanitizer runs go through these: start_sanitize runs `sanitize ARGS` in the background once fewer than
+# SLABCAST_SANITIZER_JOBS are running; sanitize_alone waits for all of them and runs it by itself.
+SANITIZER_PARTS=""
+start_sanitize() {
+  while [ "$(jobs -rp | wc -l)" -ge "$SANITIZER_JOBS" ]; do wait -n; done
+  sanitize "$@" &
+}
+sanitize_alone() {
+  wait
+  sanitize "$@"
+}
+# Appends the kept output of every finished run to sanitizer.log, in name order.
+collect_sanitizer_logs() {
+  wait
+  cat "$SANITIZER_PARTS"/*.log >> "$OUT/sanitizer.log" 2>/dev/null
+  rm -f "$SANITIZER_PARTS"/*.log
+}
+
 step_sanitizers() {
   if ! command -v compute-sanitizer >/dev/null; then
     record sanitizers FAIL 0 "compute-sanitizer not on PATH"
     return
   fi
-  : > "$OUT/sanitizer.log"
   local list; list="$(gpu_test_executables)"
   if [ -z "$list" ]; then
     record sanitizers FAIL 0 "no gpu test executables found"
     return
   fi
-  local tool name exe
+  local tool name exe serial
+  local alone=()
   for tool in "${SANITIZER_TOOLS[@]}"; do
-    while IFS=$'\t' read -r name exe; do
+    while IFS=$'\t' read -r name exe serial; do
       [[ "$name" =~ $SANITIZER_TESTS ]] || continue
       [ -x "$exe" ] || { record "$tool $name" FAIL 0 "executable missing (build failed?)"; continue; }
-      sanitize "$tool $name" "$tool" SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" -- "$exe"
+      if [ "$serial" = 1 ]; then
+        alone+=("$tool|$name|$exe")
+      else
+        start_sanitize "$tool $name" "$tool" SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" -- "$exe"
+      fi
     done <<< "$list"
   done
+  # The out-of-memory tests fill the device: nothing may run beside them.
+  local entry
+  for entry in "${alone[@]}"; do
+    IFS='|' read -r tool name exe <<< "$entry"
+    sanitize_alone "$tool $name" "$tool" SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" -- "$exe"
+  done
+  collect_sanitizer_logs
 }
 
 step_bench() {
@@ -300,7 +336,7 @@ step_frames() {
 # compute-sanitizer over whole frames: 100 animated headless frames of the dragon (when fetched) and of the stress
 # scene (huge triangles, one crossing the camera plane), through the viewer's headless path (EGL + CUDA-GL interop).
 step_sanitize_frames() {
-  local exe="$BUILD/app/slabcast"
+  local exe="$BUILD/app/slabcast" soak="$BUILD/tests/soak/slabcast_soak"
   if [ ! -x "$exe" ] || ! command -v compute-sanitizer >/dev/null; then
     record sanitize_frames FAIL 0 "slabcast or compute-sanitizer missing"
     return
@@ -312,11 +348,23 @@ step_sanitize_frames() {
     for scene in "${scenes[@]}"; do
       read -r name args <<< "$scene"
       # shellcheck disable=SC2086
-      sanitize "$tool frames $name" "$tool" -- "$exe" view --headless --frames 100 --size 1024x1024 \
-        --deform wave:0.3 --backend cuda $args --screenshot "$OUT/sanitized-$name.png"
-      rm -f "$OUT/sanitized-$name.png"
+      start_sanitize "$tool frames $name" "$tool" -- "$exe" view --headless --frames 100 --size 1024x1024 \
+        --deform wave:0.3 --backend cuda $args --screenshot "$OUT/sanitized-$tool-$name.png"
     done
+    # The soak tests' program, short: the renderer and the viewer's display path across a resize and every
+    # deformer. Its memory bounds are loosened: the tool's own allocations move the device's memory in use.
+    if [ -x "$soak" ]; then
+      local viewer
+      for viewer in "" --viewer; do
+        # shellcheck disable=SC2086
+        start_sanitize "$tool soak${viewer:+ viewer}" "$tool" -- "$soak" $viewer --backend cuda --frames 90 \
+          --size 320x240 --resize 400x300 --mesh sphere:20000 --warmup 10 --device-growth-mib 1024 \
+          --host-growth-mib 1024
+      done
+    fi
   done
+  collect_sanitizer_logs
+  rm -f "$OUT"/sanitized-*.png
 }
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -357,6 +405,8 @@ PY
 
 main() {
   : > "$RESULTS"
+  : > "$OUT/sanitizer.log"
+  SANITIZER_PARTS="$(mktemp -d)"
   say "output: $OUT"
   local step
   for step in "${STEPS[@]}"; do

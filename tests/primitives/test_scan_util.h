@@ -5,18 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
-namespace slabtest {
+#include "common/quick_mode.h"
 
-// SLABCAST_TEST_QUICK=1 (set by scripts/gpu-check.sh for the compute-sanitizer runs, which are 10-100x
-// slower): leave out the large sizes; every named property is still tested on small inputs.
-inline bool quick_mode() {
-  const char* q = std::getenv("SLABCAST_TEST_QUICK");
-  return q != nullptr && *q != '\0' && std::strcmp(q, "0") != 0;
-}
+namespace slabtest {
 
 constexpr unsigned char kPoisonByte = 0xA5;
 

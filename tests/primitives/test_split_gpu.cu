@@ -2,6 +2,7 @@
 // test_split_records_gpu.cu, pairs in test_split_pairs_gpu.cu, 2^31 + 7 elements in test_split_huge_gpu.cu).
 #include <prim/split.h>
 
+#include "common/quick_mode.h"
 #include "primitives/test_split_check.h"
 
 namespace {
@@ -100,6 +101,7 @@ class SplitSizes : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(SplitSizes, MatchesReference) {
   const int64_t n = GetParam();
+  if (n > (1 << 20) + 1 && slabtest::quick_mode()) GTEST_SKIP() << "SLABCAST_TEST_QUICK: size " << n;
   for (uint32_t b : {2u, 256u}) {
     SCOPED_TRACE(b);
     check_split(uniform_keys(static_cast<size_t>(n), b, kSeed + static_cast<uint32_t>(n)), b, BucketByKeyMod{b});
