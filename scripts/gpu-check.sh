@@ -28,8 +28,8 @@
 #   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
 #   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
 #   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); RUN_SERIAL tests (out of memory) always run alone
-#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench sanitizers bench frames
-#                              sanitize_frames"
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
+#                              sanitizers" (the sanitizer steps last: their runs go on beside the next step's)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
 #   SLABCAST_RENDER_BENCH_ARGS arguments of `slabcast bench` (default: its full issue-5 suite, a few minutes)
 #   SLABCAST_GPU_CHECK_DEADLINE  seconds from the start after which no new step starts and running ones are cut
@@ -46,7 +46,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
 BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
-read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench sanitizers bench frames sanitize_frames}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench bench frames sanitize_frames sanitizers}"
 read -ra SANITIZER_TOOLS <<< "${SLABCAST_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}"
 SANITIZER_TESTS="${SLABCAST_SANITIZER_TESTS:-.}"
 START_SECONDS=$SECONDS
@@ -216,11 +216,12 @@ sanitize_alone() {
   wait
   sanitize "$@"
 }
-# Appends the kept output of every finished run to sanitizer.log, in name order.
+# Waits for the runs still going, then appends the kept output of every run to sanitizer.log, in name order. The
+# sanitizer steps leave their runs going (so the next step's runs start beside them): main calls this at the end.
 collect_sanitizer_logs() {
   wait
   cat "$SANITIZER_PARTS"/*.log >> "$OUT/sanitizer.log" 2>/dev/null
-  rm -f "$SANITIZER_PARTS"/*.log
+  rm -rf "$SANITIZER_PARTS" "$OUT"/sanitized-*.png
 }
 
 step_sanitizers() {
@@ -252,7 +253,6 @@ step_sanitizers() {
     IFS='|' read -r tool name exe <<< "$entry"
     sanitize_alone "$tool $name" "$tool" SLABCAST_TEST_QUICK=1 GTEST_FILTER="$SANITIZER_FILTER" -- "$exe"
   done
-  collect_sanitizer_logs
 }
 
 step_bench() {
@@ -363,8 +363,6 @@ step_sanitize_frames() {
       done
     fi
   done
-  collect_sanitizer_logs
-  rm -f "$OUT"/sanitized-*.png
 }
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -418,6 +416,7 @@ main() {
       record "$step" FAIL 0 "unknown step"
     fi
   done
+  collect_sanitizer_logs
   write_summary
   echo
   cat "$OUT/summary.md"
