@@ -3,7 +3,8 @@
 # 250 frames and two resizes; host and device memory must stay flat after warm-up, and frames must be bit-identical
 # across processes (two full runs, and sampled frames rendered alone in a fresh process).
 #   scripts/soak.sh [cpu|cuda|all] [FRAMES] [BUILD_DIR]     (default: all 20000 build-app)
-# Each backend runs the bare renderer and the viewer's headless display path (EGL). Backends that cannot run here
+# Each backend runs the bare renderer and the viewer's headless display path (EGL), then the determinism check;
+# SLABCAST_SOAK_RUNS="renderer viewer determinism" (the default) picks which of the three run. Backends that cannot run here
 # (no CUDA device, no EGL context) are reported SKIPPED. Logs: BUILD_DIR/soak/*.log. Exit 1 if anything failed.
 # Time: cpu backend at 160x120 / 224x168 about 4 minutes per 20,000-frame run (12 ms/frame, one core), so about
 # 16 minutes for the three cpu runs; cuda at 1024x768 / 1280x1024 with a million triangles an estimated 5-10 ms per
@@ -24,9 +25,11 @@ warmup=$((frames / 40))
 last=$((frames - 1)); third=$((frames / 3)); two_thirds=$((2 * frames / 3))
 hash_at="0,$((third - 1)),$third,$two_thirds,$last"
 failed=0
+runs=" ${SLABCAST_SOAK_RUNS:-renderer viewer determinism} "
 
-run() {  # NAME ARGS...
+run() {  # NAME ARGS...   (NAME is BACKEND-RUN; runs not named in SLABCAST_SOAK_RUNS are left out)
   local name="$1"; shift
+  [[ "$runs" == *" ${name#*-} "* ]] || return 0
   local log="$build/soak/$name.log"
   say "$name: slabcast_soak $*"
   local start=$SECONDS

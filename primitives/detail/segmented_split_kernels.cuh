@@ -195,8 +195,12 @@ __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_ker
     uint32_t num_buckets, CountT* matrix) {
   extern __shared__ uint32_t segmented_hist[];  // [2 * num_buckets]: A's part, then B's part
   __shared__ TileHeader h;
-  if (!segmented_input_ok(offsets, num_segments, max_items)) return;
   const int64_t k = blockIdx.x;
+  if (!segmented_input_ok(offsets, num_segments, max_items)) {
+    // Nothing is split, but the spine scan still reads the whole matrix: leave it defined (initcheck).
+    for (uint32_t i = threadIdx.x; i < 2 * num_buckets; i += blockDim.x) matrix[2 * k * num_buckets + i] = 0;
+    return;
+  }
   if (threadIdx.x == 0) h = make_tile_header<Policy>(k, plan, offsets, num_buckets);
   for (uint32_t i = threadIdx.x; i < 2 * num_buckets; i += blockDim.x) segmented_hist[i] = 0;
   __syncthreads();

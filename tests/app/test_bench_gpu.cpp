@@ -1,6 +1,7 @@
 // `slabcast bench` on the cuda backend (gpu label; SKIPPED without a CUDA device): the quick suite through the
 // viewer's display path with real CUDA-GL interop, the GPU memory columns, and the gl-raster reference on the
 // same GPU with its triangle IDs agreeing with ours.
+#include "common/quick_mode.h"
 #include "exe_runner.h"
 #include "test_bench_json.h"
 
@@ -24,8 +25,11 @@ std::string slurp(const std::string& path) {
 
 TEST(BenchGpu, QuickSuiteOnCudaWithInteropAndReference) {
   const std::string dir = test::output_dir("bench_gpu_quick");
+  // Under compute-sanitizer (quick mode) the child's frames are 100x slower: give it time.
+  const int timeout_seconds = slabtest::quick_mode() ? 3000 : 300;
   const test::ExeResult r = test::run_slabcast({"bench", "--backend", "cuda", "--suite", "quick", "--frames", "10",
-                                                "--warmup", "3", "--json", dir + "/b.json", "--csv", dir + "/b.csv"});
+                                                "--warmup", "3", "--json", dir + "/b.json", "--csv", dir + "/b.csv"},
+                                               timeout_seconds);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const std::string text = slurp(dir + "/b.json");
   const Json j = test::parse_json(text);
@@ -44,7 +48,10 @@ TEST(BenchGpu, QuickSuiteOnCudaWithInteropAndReference) {
     EXPECT_GT(row["ms"]["cast"]["median"].number, 0.0);
     EXPECT_GT(row["renderer_peak_bytes"].number, 0.0);
     ASSERT_FALSE(row["device_delta_bytes"].is_null()) << "cudaMemGetInfo should work on a CUDA device";
-    EXPECT_GT(row["device_delta_bytes"].number, 0.0);
+    // Whole-device memory: sanitizer runs beside this one (quick mode) move it, so only alone is its sign known.
+    if (!slabtest::quick_mode()) {
+      EXPECT_GT(row["device_delta_bytes"].number, 0.0);
+    }
     EXPECT_EQ(row["frames_redone"].number, 0) << "buffers should have grown during the warm-up";
     // The display path on the CUDA device's EGL device: interop, as the viewer shows frames.
     ASSERT_FALSE(row["display"].is_null()) << text;
