@@ -1,7 +1,8 @@
 // Shared pieces of prim_bench: the measurement harness, the row record and the input generators.
 //
 // Method (every row): inputs generated on the device with a fixed seed; ours and the peer each run once and their
-// outputs are compared byte for byte (a fast wrong result is reported as a failure, never as a time); then each
+// outputs are compared byte for byte (a fast wrong result is reported as a failure, never as a time; the unstable
+// split, whose order inside a bucket is free, is checked as a bucket-preserving permutation instead); then each
 // side is warmed up and timed `reps` times with CUDA events around one call, and the median is reported. Scratch
 // is allocated before timing. The same device-to-device copy of the row's essential bytes is timed alongside
 // (read + write counted, i.e. bytes/2 copied) as the bandwidth ceiling.

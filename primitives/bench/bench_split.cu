@@ -43,6 +43,48 @@ std::string equal_or(const char* what, const void* a, const void* b, size_t byte
   return device_equal(a, b, bytes, s) ? "ok" : std::string("MISMATCH: ") + what + " differ from the peer's";
 }
 
+// An unstable split's output cannot equal the (stable) peer's byte for byte, so it is checked for what it must be.
+// Values are the input positions 0..n-1 (fill_sequence). Position i is wrong unless its value v < n is seen for the
+// first time (a bit set per v), its key is the input key at v, and its bucket is the bucket of the peer's key at i.
+// n positions with distinct in-range values are a permutation of the input pairs, and equal buckets position by
+// position mean the same bucket ranges as the stable peer's.
+__global__ void __launch_bounds__(kIdThreads)
+    check_unstable_pairs_kernel(const uint32_t* keys_in, const uint32_t* keys_out, const uint32_t* values_out,
+                                const uint32_t* peer_keys, int64_t n, uint32_t* seen, unsigned long long* errors) {
+  const int64_t i = blockIdx.x * int64_t(kIdThreads) + threadIdx.x;
+  if (i >= n) return;
+  const uint32_t v = values_out[i];
+  bool bad = v >= n || keys_out[i] != keys_in[v] || LowByte{}(keys_out[i]) != LowByte{}(peer_keys[i]);
+  if (v < n) {
+    const uint32_t bit = 1u << (v % 32);
+    bad = bad || (atomicOr(&seen[v / 32], bit) & bit) != 0;
+  }
+  if (bad) atomicAdd(errors, 1ull);
+}
+
+std::string unstable_pairs_or(const uint32_t* keys_in, const uint32_t* keys_out, const uint32_t* values_out,
+                              const uint32_t* peer_keys, int64_t n, cudaStream_t s) {
+  Buffer seen(sizeof(uint32_t) * static_cast<size_t>((n + 31) / 32)), errors(sizeof(unsigned long long));
+  if (seen.status() != cudaSuccess || errors.status() != cudaSuccess) return "CUDA error: check buffers";
+  unsigned long long h_errors = 0;
+  const unsigned blocks = static_cast<unsigned>((n + kIdThreads - 1) / kIdThreads);
+  if (cudaMemsetAsync(seen.get(), 0, seen.bytes(), s) != cudaSuccess ||
+      cudaMemsetAsync(errors.get(), 0, errors.bytes(), s) != cudaSuccess) {
+    return "CUDA error: check memset";
+  }
+  if (n > 0) {
+    check_unstable_pairs_kernel<<<blocks, kIdThreads, 0, s>>>(keys_in, keys_out, values_out, peer_keys, n,
+                                                              seen.as<uint32_t>(), errors.as<unsigned long long>());
+  }
+  if (cudaGetLastError() != cudaSuccess ||
+      cudaMemcpyAsync(&h_errors, errors.get(), sizeof(h_errors), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+      cudaStreamSynchronize(s) != cudaSuccess) {
+    return "CUDA error: check kernel";
+  }
+  return h_errors == 0 ? "ok"
+                       : "MISMATCH: " + std::to_string(h_errors) + " positions not a bucket-preserving permutation";
+}
+
 }  // namespace
 
 void run_split_rows(Context& ctx, int64_t n, Dist dist) {
@@ -62,9 +104,11 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   uint64_t* offs = offsets.as<uint64_t>();
 
   // Scratch: the largest of every call's size query, allocated once.
-  size_t t_split_pairs = 0, t_split = 0, t_index = 0, t_sort_k = 0, t_sort_p = 0;
+  size_t t_split_pairs = 0, t_split_pairs_unstable = 0, t_split = 0, t_index = 0, t_sort_k = 0, t_sort_p = 0;
   size_t c_pairs = 0, c_sort_pairs_ids = 0, c_sort_pairs_ids_seq = 0, c_keys = 0;
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s));
+  BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs_unstable, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s,
+                                   prim::SplitOrder::unstable));
   BENCH_TRY(ctx, prim::split(nullptr, t_split, k_in, ka, n, 256, HashBucket{}, offs, s));
   BENCH_TRY(ctx, prim::split_index(nullptr, t_index, k_in, n, 256, HashBucket{}, va, prim::PermutationKind::gather, offs, s));
   BENCH_TRY(ctx, prim::sort_keys(nullptr, t_sort_k, k_in, ka, n, 0, 32, s));
@@ -73,7 +117,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, c_sort_pairs_ids, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s));
   c_sort_pairs_ids_seq = c_sort_pairs_ids;
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, c_keys, k_in, kb_, n, 0, 32, s));
-  const size_t temp_bytes = std::max({t_split_pairs, t_split, t_index, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids,
+  const size_t temp_bytes = std::max({t_split_pairs, t_split_pairs_unstable, t_split, t_index, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids,
                                       c_sort_pairs_ids_seq, c_keys});
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
@@ -88,6 +132,15 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
         const std::string k = equal_or("keys", ka, kb_, kb, s);
         return k != "ok" ? k : equal_or("values", va, vb, kb, s);
       });
+
+  // ---- the same, SplitOrder::unstable (its own downsweep) vs the same peer; no target ratio was set for it ----
+  measure(ctx, Row{"split pairs unstable u32+u32, key[0,8)", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 0, ""},
+      [&] {
+        size_t b = temp_bytes;
+        return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s, prim::SplitOrder::unstable);
+      },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 8, s); },
+      [&] { return unstable_pairs_or(k_in, ka, va, kb_, n, s); });
 
   // ---- stable 256-way split of keys by a bucket functor vs id kernel + SortPairs(ids, keys) [0, 8) ----
   measure(ctx, Row{"split u32 keys by functor (256 buckets)", "u8 id kernel + cub SortPairs(ids, keys) [0,8)", d, n, 0, 0, 0, 8.0 * n, 2.0, ""},

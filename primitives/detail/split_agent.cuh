@@ -179,6 +179,18 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
   return mask;
 }
 
+// Block 0 of a plain (even-share) split publishes the bucket offsets: scanned[d * grid] is bucket d's first output
+// position, and the zero entry past the table scans into the total of valid records. Shared by the stable and the
+// unstable downsweep, so both report the same offsets.
+__device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict__ scanned, uint32_t num_buckets,
+                                                     uint64_t* bucket_offsets) {
+  if (blockIdx.x != 0 || bucket_offsets == nullptr) return;
+  const int grid = gridDim.x;
+  for (uint32_t d = threadIdx.x; d <= num_buckets; d += blockDim.x) {
+    bucket_offsets[d] = scanned[static_cast<int64_t>(d) * grid];  // d == num_buckets: the total
+  }
+}
+
 // The ranker ranks precomputed digits: the "key" it sees is the digit itself.
 struct IdentityDigit {
   __device__ __forceinline__ uint32_t Digit(uint32_t digit) const { return digit; }
@@ -309,13 +321,8 @@ struct SplitDownsweepAgent {
     const int lane = tid % Policy::WARP_THREADS;
     const int warp = tid / Policy::WARP_THREADS;
     const uint32_t lt = lanemask_lt();
-    const int grid = gridDim.x;
 
-    if (blockIdx.x == 0 && bucket_offsets) {  // only meaningful for the even-share partition
-      for (uint32_t d = tid; d <= num_buckets; d += THREADS) {
-        bucket_offsets[d] = scanned[static_cast<int64_t>(d) * grid];  // d == num_buckets: the total
-      }
-    }
+    write_bucket_offsets(scanned, num_buckets, bucket_offsets);  // only meaningful for the even-share partition
 
     const BlockWork w = part.work(num_buckets);
     const int64_t bias = part.bias(scanned, num_buckets);

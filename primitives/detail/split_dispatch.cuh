@@ -1,5 +1,6 @@
-// Host dispatch of the split engine: picks the radix width from num_buckets, plans the grid, carves the scratch
-// blob (two-phase, TempCarver) and launches upsweep -> spine scan -> downsweep on the caller's stream.
+// Host dispatch of the split engine: picks the radix width from num_buckets and the downsweep from the split order,
+// plans the grid, carves the scratch blob (two-phase, TempCarver) and launches upsweep -> spine scan -> downsweep
+// on the caller's stream.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -7,9 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cub/device/device_scan.cuh>
+#include <type_traits>
 
 #include "detail/bits.h"
 #include "detail/split_agent.cuh"
+#include "detail/split_types.cuh"
+#include "detail/split_unstable_agent.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
 #include "prim/temp_storage.h"
@@ -37,7 +41,24 @@ cudaError_t split_grid_size(Kernel kernel, int threads, size_t smem_bytes, int b
   return cudaSuccess;
 }
 
-template <int RADIX_BITS, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+// The downsweep of one split order: the stable agent (block-wide stable rank) or the unstable one (warp-aggregated
+// atomics, split_unstable_agent.cuh). Only the chosen one is instantiated. Both use the policy's tile and the same
+// partition, so they read the same upsweep table.
+template <SplitOrder ORDER, class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
+struct SplitDownsweepFor {
+  using Agent = std::conditional_t<ORDER == SplitOrder::stable,
+                                   SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>,
+                                   SplitUnstableDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>>;
+  static auto kernel() {
+    if constexpr (ORDER == SplitOrder::stable) {
+      return split_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+    } else {
+      return split_unstable_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+    }
+  }
+};
+
+template <int RADIX_BITS, SplitOrder ORDER, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                                 const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
                                 BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
@@ -45,10 +66,10 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   using Policy = typename SplitPolicyFor<RADIX_BITS, kRecordBytes>::type;
   using Partition = EvenSharePartition<Policy::TILE_ITEMS>;
-  using Down = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+  using Down = SplitDownsweepFor<ORDER, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
   auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, Partition>;
-  auto downsweep = split_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
-  constexpr size_t kSmem = sizeof(typename Down::TempStorage);
+  auto downsweep = Down::kernel();
+  constexpr size_t kSmem = sizeof(typename Down::Agent::TempStorage);
   constexpr size_t kDefaultSmemLimit = 48 * 1024;
 
   if (kSmem > kDefaultSmemLimit) {
@@ -77,26 +98,44 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   PRIM_TRY_LAUNCH();
   // ---- spine: exclusive scan of the bucket-major table ----
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, scanned, table, stream));
-  // ---- downsweep: stable rank, exchange, scatter ----
+  // ---- downsweep: rank (stable or unstable), exchange, scatter ----
   downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, partition,
                                                               num_buckets, bucket_of, scanned, d_bucket_offsets);
   PRIM_TRY_LAUNCH();
   return cudaSuccess;
 }
 
-template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+// The library's own callers (sort passes, split_index, the hierarchical and LSD splits) need the stable order and
+// take the default, so they never instantiate the unstable kernels.
+template <SplitOutput OUT, class KeyT, class ValueT, SplitOrder ORDER = SplitOrder::stable, class BucketOp>
 cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                            const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
                            BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
-                           uint64_t* d_num_invalid, bool stable = true) {
-  (void)stable;  // the stable kernel is also a valid unstable split
+                           uint64_t* d_num_invalid) {
   if (num_buckets == 0 || num_buckets > kMaxSplitBuckets || n.max < 0) return cudaErrorInvalidValue;
   if (num_buckets <= 256) {
-    return dispatch_split_bits<8, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
-                                       bucket_of, d_bucket_offsets, stream, d_num_invalid);
+    return dispatch_split_bits<8, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                              num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
-  return dispatch_split_bits<11, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
-                                      bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  return dispatch_split_bits<11, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                             num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+}
+
+// prim::split / split_pairs take the order at run time; each order has its own kernels (and, through its kernel's
+// occupancy, possibly its own grid and scratch size: query with the order you call with).
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t dispatch_split_in_order(SplitOrder order, void* d_temp, size_t& temp_bytes, const KeyT* keys_in,
+                                    KeyT* keys_out, const ValueT* values_in, ValueT* values_out, ItemCount n,
+                                    uint32_t num_buckets, BucketOp bucket_of, uint64_t* d_bucket_offsets,
+                                    cudaStream_t stream, uint64_t* d_num_invalid) {
+  if (order == SplitOrder::unstable) {
+    return dispatch_split<OUT, KeyT, ValueT, SplitOrder::unstable>(d_temp, temp_bytes, keys_in, keys_out, values_in,
+                                                                   values_out, n, num_buckets, bucket_of,
+                                                                   d_bucket_offsets, stream, d_num_invalid);
+  }
+  return dispatch_split<OUT, KeyT, ValueT, SplitOrder::stable>(d_temp, temp_bytes, keys_in, keys_out, values_in,
+                                                               values_out, n, num_buckets, bucket_of,
+                                                               d_bucket_offsets, stream, d_num_invalid);
 }
 
 }  // namespace detail

@@ -4,7 +4,8 @@
 
 namespace prim {
 
-// stable: records of one bucket keep their input order. unstable: any order inside a bucket (faster).
+// stable: records of one bucket keep their input order. unstable: any order inside a bucket (its own, lighter
+// downsweep kernel).
 enum class SplitOrder { stable, unstable };
 
 // What split_index returns instead of moving records:

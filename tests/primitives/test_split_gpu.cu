@@ -1,5 +1,6 @@
-// prim::split on the GPU vs the C++ reference, by named property (keys of 4 bytes; other record sizes in
-// test_split_records_gpu.cu, pairs in test_split_pairs_gpu.cu, 2^31 + 7 elements in test_split_huge_gpu.cu).
+// prim::split on the GPU vs the C++ reference, by named property (keys of 4 bytes; other record sizes and pairs in
+// test_split_records_gpu.cu, the unstable order in test_split_unstable_gpu.cu, 2^31 + 7 elements in
+// test_split_huge_gpu.cu).
 #include <prim/split.h>
 
 #include "common/quick_mode.h"
@@ -9,7 +10,8 @@ namespace {
 using namespace split_test;
 
 constexpr uint32_t kSeed = 20260123;
-constexpr int64_t kTile = 4096;  // the 8-bit split's tile of 4-byte records (256 threads x 16)
+// The 8-bit split's tile of 4-byte records, from the policy (a literal went stale when the policy changed).
+constexpr int64_t kTile = prim::detail::SplitPolicyFor<8, sizeof(uint32_t)>::type::TILE_ITEMS;
 
 std::vector<uint32_t> uniform_keys(size_t n, uint32_t num_buckets, uint32_t seed = kSeed) {
   return make_bucket_keys(n, num_buckets, Distribution::uniform, seed);

@@ -1,4 +1,5 @@
-// 64-bit counts: a stable 256-way split and a gather split-index of 2^31 + 7 one-byte records on the GPU.
+// 64-bit counts: a stable and an unstable 256-way split and a gather split-index of 2^31 + 7 one-byte records on
+// the GPU.
 // The checks run on the GPU too (a 2^31 CPU reference would take minutes), and they are real checks:
 //   * bucket offsets equal an independent histogram (shared-memory counting kernel);
 //   * every output record lies in the bucket its position says;
@@ -114,6 +115,19 @@ TEST(SplitHuge, TwoPow31Plus7Elements) {
   check_split_output<<<grid, kCheckThreads>>>(d_out.get(), d_offsets.get(), kHugeCount, d_violations.get());
   ASSERT_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(d_violations.download()[0], 0u) << "records outside their bucket";
+
+  {  // the unstable kernel: same offsets, and every record in its bucket (for 1-byte records that is the multiset)
+    d_out.poison();
+    DeviceBuffer<uint64_t> d_unstable_offsets(257);
+    prim::Workspace ws;
+    ASSERT_CUDA(prim::split(ws, d_keys.get(), d_out.get(), kHugeCount, 256, ByteBucket{}, d_unstable_offsets.get(), 0,
+                            prim::SplitOrder::unstable));
+    EXPECT_EQ(d_unstable_offsets.download(), offsets);
+    d_violations.zero();
+    check_split_output<<<grid, kCheckThreads>>>(d_out.get(), d_offsets.get(), kHugeCount, d_violations.get());
+    ASSERT_CUDA(cudaDeviceSynchronize());
+    EXPECT_EQ(d_violations.download()[0], 0u) << "unstable: records outside their bucket";
+  }
   d_out.resize(0);
 
   {  // gather permutation with 64-bit indices

@@ -1,4 +1,5 @@
-// prim::split over record types of 4, 8, 16 and 64 bytes and prim::split_pairs, vs the C++ reference.
+// prim::split over record types of 4, 8, 16 and 64 bytes (and 256 for the unstable pairs' staging) and
+// prim::split_pairs, stable and unstable, vs the C++ reference.
 #include <prim/split.h>
 
 #include "primitives/test_split_check.h"
@@ -46,6 +47,73 @@ TYPED_TEST(SplitRecords, OutOfRangeBucketIsReportedNotWritten) {
 TYPED_TEST(SplitRecords, Unstable) {
   check_split(make_records<TypeParam>(make_bucket_keys(60000, 7, Distribution::uniform, kSeed)), 7,
               BucketByKeyMod{7}, {prim::SplitOrder::unstable});
+}
+
+TYPED_TEST(SplitRecords, UnstableEdgeSizesBothWidths) {
+  // Tiles depend on the record size; sizes around one tile of each radix width, and every bucket count kind.
+  const int64_t tile8 = prim::detail::SplitPolicyFor<8, sizeof(TypeParam)>::type::TILE_ITEMS;
+  const int64_t tile11 = prim::detail::SplitPolicyFor<11, sizeof(TypeParam)>::type::TILE_ITEMS;
+  for (uint32_t b : {256u, 2048u}) {
+    const int64_t tile = b <= 256 ? tile8 : tile11;
+    for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{31}, int64_t{32}, int64_t{33}, tile - 1, tile, tile + 1,
+                      3 * tile + 1}) {
+      SCOPED_TRACE(testing::Message() << b << " buckets, n = " << n);
+      check_split(make_records<TypeParam>(make_bucket_keys(static_cast<size_t>(n), b, Distribution::uniform, kSeed)),
+                  b, BucketByKeyMod{b}, {prim::SplitOrder::unstable});
+    }
+  }
+  check_split(make_records<TypeParam>(make_bucket_keys(100000, 2048, Distribution::zipf, kSeed)), 2048,
+              BucketByKeyMod{2048}, {prim::SplitOrder::unstable});
+  check_split(make_records<TypeParam>(make_bucket_keys(100000, 256, Distribution::one_bucket, kSeed)), 256,
+              BucketByKeyMod{256}, {prim::SplitOrder::unstable});
+  check_split(make_records<TypeParam>(make_bucket_keys(50000, 4096, Distribution::uniform, kSeed)), 2048,
+              BucketIsKey{}, {prim::SplitOrder::unstable});
+}
+
+TYPED_TEST(SplitRecords, UnstablePairsFollowTheirKeys) {
+  for (uint32_t b : {2u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    check_split_pairs(make_records<TypeParam>(make_bucket_keys(90001, b, Distribution::uniform, kSeed)), b,
+                      BucketByKeyMod{b}, {prim::SplitOrder::unstable});
+  }
+  check_split_pairs(make_records<TypeParam>(make_bucket_keys(30001, 512, Distribution::uniform, kSeed)), 256,
+                    BucketIsKey{}, {prim::SplitOrder::unstable});
+  check_split_pairs(std::vector<TypeParam>{}, 5, BucketByKeyMod{5}, {prim::SplitOrder::unstable});
+}
+
+// Keys of 256 bytes with 4-byte values: with 256 buckets one record per thread already fills the per-tile exchange
+// budget, so the unstable downsweep stages keys and then values through one buffer (the path with two extra
+// barriers); with 2048 buckets (128-thread tiles) it stages them together.
+struct Rec256 {
+  uint32_t key;
+  uint32_t id;
+  uint32_t payload[62];
+};
+static_assert(sizeof(Rec256) == 256, "size");
+
+TEST(SplitLargeRecords, UnstablePairsShareOrSplitTheExchange) {
+  using Policy8 = prim::detail::SplitPolicyFor<8, sizeof(Rec256)>::type;
+  using Policy11 = prim::detail::SplitPolicyFor<11, sizeof(Rec256)>::type;
+  static_assert(!prim::detail::SplitUnstableDownsweepAgent<Policy8, prim::detail::SplitOutput::pairs, Rec256, uint32_t,
+                                                          BucketByKeyMod,
+                                                          prim::detail::EvenSharePartition<Policy8::TILE_ITEMS>>::
+                    kStageTogether,
+                "this test is meant to cover the shared exchange buffer");
+  static_assert(prim::detail::SplitUnstableDownsweepAgent<Policy11, prim::detail::SplitOutput::pairs, Rec256, uint32_t,
+                                                         BucketByKeyMod,
+                                                         prim::detail::EvenSharePartition<Policy11::TILE_ITEMS>>::
+                    kStageTogether,
+                "and the separate key and value buffers");
+  for (uint32_t b : {256u, 2048u}) {
+    SCOPED_TRACE(b);
+    for (size_t n : {size_t{1}, size_t{383}, size_t{385}, size_t{40001}}) {
+      SCOPED_TRACE(n);
+      check_split_pairs(make_records<Rec256>(make_bucket_keys(n, b + b / 4, Distribution::uniform, kSeed)), b,
+                        BucketIsKey{}, {prim::SplitOrder::unstable});
+    }
+    check_split(make_records<Rec256>(make_bucket_keys(20001, b, Distribution::zipf, kSeed)), b, BucketByKeyMod{b},
+                {prim::SplitOrder::unstable});
+  }
 }
 
 TYPED_TEST(SplitRecords, PairsFollowTheirKeys) {

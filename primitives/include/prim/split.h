@@ -9,7 +9,9 @@
 // [0, num_buckets). It is evaluated twice per record (count pass and move pass), so it must be pure.
 //
 // Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
-// one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (faster).
+// one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
+// to run), which lets it use a lighter downsweep. Offsets, invalid records and scratch rules are the same for both;
+// the scratch size may differ between the orders, so query with the order you call with.
 // d_bucket_offsets (num_buckets + 1 device uint64, may be null): bucket b occupies [offsets[b], offsets[b+1]);
 // offsets[num_buckets] is the number of valid records written.
 //
@@ -25,6 +27,8 @@
 // Implementation (detail/split_agent.cuh): upsweep histogram per block chunk, scan of the bucket-major table,
 // downsweep with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce.
 // Up to 256 buckets use an 8-bit ranker; 257..2048 an 11-bit ranker in more shared memory (one pass, not two).
+// SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the upsweep, the scan and the exchange but ranks each
+// tile with warp-aggregated shared-memory atomics on one counter per bucket, instead of the stable block-wide rank.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -45,10 +49,9 @@ template <typename T, typename BucketOp>
 cudaError_t split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, uint32_t num_buckets,
                   BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0,
                   SplitOrder order = SplitOrder::stable, uint64_t* d_num_invalid = nullptr) {
-  return detail::dispatch_split<detail::SplitOutput::keys, T, detail::NoValue>(
-      d_temp, temp_bytes, d_in, d_out, static_cast<const detail::NoValue*>(nullptr),
-      static_cast<detail::NoValue*>(nullptr), n, num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid,
-      order == SplitOrder::stable);
+  return detail::dispatch_split_in_order<detail::SplitOutput::keys, T, detail::NoValue>(
+      order, d_temp, temp_bytes, d_in, d_out, static_cast<const detail::NoValue*>(nullptr),
+      static_cast<detail::NoValue*>(nullptr), n, num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
 }
 
 // Key-value variant: the bucket functor sees the key; values follow their keys.
@@ -57,9 +60,9 @@ cudaError_t split_pairs(void* d_temp, size_t& temp_bytes, const K* d_keys_in, K*
                         V* d_values_out, ItemCount n, uint32_t num_buckets, BucketOp bucket_of,
                         uint64_t* d_bucket_offsets, cudaStream_t stream = 0, SplitOrder order = SplitOrder::stable,
                         uint64_t* d_num_invalid = nullptr) {
-  return detail::dispatch_split<detail::SplitOutput::pairs, K, V>(
-      d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_buckets, bucket_of,
-      d_bucket_offsets, stream, d_num_invalid, order == SplitOrder::stable);
+  return detail::dispatch_split_in_order<detail::SplitOutput::pairs, K, V>(
+      order, d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_buckets, bucket_of,
+      d_bucket_offsets, stream, d_num_invalid);
 }
 
 // ---- Workspace overloads (allocate on growth, synchronise, report invalid records as cudaErrorInvalidValue) ----
