@@ -353,7 +353,9 @@ step_sanitize_frames() {
         # racecheck's own host memory grows ~340 MB a frame on the CUDA-GL interop path (measured on an H100,
         # 2026-11-23: 90 viewer frames took a soak process to 15 GB; six such runs side by side were killed for
         # memory). It checks shared memory, which only the renderer's kernels use, so its 100 frames go through the
-        # bare renderer: `slabcast bench`, one row, no reference, no display path.
+        # bare renderer: `slabcast bench`, one row, no reference, no display path. Even there the tool's host memory
+        # grows ~450 MB/s on the stress scene (the same H100 run: killed for memory on a 128 GB host after ~280 s,
+        # 0 hazards until then); on a smaller host give it fewer frames or run it alone.
         # shellcheck disable=SC2086
         start_sanitize "$tool frames $name" "$tool" -- "$exe" bench --backend cuda $args \
           --sizes 1024x1024 --slabs 16 --frames 100 --warmup 0 --deform wave:0.3 --reference none --display off
