@@ -12,9 +12,10 @@ runs="${2:--1}"   # a run count makes the result reproducible: CI stops at which
 out="$root/build/fuzz"
 say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*"; }
 
-# clang and its sanitizer/fuzzer runtime, from Debian (installed when missing, as scripts/setup.sh does).
+# clang and its sanitizer/fuzzer runtime, and the headers the loader includes (GLM through render/, tinyobjloader),
+# from Debian: installed when missing, as scripts/setup.sh does (CI runs this before scripts/test.sh on a fresh machine).
 missing=()
-for pkg in clang libclang-rt-dev; do
+for pkg in clang libclang-rt-dev libglm-dev libtinyobjloader-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then

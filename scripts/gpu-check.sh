@@ -29,6 +29,7 @@
 #   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
 #   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); RUN_SERIAL tests (out of memory) always run alone
 #   SLABCAST_SANITIZE_SOAK     0: step sanitize_frames leaves out the short soak runs (default 1)
+#   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 20)
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
 #                              sanitizers" (the sanitizer steps last: their runs go on beside the next step's)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
@@ -336,7 +337,7 @@ step_frames() {
 
 # compute-sanitizer over whole frames: 100 animated headless frames of the dragon (when fetched) and of the stress
 # scene (huge triangles, one crossing the camera plane), through the viewer's headless path (EGL + CUDA-GL interop;
-# racecheck: the bare renderer, see below).
+# racecheck: in chunks of processes, see below).
 step_sanitize_frames() {
   local exe="$BUILD/app/slabcast" soak="$BUILD/tests/soak/slabcast_soak"
   if [ ! -x "$exe" ] || ! command -v compute-sanitizer >/dev/null; then
@@ -350,15 +351,20 @@ step_sanitize_frames() {
     for scene in "${scenes[@]}"; do
       read -r name args <<< "$scene"
       if [ "$tool" = racecheck ]; then
-        # racecheck's own host memory grows ~340 MB a frame on the CUDA-GL interop path (measured on an H100,
-        # 2026-11-23: 90 viewer frames took a soak process to 15 GB; six such runs side by side were killed for
-        # memory). It checks shared memory, which only the renderer's kernels use, so its 100 frames go through the
-        # bare renderer: `slabcast bench`, one row, no reference, no display path. Even there the tool's host memory
-        # grows ~450 MB/s on the stress scene (the same H100 run: killed for memory on a 128 GB host after ~280 s,
-        # 0 hazards until then); on a smaller host give it fewer frames or run it alone.
-        # shellcheck disable=SC2086
-        start_sanitize "$tool frames $name" "$tool" -- "$exe" bench --backend cuda $args \
-          --sizes 1024x1024 --slabs 16 --frames 100 --warmup 0 --deform wave:0.3 --reference none --display off
+        # Under racecheck the process's host memory grows inside the tool: ~340 MB a frame on the CUDA-GL interop
+        # path, and ~450 MB/s on the stress scene even through the bare renderer (H100, 2026-11-23: a run was
+        # killed for memory on a 128 GB host after ~280 s, 0 hazards until then). So the 100 frames are rendered as
+        # consecutive chunks of SLABCAST_RACECHECK_CHUNK_FRAMES (default 20), each a process of its own that starts
+        # at its first frame's animation time (--time k/60 s, the headless frame step): frames 0..99 of the same
+        # animation, up to the float rounding of the viewer's running clock.
+        local chunk="${SLABCAST_RACECHECK_CHUNK_FRAMES:-20}" first
+        for ((first = 0; first < 100; first += chunk)); do
+          local count=$((100 - first < chunk ? 100 - first : chunk))
+          # shellcheck disable=SC2086
+          start_sanitize "$tool frames $name $first-$((first + count - 1))" "$tool" -- "$exe" view --headless \
+            --frames "$count" --time "$(awk -v k="$first" 'BEGIN { printf "%.9g", k / 60 }')" --size 1024x1024 \
+            --deform wave:0.3 --backend cuda $args --screenshot "$OUT/sanitized-$tool-$name-$first.png"
+        done
       else
         # shellcheck disable=SC2086
         start_sanitize "$tool frames $name" "$tool" -- "$exe" view --headless --frames 100 --size 1024x1024 \
