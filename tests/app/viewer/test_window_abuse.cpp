@@ -4,6 +4,9 @@
 //   minimise / restore and hide / show; loading a broken OBJ through the session (the error must show and the
 //   previous model stay); back to 640x480, where the final screenshot (overlay hidden for the last frames) must
 //   be a sane frame: the right size, the model lit in the middle, the dark background in the corners.
+// Under a window manager (ctest runs it through with_window_manager.sh, which sets SLABCAST_TEST_WINDOW_MANAGER)
+// minimise must take effect and the animation clock must stand still while minimised; under a bare X server
+// minimise is ignored, and the summary says so.
 // Exits 77 (ctest: SKIPPED) when no window can be opened, unless --require-window; 1 on any failure, each one
 // named on stderr; 0 with a summary otherwise.
 #include "app/image_io.h"
@@ -56,6 +59,9 @@ struct Abuse {
   int resizes = 0;
   int frames_at_one_by_one = 0;
   bool iconified_seen = false;
+  int iconified_passes = 0;             // passes that began with the window minimised
+  float clock_when_iconified = -1.0f;   // the animation clock at the first of them
+  bool clock_moved_while_iconified = false;
   bool load_started = false, load_checked = false;
   int load_started_pass = -1;
   const slabcast::Mesh* model_before_load = nullptr;
@@ -81,7 +87,14 @@ struct Abuse {
     } else if (pass == kIconify) {
       glfwIconifyWindow(window);
     } else if (pass > kIconify && pass < kRestore) {
-      iconified_seen = iconified_seen || glfwGetWindowAttrib(window, GLFW_ICONIFIED) == GLFW_TRUE;
+      // Minimised, the loop renders nothing and its animation clock stands still (window.cpp).
+      if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) == GLFW_TRUE) {
+        const float clock = session.settings.deform.time;
+        if (!iconified_seen) clock_when_iconified = clock;
+        clock_moved_while_iconified = clock_moved_while_iconified || clock != clock_when_iconified;
+        iconified_seen = true;
+        ++iconified_passes;
+      }
     } else if (pass == kRestore) {
       glfwRestoreWindow(window);
     } else if (pass == kHide) {
@@ -163,6 +176,12 @@ int main(int argc, char** argv) {
   if (code != 0) abuse.fail("run_window returned " + std::to_string(code));
   if (abuse.resizes != kRapidResizes) abuse.fail("only " + std::to_string(abuse.resizes) + " resizes were made");
   if (!abuse.load_checked) abuse.fail("the broken load was never checked");
+  // Under a window manager (with_window_manager.sh) minimise must take effect, and hold the clock still.
+  const char* window_manager = std::getenv("SLABCAST_TEST_WINDOW_MANAGER");
+  if (window_manager != nullptr && *window_manager != '\0') {
+    if (!abuse.iconified_seen) abuse.fail(std::string("glfwIconifyWindow had no effect under ") + window_manager);
+    if (abuse.clock_moved_while_iconified) abuse.fail("the animation clock moved while the window was minimised");
+  }
 
   // The final frame: the window's size at the end, the model in the middle, and not one flat colour.
   if (!std::filesystem::exists(out)) {
@@ -184,10 +203,13 @@ int main(int argc, char** argv) {
       if (corner >= 0x40) abuse.fail("the corner of the final screenshot is not the background");
     }
   }
+  const std::string iconify =
+      abuse.iconified_seen ? "took effect (" + std::to_string(abuse.iconified_passes) + " passes minimised, clock " +
+                                 (abuse.clock_moved_while_iconified ? "moved" : "held") + ")"
+                           : std::string("had no effect (no window manager)");
   std::printf("viewer_window_abuse: %d rapid resizes, %d frames at 1x1, iconify %s, broken load -> \"%s\", "
               "screenshot %s: %s\n",
-              abuse.resizes, abuse.frames_at_one_by_one,
-              abuse.iconified_seen ? "took effect" : "had no effect (no window manager)", abuse.error_shown.c_str(),
-              out.c_str(), abuse.failures.empty() ? "PASS" : "FAIL");
+              abuse.resizes, abuse.frames_at_one_by_one, iconify.c_str(), abuse.error_shown.c_str(), out.c_str(),
+              abuse.failures.empty() ? "PASS" : "FAIL");
   return abuse.failures.empty() ? 0 : 1;
 }
