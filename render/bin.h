@@ -33,9 +33,13 @@ SC_HD int pixel_floor(float s, int limit) {
   const float clamped = sc_clamp(s, -2.0f, static_cast<float>(limit) + 2.0f);
   return static_cast<int>(sc_floor(clamped));
 }
+SC_HD int pixel_ceil(float s, int limit) {
+  const float clamped = sc_clamp(s, -2.0f, static_cast<float>(limit) + 2.0f);
+  return static_cast<int>(-sc_floor(-clamped));
+}
 
 // Triangle (a, b, c) in view space. Culled: any non-finite coordinate, zero area, all vertices at or behind
-// the camera plane (no ray with t > 0 can hit it), or a projected box that misses the screen.
+// the camera plane (no ray with t > 0 can hit it), or a projected box that misses the screen or every pixel centre.
 // Triangles with a vertex at view depth <= 0 but not all: conservatively the whole screen, slab 0.
 SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, Vec3 a, Vec3 b, Vec3 c) {
   BinResult out{culled_range(), kCulledDepth};
@@ -65,12 +69,18 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   const float sya = (1.0f - sc_div(sc_div(a.y, da), ky)) * 0.5f * H;
   const float syb = (1.0f - sc_div(sc_div(b.y, db), ky)) * 0.5f * H;
   const float syc = (1.0f - sc_div(sc_div(c.y, dc), ky)) * 0.5f * H;
-  // Pixel p is covered when its centre p + 0.5 lies in [smin, smax]; widened by the margin.
-  const int px0 = pixel_floor(sc_min(sxa, sc_min(sxb, sxc)) - 0.5f - kBinMarginPixels, view.width);
-  const int px1 = pixel_floor(sc_max(sxa, sc_max(sxb, sxc)) - 0.5f + kBinMarginPixels, view.width);
-  const int py0 = pixel_floor(sc_min(sya, sc_min(syb, syc)) - 0.5f - kBinMarginPixels, view.height);
-  const int py1 = pixel_floor(sc_max(sya, sc_max(syb, syc)) - 0.5f + kBinMarginPixels, view.height);
+  // Pixel p can be hit only when its centre p + 0.5 lies in [smin, smax]: p from ceil(smin - 0.5) to
+  // floor(smax - 0.5), each side widened by the margin (constants.h) against rounding. A triangle between pixel
+  // centres gets an empty range and is culled: no centre ray can hit it.
+  const float extent = sc_max(sc_max(sc_max(W, H), sc_max(sc_abs(sxa), sc_abs(sxb))),
+                              sc_max(sc_max(sc_abs(sxc), sc_abs(sya)), sc_max(sc_abs(syb), sc_abs(syc))));
+  const float margin = kBinMarginPixels + kBinMarginRelative * extent;
+  const int px0 = pixel_ceil(sc_min(sxa, sc_min(sxb, sxc)) - 0.5f - margin, view.width);
+  const int px1 = pixel_floor(sc_max(sxa, sc_max(sxb, sxc)) - 0.5f + margin, view.width);
+  const int py0 = pixel_ceil(sc_min(sya, sc_min(syb, syc)) - 0.5f - margin, view.height);
+  const int py1 = pixel_floor(sc_max(sya, sc_max(syb, syc)) - 0.5f + margin, view.height);
   if (px1 < 0 || py1 < 0 || px0 > view.width - 1 || py0 > view.height - 1) return out;  // off screen
+  if (px0 > px1 || py0 > py1) return out;  // between pixel centres
   const int cx0 = px0 < 0 ? 0 : px0, cy0 = py0 < 0 ? 0 : py0;
   const int cx1 = px1 > view.width - 1 ? view.width - 1 : px1;
   const int cy1 = py1 > view.height - 1 ? view.height - 1 : py1;

@@ -12,6 +12,7 @@
 #include "render/bin.h"
 #include "render/build_ops.h"
 #include "render/hd_math.h"
+#include "render/intersect.h"
 #include "render/oracle.h"
 #include "render/renderer.h"
 #include "render/scenes.h"
@@ -91,6 +92,71 @@ TEST(Bin, CullsBehindDegenerateAndOffScreen) {
   EXPECT_EQ(cross.range.x1, 7);
   EXPECT_EQ(cross.range.y1, 7);
   EXPECT_EQ(cross.nearest_depth, kStraddleDepth);
+}
+
+// Binning is conservative: every pixel whose centre ray the caster's own test (intersect_watertight) hits lies in
+// a tile of the triangle's range. The triangles are built to sit on the edge of that: the vertex that bounds the
+// projected box in x and in y is put on a pixel centre, or within 1e-4 pixel of one, so rounding in the
+// projection or in the ray test decides whether that pixel is hit. The other two vertices lie beyond it (0.2 to
+// 30 pixels away), or one of them just in front of the eye, where it projects far off screen. Without the bin
+// margin (constants.h) this test fails.
+TEST(Bin, EveryPixelTheRayTestHitsIsInTheTileRange) {
+  struct Frame {
+    int width, height;
+  };
+  const float kOffsets[] = {-1e-4f, -1e-5f, -1e-6f, 0.0f, 1e-6f, 1e-5f, 1e-4f};
+  std::mt19937 rng(20261123);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  uint64_t edge_pixels_hit = 0;
+  for (const Frame frame : {Frame{37, 29}, Frame{64, 48}, Frame{1024, 768}, Frame{3840, 2160}}) {
+    ViewParams v;
+    v.tan_half_fovy = 0.41421356f;
+    v.aspect = static_cast<float>(frame.width) / static_cast<float>(frame.height);
+    v.width = frame.width;
+    v.height = frame.height;
+    const int tiles_x = (frame.width + kTileSize - 1) / kTileSize, tiles_y = (frame.height + kTileSize - 1) / kTileSize;
+    const float W = static_cast<float>(frame.width), H = static_cast<float>(frame.height);
+    // The view-space point that projects to continuous screen position (sx, sy) at view depth d.
+    auto at = [&](float sx, float sy, float d) {
+      return Vec3{(sx / W * 2.0f - 1.0f) * v.tan_half_fovy * v.aspect * d, (1.0f - sy / H * 2.0f) * v.tan_half_fovy * d,
+                  -d};
+    };
+    for (int k = 0; k < 20000; ++k) {
+      // The bounding vertex: on (or next to) the centre of pixel (px, py), anywhere in the frame.
+      const int px = static_cast<int>(unit(rng) * (W - 1.0f)), py = static_cast<int>(unit(rng) * (H - 1.0f));
+      const float dx = kOffsets[k % 7], dy = kOffsets[(k / 7) % 7];
+      const float d = 0.5f + unit(rng) * (k % 5 == 0 ? 1e4f : 50.0f);
+      // The others beyond it, to the right or left and below or above (so it bounds the box on both axes).
+      const float sx = unit(rng) < 0.5f ? 1.0f : -1.0f, sy = unit(rng) < 0.5f ? 1.0f : -1.0f;
+      const float size = 0.2f + unit(rng) * 30.0f;
+      Vec3 p[3];
+      p[0] = at(px + 0.5f + dx, py + 0.5f + dy, d);
+      p[1] = at(px + 0.5f + dx + sx * size, py + 0.5f + dy + sy * size * unit(rng), d * (1.0f + 0.02f * unit(rng)));
+      p[2] = at(px + 0.5f + dx + sx * size * unit(rng), py + 0.5f + dy + sy * size, d * (1.0f + 0.02f * unit(rng)));
+      if (k % 3 == 0) {  // instead, a vertex just in front of the eye, off the axis on the far side: it projects far away
+        const float tiny = std::pow(10.0f, -1.0f - 4.0f * unit(rng));
+        p[1] = Vec3{sx * (0.05f + 0.2f * unit(rng)), -sy * (0.05f + 0.2f * unit(rng)) * 0.1f, -tiny};
+      }
+      const BinResult b = bin_triangle(v, tiles_x, tiles_y, p[0], p[1], p[2]);
+      // Pixels within two of the bounding vertex: the ones rounding decides, and their neighbours.
+      for (int y = std::max(0, py - 2); y <= std::min(frame.height - 1, py + 2); ++y) {
+        for (int x = std::max(0, px - 2); x <= std::min(frame.width - 1, px + 2); ++x) {
+          float t = 0.0f, bary[3];
+          if (!intersect_watertight(make_ray_shear(pixel_ray_view(v, x, y)), p[0], p[1], p[2], t, bary)) continue;
+          edge_pixels_hit += x == px && y == py;
+          const int tx = x / kTileSize, ty = y / kTileSize;
+          ASSERT_TRUE(!is_culled(b.range) && b.range.x0 <= tx && tx <= b.range.x1 && b.range.y0 <= ty &&
+                      ty <= b.range.y1)
+              << frame.width << "x" << frame.height << ", triangle " << k << " (offsets " << dx << ", " << dy
+              << "): pixel (" << x << ", " << y << ") is hit but its tile (" << tx << ", " << ty
+              << ") is outside the range [" << b.range.x0 << ".." << b.range.x1 << "] x [" << b.range.y0 << ".."
+              << b.range.y1 << "]";
+        }
+      }
+    }
+  }
+  // The bounding vertex's own pixel was hit often: the property was tested where it is decided.
+  EXPECT_GT(edge_pixels_hit, 1000u);
 }
 
 // ---------------------------------------------------------------- meshes
