@@ -79,7 +79,7 @@ struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend),
 
 struct FrameStats {
   uint64_t triangles_in = 0;        // triangles in the mesh
-  uint64_t triangles_binned = 0;    // triangles that survived culling (visible candidates)
+  uint64_t triangles_binned = 0;    // triangles that survived culling: in front, on screen, over a pixel centre
   uint64_t references = 0;          // triangle references after L1 (one per covered tile)
   uint64_t nonempty_cells = 0;      // (tile, slab) cells with at least one reference
   uint64_t max_refs_per_tile = 0;
