@@ -4,8 +4,8 @@
 // Expected: the overlay's error line says "out of host memory" naming the model, the previous model stays, and the
 // next frame is the same image as before; afterwards an ordinary load still works.
 #include "app/viewer/egl_context.h"
-#include "app/viewer/gl_util.h"
 #include "app/viewer/session.h"
+#include "tests/app/viewer/session_oom_util.h"
 #include "common/address_space_cap.h"
 
 #include <gtest/gtest.h>
@@ -18,11 +18,7 @@
 namespace slabcast::viewer {
 namespace {
 
-std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
-  target.bind();
-  session.render_and_present(w, h);
-  return read_pixels_top_down(w, h);
-}
+using session_test::frame;
 
 TEST(SessionOutOfMemory, ALoadThatDoesNotFitIsRefusedAndTheModelStays) {
 #ifdef SLABCAST_TEST_UNDER_ASAN
@@ -34,14 +30,7 @@ TEST(SessionOutOfMemory, ALoadThatDoesNotFitIsRefusedAndTheModelStays) {
   } catch (const std::exception& e) {
     GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
   }
-  ViewerOptions options;
-  options.procedural_name = "torus";
-  options.procedural_triangles = 3000;
-  options.backend = Backend::cpu;
-  options.backend_given = true;
-  options.animate = false;
-  options.show_overlay = false;
-  options.headless = true;
+  const ViewerOptions options = session_test::still_torus_options(3000, Backend::cpu);
   const int w = 96, h = 64;
   Session session(options, egl->on_cuda_device(), egl->description(), /*windowed=*/false);
   {

@@ -4,8 +4,8 @@
 // "out of GPU memory" naming the model, the previous model stays and draws the same image; once the ballast is
 // freed the same load works.
 #include "app/viewer/egl_context.h"
-#include "app/viewer/gl_util.h"
 #include "app/viewer/session.h"
+#include "tests/app/viewer/session_oom_util.h"
 #include "common/device_ballast.h"
 
 #include <cuda_runtime.h>
@@ -18,11 +18,7 @@
 namespace slabcast::viewer {
 namespace {
 
-std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
-  target.bind();
-  session.render_and_present(w, h);
-  return read_pixels_top_down(w, h);
-}
+using session_test::frame;
 
 TEST(SessionOutOfMemory, AModelThatDoesNotFitOnTheGpuIsRefusedAndTheModelStays) {
   std::unique_ptr<EglContext> egl;
@@ -31,14 +27,7 @@ TEST(SessionOutOfMemory, AModelThatDoesNotFitOnTheGpuIsRefusedAndTheModelStays) 
   } catch (const std::exception& e) {
     GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
   }
-  ViewerOptions options;
-  options.procedural_name = "torus";
-  options.procedural_triangles = 20000;
-  options.backend = Backend::cuda;
-  options.backend_given = true;
-  options.animate = false;
-  options.show_overlay = false;
-  options.headless = true;
+  const ViewerOptions options = session_test::still_torus_options(20000, Backend::cuda);
   const int w = 256, h = 192;
   Session session(options, egl->on_cuda_device(), egl->description(), /*windowed=*/false);
   OffscreenTarget target(w, h);

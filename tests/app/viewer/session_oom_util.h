@@ -1,0 +1,33 @@
+// Shared by the viewer's out-of-memory tests, test_session_oom.cpp (host memory: an address-space cap) and
+// test_session_oom_gpu.cpp (GPU memory: a device ballast): the still, headless session they start from and one
+// frame of it read back, so that "the same image as before" means the same thing in both.
+#pragma once
+#include "app/viewer/gl_util.h"
+#include "app/viewer/session.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace slabcast::viewer::session_test {
+
+// A procedural torus of `triangles`, not animated and without the overlay, so two frames of it are equal.
+inline ViewerOptions still_torus_options(uint64_t triangles, Backend backend) {
+  ViewerOptions options;
+  options.procedural_name = "torus";
+  options.procedural_triangles = triangles;
+  options.backend = backend;
+  options.backend_given = true;
+  options.animate = false;
+  options.show_overlay = false;
+  options.headless = true;
+  return options;
+}
+
+// One frame of the session into `target`, read back top row first.
+inline std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
+  target.bind();
+  session.render_and_present(w, h);
+  return read_pixels_top_down(w, h);
+}
+
+}  // namespace slabcast::viewer::session_test
