@@ -154,4 +154,39 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   expect_poison_after(got_values, valid);
 }
 
+// prim::split of u32 keys by key % num_buckets, captured into a CUDA graph on a non-blocking stream (scratch
+// allocated before the capture); the graph is replayed twice. *out and *offsets: what the replays left.
+inline void split_in_cuda_graph(const std::vector<uint32_t>& keys, uint32_t num_buckets, prim::SplitOrder order,
+                                std::vector<uint32_t>* out, std::vector<uint64_t>* offsets) {
+  const int64_t n = static_cast<int64_t>(keys.size());
+  const BucketByKeyMod bucket_of{num_buckets};
+  DeviceBuffer<uint32_t> d_in, d_out(keys.size());
+  d_in.upload(keys);
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
+  d_offsets.poison();
+  size_t bytes = 0;
+  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, num_buckets, bucket_of, d_offsets.get(), 0,
+                          order));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+
+  cudaStream_t stream;
+  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const cudaError_t call = prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, num_buckets, bucket_of,
+                                       d_offsets.get(), stream, order);
+  ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
+  ASSERT_CUDA(call);
+  cudaGraphExec_t exec;
+  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) ASSERT_CUDA(cudaGraphLaunch(exec, stream));
+  ASSERT_CUDA(cudaStreamSynchronize(stream));
+  *out = d_out.download();
+  *offsets = d_offsets.download();
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
 }  // namespace split_test

@@ -216,37 +216,15 @@ TEST(SplitUnstable, DeviceResidentCount) {
 TEST(SplitUnstable, UnderCudaGraphCapture) {
   const uint32_t b = 2048;
   const std::vector<uint32_t> keys = uniform_keys(300000, b);
-  const int64_t n = static_cast<int64_t>(keys.size());
-  DeviceBuffer<uint32_t> d_in, d_out(keys.size());
-  d_in.upload(keys);
-  d_out.poison();
-  DeviceBuffer<uint64_t> d_offsets(b + 1);
-  size_t bytes = 0;
-  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, b, BucketByKeyMod{b}, d_offsets.get(), 0,
-                          prim::SplitOrder::unstable));
-  DeviceBuffer<unsigned char> d_temp(bytes);
-
-  cudaStream_t stream;
-  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  const cudaError_t call = prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, b, BucketByKeyMod{b},
-                                       d_offsets.get(), stream, prim::SplitOrder::unstable);
-  ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
-  ASSERT_CUDA(call);
-  cudaGraphExec_t exec;
-  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 2; ++replay) ASSERT_CUDA(cudaGraphLaunch(exec, stream));
-  ASSERT_CUDA(cudaStreamSynchronize(stream));
-
+  std::vector<uint32_t> got;
+  std::vector<uint64_t> got_offsets;
+  ASSERT_NO_FATAL_FAILURE(split_in_cuda_graph(keys, b, prim::SplitOrder::unstable, &got, &got_offsets));
   std::vector<uint32_t> want(keys.size());
   std::vector<uint64_t> want_offsets(b + 1);
-  prim::reference::split(keys.data(), want.data(), n, b, BucketByKeyMod{b}, want_offsets.data());
-  EXPECT_EQ(d_offsets.download(), want_offsets);
-  expect_same_buckets_unordered(d_out.download(), want, want_offsets);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaStreamDestroy(stream);
+  prim::reference::split(keys.data(), want.data(), static_cast<int64_t>(keys.size()), b, BucketByKeyMod{b},
+                         want_offsets.data());
+  EXPECT_EQ(got_offsets, want_offsets);
+  expect_same_buckets_unordered(got, want, want_offsets);
 }
 
 }  // namespace
