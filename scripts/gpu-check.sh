@@ -350,26 +350,24 @@ step_sanitize_frames() {
   for tool in "${SANITIZER_TOOLS[@]}"; do
     for scene in "${scenes[@]}"; do
       read -r name args <<< "$scene"
-      if [ "$tool" = racecheck ]; then
-        # Under racecheck the process's host memory grows inside the tool: ~340 MB a frame on the CUDA-GL interop
-        # path, and ~450 MB/s on the stress scene even through the bare renderer (H100, 2026-11-23: a run was
-        # killed for memory on a 128 GB host after ~280 s, 0 hazards until then). So the 100 frames are rendered as
-        # consecutive chunks of SLABCAST_RACECHECK_CHUNK_FRAMES (default 20), each a process of its own that starts
-        # at its first frame's animation time (--time k/60 s, the headless frame step): frames 0..99 of the same
-        # animation, up to the float rounding of the viewer's running clock.
-        local chunk="${SLABCAST_RACECHECK_CHUNK_FRAMES:-20}" first
-        for ((first = 0; first < 100; first += chunk)); do
-          local count=$((100 - first < chunk ? 100 - first : chunk))
-          # shellcheck disable=SC2086
-          start_sanitize "$tool frames $name $first-$((first + count - 1))" "$tool" -- "$exe" view --headless \
-            --frames "$count" --time "$(awk -v k="$first" 'BEGIN { printf "%.9g", k / 60 }')" --size 1024x1024 \
-            --deform wave:0.3 --backend cuda $args --screenshot "$OUT/sanitized-$tool-$name-$first.png"
-        done
-      else
+      # Under racecheck the process's host memory grows inside the tool: ~340 MB a frame on the CUDA-GL interop
+      # path, and ~450 MB/s on the stress scene even through the bare renderer (H100, 2026-11-23: a run was killed
+      # for memory on a 128 GB host after ~280 s, 0 hazards until then). So racecheck renders the 100 frames as
+      # consecutive chunks of SLABCAST_RACECHECK_CHUNK_FRAMES (default 20), each a process of its own that starts at
+      # its first frame's animation time (--time k/60 s, the headless frame step): frames 0..99 of the same
+      # animation (a chunk's first frame equals the continuous run's, checked on the cpu backend). The other tools
+      # render them in one process.
+      local chunk=100 first count label
+      [ "$tool" = racecheck ] && chunk="${SLABCAST_RACECHECK_CHUNK_FRAMES:-20}"
+      for ((first = 0; first < 100; first += chunk)); do
+        count=$((100 - first < chunk ? 100 - first : chunk))
+        label="$tool frames $name"
+        [ "$count" -lt 100 ] && label="$label $first-$((first + count - 1))"
         # shellcheck disable=SC2086
-        start_sanitize "$tool frames $name" "$tool" -- "$exe" view --headless --frames 100 --size 1024x1024 \
-          --deform wave:0.3 --backend cuda $args --screenshot "$OUT/sanitized-$tool-$name.png"
-      fi
+        start_sanitize "$label" "$tool" -- "$exe" view --headless --frames "$count" \
+          --time "$(awk -v k="$first" 'BEGIN { printf "%.9g", k / 60 }')" --size 1024x1024 --deform wave:0.3 \
+          --backend cuda $args --screenshot "$OUT/sanitized-$tool-$name-$first.png"
+      done
     done
     # The soak tests' program, short: the renderer and the viewer's display path across a resize and every
     # deformer. Whole-device memory is not bounded (the tool's allocations and the runs beside it move it); the
