@@ -22,6 +22,8 @@
 #   SLABCAST_WERROR            default ON (as CI)
 #   SLABCAST_CMAKE_ARGS        extra configure arguments
 #   SLABCAST_GPU_BUILD         build folder (default <root>/build-gpu-check)
+#   SLABCAST_GIT_COMMIT        commit recorded in the bench JSON (default: git rev-parse of the tree; set it where the
+#                              machine's git metadata is stale)
 #   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
 #   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
 #   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the tests whose point is size)
@@ -284,7 +286,7 @@ step_render_bench() {
     return
   fi
   # shellcheck disable=SC2086
-  (cd "$ROOT" && SLABCAST_GIT_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" timeout "$(time_left)" \
+  (cd "$ROOT" && SLABCAST_GIT_COMMIT="${SLABCAST_GIT_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}" timeout "$(time_left)" \
      "$exe" bench ${SLABCAST_RENDER_BENCH_ARGS:-} --json "$OUT/slabcast-bench.json" --csv "$OUT/slabcast-bench.csv") \
     > "$OUT/slabcast-bench.txt" 2> "$OUT/slabcast-bench.log"
   local rc=$?
