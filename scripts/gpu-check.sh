@@ -22,6 +22,7 @@
 #   SLABCAST_WERROR            default ON (as CI)
 #   SLABCAST_CMAKE_ARGS        extra configure arguments
 #   SLABCAST_GPU_BUILD         build folder (default <root>/build-gpu-check)
+#   SLABCAST_BUILD_TARGETS     build only these targets (default: all), for short calls that check one program
 #   SLABCAST_GIT_COMMIT        commit recorded in the bench JSON (default: git rev-parse of the tree; set it where the
 #                              machine's git metadata is stale)
 #   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
@@ -29,9 +30,11 @@
 #   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the tests whose point is size)
 #   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
 #   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
-#   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); RUN_SERIAL tests (out of memory) always run alone
+#   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); tests labelled fills_device (out of memory)
+#                              always run alone
 #   SLABCAST_SANITIZE_SOAK     0: step sanitize_frames leaves out the short soak runs (default 1)
 #   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 20)
+#   SLABCAST_FRAMES_SCENES     scenes of step sanitize_frames (default "dragon stress")
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
 #                              sanitizers" (the sanitizer steps last: their runs go on beside the next step's)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
@@ -131,7 +134,9 @@ step_build() {
     return
   fi
   # Keep going past a failing target, so that everything that does build is still checked.
-  if cmake --build "$BUILD" -j "$(nproc)" -- "${keep[@]}" >> "$OUT/build.log" 2>&1; then
+  local targets=()
+  [ -n "${SLABCAST_BUILD_TARGETS:-}" ] && read -ra targets <<< "--target ${SLABCAST_BUILD_TARGETS}"
+  if cmake --build "$BUILD" -j "$(nproc)" "${targets[@]}" -- "${keep[@]}" >> "$OUT/build.log" 2>&1; then
     record build PASS "$(elapsed "$t0")" "$(grep -ci 'warning' "$OUT/build.log") warning lines"
   else
     record build FAIL "$(elapsed "$t0")" "$(grep -c 'FAILED:' "$OUT/build.log") targets failed (build.log)"
@@ -161,8 +166,9 @@ step_gpu_tests() {
   fi
 }
 
-# name<TAB>executable<TAB>serial (1 for RUN_SERIAL) of every gpu-labelled test that is one gtest program (from
-# ctest's JSON listing; a glob where python3 is missing). Tests run with arguments (the soaks) are left out.
+# name<TAB>executable<TAB>alone (1 for the label fills_device: a ballast takes the device) of every gpu-labelled
+# test that is one gtest program (from ctest's JSON listing; a glob where python3 is missing, where the out-of-memory
+# programs are known by name). Tests run with arguments (the soaks) are left out.
 gpu_test_executables() {
   if command -v python3 >/dev/null; then
     (cd "$BUILD" && ctest -L gpu --show-only=json-v1) 2>/dev/null | python3 -c '
@@ -171,10 +177,13 @@ for t in json.load(sys.stdin).get("tests", []):
     cmd = t.get("command") or []
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
     if len(cmd) == 1:
-        print(t["name"] + "\t" + cmd[0] + "\t" + ("1" if props.get("RUN_SERIAL") else "0"))'
+        print(t["name"] + "\t" + cmd[0] + "\t" + ("1" if "fills_device" in (props.get("LABELS") or []) else "0"))'
   else
     find "$BUILD/tests" -type f -perm -u+x -name '*_gpu' |
-      while read -r exe; do printf '%s\t%s\t0\n' "$(basename "$exe")" "$exe"; done
+      while read -r exe; do
+        case "$exe" in *_oom_gpu) printf '%s\t%s\t1\n' "$(basename "$exe")" "$exe" ;;
+                       *) printf '%s\t%s\t0\n' "$(basename "$exe")" "$exe" ;; esac
+      done
   fi
 }
 
@@ -346,8 +355,15 @@ step_sanitize_frames() {
     record sanitize_frames FAIL 0 "slabcast or compute-sanitizer missing"
     return
   fi
-  local scenes=("stress --procedural stress:100k")
-  [ -f "$ROOT/assets/models/dragon.obj" ] && scenes=("dragon --mesh assets/models/dragon.obj" "${scenes[@]}")
+  local scenes=() wanted=" ${SLABCAST_FRAMES_SCENES:-dragon stress} "
+  if [[ "$wanted" == *" dragon "* ]]; then
+    if [ -f "$ROOT/assets/models/dragon.obj" ]; then
+      scenes+=("dragon --mesh assets/models/dragon.obj")
+    else
+      record "sanitize_frames dragon" FAIL 0 "assets/models/dragon.obj missing: bash assets/fetch-models.sh"
+    fi
+  fi
+  [[ "$wanted" == *" stress "* ]] && scenes+=("stress --procedural stress:100k")
   local tool scene name args
   for tool in "${SANITIZER_TOOLS[@]}"; do
     for scene in "${scenes[@]}"; do

@@ -47,9 +47,10 @@ TEST(BenchGpu, QuickSuiteOnCudaWithInteropAndReference) {
     EXPECT_GT(row["ms"]["total"]["median"].number, 0.0);
     EXPECT_GT(row["ms"]["cast"]["median"].number, 0.0);
     EXPECT_GT(row["renderer_peak_bytes"].number, 0.0);
-    ASSERT_FALSE(row["device_delta_bytes"].is_null()) << "cudaMemGetInfo should work on a CUDA device";
-    // Whole-device memory: sanitizer runs beside this one (quick mode) move it, so only alone is its sign known.
+    // Whole-device memory: sanitizer runs beside this one (quick mode) move it, and a program beside it that frees
+    // memory leaves the delta unknown (null). Alone (ctest runs it RUN_SERIAL) it is known and positive.
     if (!slabtest::quick_mode()) {
+      ASSERT_FALSE(row["device_delta_bytes"].is_null()) << "cudaMemGetInfo should work on a CUDA device";
       EXPECT_GT(row["device_delta_bytes"].number, 0.0);
     }
     EXPECT_EQ(row["frames_redone"].number, 0) << "buffers should have grown during the warm-up";
