@@ -35,6 +35,7 @@
 #   SLABCAST_SANITIZE_SOAK     0: step sanitize_frames leaves out the short soak runs (default 1)
 #   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 20)
 #   SLABCAST_FRAMES_SCENES     scenes of step sanitize_frames (default "dragon stress")
+#   SLABCAST_FRAMES_FIRST      only the chunks of the 100 frames that start at these frames (default: all)
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
 #                              sanitizers" (the sanitizer steps last: their runs go on beside the next step's)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
@@ -378,6 +379,8 @@ step_sanitize_frames() {
       local chunk=100 first count label
       [ "$tool" = racecheck ] && chunk="${SLABCAST_RACECHECK_CHUNK_FRAMES:-20}"
       for ((first = 0; first < 100; first += chunk)); do
+        # SLABCAST_FRAMES_FIRST: only the chunks starting at these frames (a rerun of the ones a call did not finish).
+        [ -n "${SLABCAST_FRAMES_FIRST:-}" ] && [[ " ${SLABCAST_FRAMES_FIRST} " != *" $first "* ]] && continue
         count=$((100 - first < chunk ? 100 - first : chunk))
         label="$tool frames $name"
         [ "$count" -lt 100 ] && label="$label $first-$((first + count - 1))"
