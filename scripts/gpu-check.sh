@@ -203,7 +203,9 @@ sanitize() {
   local t0 log limit rc summary
   t0="$(now)"; log="$(mktemp)"
   limit="$(time_left)"; [ "$limit" -gt "$SANITIZER_TIMEOUT" ] && limit="$SANITIZER_TIMEOUT"
-  (cd "$ROOT" && env "${env_vars[@]}" timeout "$limit" \
+  # Each run writes its test files in a folder of its own: one program runs under several tools at once.
+  local files; files="$OUT/test-output/$(printf '%s' "$check" | tr -c 'A-Za-z0-9_.-' '_')"
+  (cd "$ROOT" && env SLABCAST_TEST_OUTPUT_DIR="$files" "${env_vars[@]}" timeout "$limit" \
      compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 100 "$@") > "$log" 2>&1
   rc=$?
   { echo "===== $check (exit $rc, $(elapsed "$t0") s) ====="; tail -n 300 "$log"; } \
@@ -217,6 +219,7 @@ sanitize() {
     *) record "$check" FAIL "$(elapsed "$t0")" "exit $rc (the program failed under the tool; sanitizer.log)" ;;
   esac
   rm -f "$log"
+  [ "$rc" -eq 0 ] && rm -rf "$files"  # a failed run's files stay, for the images a failing test leaves
 }
 
 # Sanitizer runs go through these: start_sanitize runs `sanitize ARGS` in the background once fewer than

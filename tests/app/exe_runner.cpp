@@ -1,5 +1,7 @@
 #include "exe_runner.h"
 
+#include "common/test_output.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -35,7 +37,7 @@ std::string ExeResult::describe() const {
 }
 
 std::string output_dir(const std::string& test_name) {
-  const std::string dir = std::string(SLABCAST_TEST_OUTPUT) + "/" + test_name;
+  const std::string dir = slabtest::test_output_root(SLABCAST_TEST_OUTPUT) + "/" + test_name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -437,7 +437,11 @@ int run_soak(const Options& o) {
     std::snprintf(frames, sizeof frames, "%d..%d", a.frame, b.frame);
     std::snprintf(host, sizeof host, "%.1f -> %.1f (%+.0f KiB)", mib(a.host_rss), mib(b.host_rss), host_growth / 1024);
     std::snprintf(device, sizeof device, "%.1f -> %.1f", mib(a.device_used), mib(b.device_used));
-    std::snprintf(renderer, sizeof renderer, "%" PRIu64 " -> %" PRIu64, a.renderer_bytes, b.renderer_bytes);
+    if (source->renderer() != nullptr) {
+      std::snprintf(renderer, sizeof renderer, "%" PRIu64 " -> %" PRIu64, a.renderer_bytes, b.renderer_bytes);
+    } else {  // the viewer's Session owns its renderer: its bytes are inside "device used"
+      std::snprintf(renderer, sizeof renderer, "(in device used)");
+    }
     std::printf("%-9zu %-9s %-13s %-30s %-23s %-23s\n", i + 1, size, frames, host, device, renderer);
     const int64_t redone = b.frames_redone - a.frames_redone;
     if (redone > 0) {  // the reference buffers grew for a scene that needed more: allowed, and said

@@ -1,6 +1,7 @@
 #include "viewer_test_util.h"
 
 #include "app/viewer/cuda_interop.h"
+#include "common/test_output.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -96,8 +97,9 @@ std::vector<uint8_t> rect_mask(int width, int height, const std::vector<viewer::
 }
 
 std::string output_path(const std::string& file_name) {
-  std::filesystem::create_directories(SLABCAST_TEST_OUTPUT);
-  return (std::filesystem::path(SLABCAST_TEST_OUTPUT) / file_name).string();
+  const std::string root = slabtest::test_output_root(SLABCAST_TEST_OUTPUT);
+  std::filesystem::create_directories(root);
+  return (std::filesystem::path(root) / file_name).string();
 }
 
 }  // namespace slabcast::test
