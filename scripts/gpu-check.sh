@@ -33,7 +33,7 @@
 #   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); tests labelled fills_device (out of memory)
 #                              always run alone
 #   SLABCAST_SANITIZE_SOAK     0: step sanitize_frames leaves out the short soak runs (default 1)
-#   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 20)
+#   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 10)
 #   SLABCAST_FRAMES_SCENES     scenes of step sanitize_frames (default "dragon stress")
 #   SLABCAST_FRAMES_FIRST      only the chunks of the 100 frames that start at these frames (default: all)
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
@@ -372,15 +372,16 @@ step_sanitize_frames() {
   for tool in "${SANITIZER_TOOLS[@]}"; do
     for scene in "${scenes[@]}"; do
       read -r name args <<< "$scene"
-      # Under racecheck the process's host memory grows inside the tool: ~340 MB a frame on the CUDA-GL interop
-      # path, and ~450 MB/s on the stress scene even through the bare renderer (H100, 2026-11-23: a run was killed
-      # for memory on a 128 GB host after ~280 s, 0 hazards until then). So racecheck renders the 100 frames as
-      # consecutive chunks of SLABCAST_RACECHECK_CHUNK_FRAMES (default 20), each a process of its own that starts at
-      # its first frame's animation time (--time k/60 s, the headless frame step): frames 0..99 of the same
-      # animation (a chunk's first frame equals the continuous run's, checked on the cpu backend). The other tools
-      # render them in one process.
+      # Under racecheck the process's host memory grows while it runs: the tool's host-side analysis (~3 cores a
+      # process) falls behind the GPU (H100, 2026-11-23: ~450 MB/s for the stress scene alone; five dragon
+      # processes side by side grew 570 MB/s together, and one was killed for memory on a 128 GB host). So racecheck
+      # renders the 100 frames as consecutive chunks of SLABCAST_RACECHECK_CHUNK_FRAMES (default 10), each a process
+      # of its own that starts at its first frame's animation time (--time k/60 s, the headless frame step): frames
+      # 0..99 of the same animation (a chunk's first frame equals the continuous run's, checked on the cpu backend).
+      # Measured with 10: dragon 160-170 s and ~33 GB a process three at a time, stress 48-81 s two at a time.
+      # The other tools render the 100 frames in one process.
       local chunk=100 first count label
-      [ "$tool" = racecheck ] && chunk="${SLABCAST_RACECHECK_CHUNK_FRAMES:-20}"
+      [ "$tool" = racecheck ] && chunk="${SLABCAST_RACECHECK_CHUNK_FRAMES:-10}"
       for ((first = 0; first < 100; first += chunk)); do
         # SLABCAST_FRAMES_FIRST: only the chunks starting at these frames (a rerun of the ones a call did not finish).
         [ -n "${SLABCAST_FRAMES_FIRST:-}" ] && [[ " ${SLABCAST_FRAMES_FIRST} " != *" $first "* ]] && continue
