@@ -41,7 +41,7 @@ void check_host_memory(const std::string& owner, uint64_t needed, const std::str
 // FrameStructure from the build-order structure (shared by both backends' last_structure()).
 struct BuildView {
   int tiles_x, tiles_y, slabs;
-  float depth_min, depth_max;         // the reduction's raw results
+  float depth_min, depth_max;         // the raw depth range (bin.h: nearest_of, farthest_of)
   const TileRange* tile_range;        // [triangles]
   const float* nearest_depth;         // [triangles]
   size_t triangles;

@@ -100,7 +100,8 @@ struct SlabRange {
   int slabs;
 };
 
-// Raw reduction results -> the range (no in-front triangle at all: an arbitrary non-empty range).
+// The raw range (nearest_of / farthest_of below) -> the slab range (no in-front triangle at all: an arbitrary
+// non-empty range).
 SC_HD SlabRange make_slab_range(float min_depth, float max_depth, int slabs) {
   if (!(min_depth <= max_depth)) return SlabRange{0.0f, 1.0f, slabs};
   return SlabRange{min_depth, max_depth, slabs};
@@ -126,18 +127,29 @@ SC_HD uint32_t slab_of_depth(const SlabRange& r, float d) {
   return static_cast<uint32_t>(s);
 }
 
-// The depth-range reduction's operators (over per-triangle nearest depths; culled = +inf, straddling < 0).
-struct NearestInFrontMin {
-  SC_HD float operator()(float a, float b) const {
-    const float fa = a < 0.0f ? INFINITY : a, fb = b < 0.0f ? INFINITY : b;
-    return fa < fb ? fa : fb;
-  }
+// ---- The frame's depth range ----
+// The slab range is fitted to the nearest depths of the in-front triangles (finite and > 0: straddling and culled
+// triangles stay out). It is accumulated as two integer keys, each by maximum, so that the cuda backend folds it
+// into the bin kernel with integer atomics instead of two reductions after it: a maximum of integers is exact in
+// any order, so both backends get the same bits. A positive float's bits order as the float does; a key of 0 means
+// "no in-front triangle" (no positive float has bits 0 or ~0).
+struct DepthRangeKeys {
+  uint32_t nearest;   // max over d of ~bits(d): the smallest d
+  uint32_t farthest;  // max over d of bits(d): the largest d
 };
-struct NearestInFrontMax {
-  SC_HD float operator()(float a, float b) const {
-    const float fa = sc_isfinite(a) ? a : -INFINITY, fb = sc_isfinite(b) ? b : -INFINITY;
-    return fa > fb ? fa : fb;
-  }
-};
+SC_HD bool in_front_depth(float d) { return d > 0.0f && sc_isfinite(d); }
+SC_HD uint32_t nearest_depth_key(float d) { return in_front_depth(d) ? ~sc_float_bits(d) : 0u; }
+SC_HD uint32_t farthest_depth_key(float d) { return in_front_depth(d) ? sc_float_bits(d) : 0u; }
+SC_HD void accumulate_depth(DepthRangeKeys& k, float d) {
+  const uint32_t n = nearest_depth_key(d), f = farthest_depth_key(d);
+  k.nearest = n > k.nearest ? n : k.nearest;
+  k.farthest = f > k.farthest ? f : k.farthest;
+}
+// The raw range (+inf / -inf where no triangle is in front, which make_slab_range turns into a default).
+SC_HD float nearest_of(const DepthRangeKeys& k) { return k.nearest == 0 ? INFINITY : sc_bits_float(~k.nearest); }
+SC_HD float farthest_of(const DepthRangeKeys& k) { return k.farthest == 0 ? -INFINITY : sc_bits_float(k.farthest); }
+SC_HD SlabRange make_slab_range(const DepthRangeKeys& k, int slabs) {
+  return make_slab_range(nearest_of(k), farthest_of(k), slabs);
+}
 
 }  // namespace slabcast

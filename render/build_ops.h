@@ -44,14 +44,14 @@ SC_HD uint32_t ref_slab(TriangleRef r) { return static_cast<uint32_t>((r >> kRef
 struct TileColumnEmitter {
   const TileRange* tile_range;  // [triangles]
   const float* nearest_depth;   // [triangles], view depth (bin.h)
-  const float* depth_range;     // [2]: reduced min and max nearest depth of in-front triangles
+  const DepthRangeKeys* depth_range;  // the frame's depth range (bin.h)
   int slabs;
 
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
     const TileRange r = tile_range[i];
     if (is_culled(r)) return;
-    const SlabRange sr = make_slab_range(depth_range[0], depth_range[1], slabs);
+    const SlabRange sr = make_slab_range(*depth_range, slabs);
     const uint32_t slab = slab_of_depth(sr, nearest_depth[i]);
     for (int tx = r.x0; tx <= r.x1; ++tx) {
       for (int ty = r.y0; ty <= r.y1; ++ty) {

@@ -13,8 +13,14 @@ constexpr int kDefaultSlabs = 16;
 // tile column, L2 by tile row, so a frame has at most this many tiles per axis (16384 pixels).
 constexpr int kMaxTilesPerAxis = 2048;
 
-// Cast: triangles of one cell are brought into shared memory in batches of this many (one per thread).
-constexpr int kCastBatch = kTilePixels;
+// Cast: a tile's references are brought into shared memory this many at a time, across slab boundaries (each
+// thread loads kCastChunk / kTilePixels of them; their loads are independent, so one chunk costs one round trip
+// for the references and one for their triangles). Session 5 measured the caster latency-bound with one chunk per
+// cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
+// whole; what a tile loads beyond the slab where its rays finish is read but not tested.
+constexpr int kCastChunk = 2 * kTilePixels;
+constexpr int kCastMinBlocks = 1;  // __launch_bounds__ minimum blocks per SM (1: no register cap)
+static_assert(kCastChunk % kTilePixels == 0, "every thread loads the same number of references per chunk");
 
 // Binning (bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by
 //   kBinMarginPixels + kBinMarginRelative * (largest |projected coordinate| of its vertices, at least the frame size)

@@ -129,7 +129,7 @@ class CpuRenderer final : public Renderer {
     p.tile_range = tile_range_.data();
     p.nearest_depth = nearest_depth_.data();
     p.tri_verts = tri_verts_.data();
-    p.depth_range = depth_range_;
+    p.depth_range = &depth_range_;
     p.hit_t = hit_t_.data();
     p.hit_id = hit_id_.data();
     p.ray_tests = ray_tests_.data();
@@ -149,19 +149,14 @@ class CpuRenderer final : public Renderer {
     }
     stats.ms.deform = ms_since(t);
 
-    // ---- 2. project and bin; depth range by reduction ----
+    // ---- 2. project and bin; the depth range ----
     for (int64_t i = 0; i < T; ++i) counters.binned += bin_one(p, i) ? 1 : 0;
-    float lo = INFINITY, hi = -INFINITY;
-    for (int64_t i = 0; i < T; ++i) {
-      lo = NearestInFrontMin{}(lo, nearest_depth_[i]);
-      hi = NearestInFrontMax{}(hi, nearest_depth_[i]);
-    }
-    depth_range_[0] = lo;
-    depth_range_[1] = hi;
+    depth_range_ = DepthRangeKeys{};
+    for (int64_t i = 0; i < T; ++i) accumulate_depth(depth_range_, nearest_depth_[i]);
     stats.ms.bin = ms_since(t);
 
     // ---- 3. build: L1 multi-split by column (grow and redo on overflow), L2 by row, L3 by slab ----
-    const TileColumnEmitter emitter{tile_range_.data(), nearest_depth_.data(), depth_range_, slabs_};
+    const TileColumnEmitter emitter{tile_range_.data(), nearest_depth_.data(), &depth_range_, slabs_};
     uint64_t total = 0;
     for (;;) {
       prim::reference::multi_split(T, emitter, static_cast<uint32_t>(tiles_x_), refs_a_.data(),
@@ -228,7 +223,7 @@ class CpuRenderer final : public Renderer {
 
   FrameStructure last_structure() const override {
     if (!have_frame_) return FrameStructure{};
-    BuildView b{tiles_x_, tiles_y_, slabs_, depth_range_[0], depth_range_[1], tile_range_.data(),
+    BuildView b{tiles_x_, tiles_y_, slabs_, nearest_of(depth_range_), farthest_of(depth_range_), tile_range_.data(),
                 nearest_depth_.data(), tile_range_.size(), cell_offsets_.data(), refs_a_.data()};
     return to_frame_structure(b);
   }
@@ -339,7 +334,7 @@ class CpuRenderer final : public Renderer {
   std::vector<TileRange> tile_range_;
   std::vector<float> nearest_depth_;
   std::vector<TriangleVerts> tri_verts_;
-  float depth_range_[2] = {0, 0};
+  DepthRangeKeys depth_range_{};
 
   uint64_t capacity_ = 0;
   std::vector<TriangleRef> refs_a_, refs_b_;

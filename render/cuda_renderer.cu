@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -18,7 +19,6 @@
 #include <vector>
 
 #include "prim/multi_split.h"
-#include "prim/reduce.h"
 #include "prim/segmented_split.h"
 #include "prim/sort.h"
 #include "render/backends.h"
@@ -46,12 +46,35 @@ __global__ void __launch_bounds__(kVertexBlock) vertex_normal_kernel(FrameParams
   if (v < p.num_vertices) vertex_normal_one(p, v);
 }
 
+// Also folds the frame's depth range (bin.h: two integer keys, each a maximum) into one atomic per key and block,
+// so the range needs no reduction kernels after this one.
 __global__ void __launch_bounds__(kTriangleBlock) bin_kernel(FrameParams p) {
+  constexpr int kWarps = kTriangleBlock / 32;
+  static_assert(kTriangleBlock % 32 == 0, "whole warps");
+  __shared__ uint32_t warp_nearest[kWarps], warp_farthest[kWarps];
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const bool binned = t < p.num_triangles && bin_one(p, t);
+  const float depth = binned ? p.nearest_depth[t] : kCulledDepth;  // bin_one wrote it; culled ones have no key
+  const uint32_t nearest = __reduce_max_sync(0xffffffffu, nearest_depth_key(depth));
+  const uint32_t farthest = __reduce_max_sync(0xffffffffu, farthest_depth_key(depth));
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  if (threadIdx.x % 32 == 0) {
+    warp_nearest[warp] = nearest;
+    warp_farthest[warp] = farthest;
+  }
   const int block_binned = __syncthreads_count(binned);  // every thread of the block reaches this
-  if (threadIdx.x == 0 && block_binned > 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->binned), static_cast<unsigned long long>(block_binned));
+  if (threadIdx.x == 0) {
+    uint32_t block_nearest = 0, block_farthest = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      block_nearest = max(block_nearest, warp_nearest[w]);
+      block_farthest = max(block_farthest, warp_farthest[w]);
+    }
+    if (block_nearest != 0) atomicMax(&p.depth_range->nearest, block_nearest);
+    if (block_farthest != 0) atomicMax(&p.depth_range->farthest, block_farthest);
+    if (block_binned > 0) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->binned),
+                static_cast<unsigned long long>(block_binned));
+    }
   }
 }
 
@@ -66,13 +89,19 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
   if (threadIdx.x == 0) *overflow = 1;
 }
 
-// One block per tile, one thread per pixel ray. Slabs front to back; each slab's triangles come through shared
-// memory in batches of kCastBatch, loaded by the whole block; each ray keeps its nearest hit (ties: lower ID)
-// and stops testing once finished (frame_params.h: ray_finished_after); the block leaves when all its rays have.
-// Per-ray semantics are exactly those of the cpu backend's cast_pixel.
-__global__ void __launch_bounds__(kTilePixels) cast_kernel(FrameParams p) {
-  __shared__ TriangleVerts batch_verts[kCastBatch];
-  __shared__ uint32_t batch_ids[kCastBatch];
+// One block per tile, one thread per pixel ray. Slabs front to back; each ray keeps its nearest hit (ties: lower
+// ID) and stops testing once finished (frame_params.h: ray_finished_after); the block leaves when all its rays have.
+// Per-ray semantics are exactly those of the cpu backend's cast_pixel: the same triangles in the same order.
+//
+// Latency, not arithmetic, bounds this kernel (session 5: 137 G tests/s, a tenth of the FP32 rate), so the tile's
+// cell offsets come in once, at the start, and its references come through shared memory in chunks of kCastChunk
+// that run across slab boundaries: a tile costs about three dependent global loads per chunk, not per slab.
+template <int kChunk, int kMinBlocks>
+__global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FrameParams p) {
+  constexpr int kRefsPerThread = kChunk / kTilePixels;
+  __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
+  __shared__ TriangleVerts chunk_verts[kChunk];
+  __shared__ uint32_t chunk_ids[kChunk];
 
   // Block -> tile in build order (column major), so consecutive blocks read neighbouring cells.
   const int tx = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.tiles_y));
@@ -81,6 +110,11 @@ __global__ void __launch_bounds__(kTilePixels) cast_kernel(FrameParams p) {
   const int py = ty * kTileSize + static_cast<int>(threadIdx.x) / kTileSize;
   const bool inside = px < p.view.width && py < p.view.height;
 
+  const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
+  for (int s = static_cast<int>(threadIdx.x); s <= p.slabs; s += kTilePixels) {
+    slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
+  }
+
   const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
   const RayShear shear = make_ray_shear(dir);
   const SlabRange sr = frame_slab_range(p);
@@ -88,23 +122,40 @@ __global__ void __launch_bounds__(kTilePixels) cast_kernel(FrameParams p) {
   uint32_t best_id = kNoHit;
   uint32_t tests = 0;
   bool finished = !inside;  // pixels past the image's right / bottom edge take no part
+  __syncthreads();
 
+  // Every bound below comes from shared memory, so the loops and their barriers are block-uniform.
+  const uint64_t tile_end = slab_begin[p.slabs];
+  uint64_t chunk_begin = slab_begin[0], chunk_end = chunk_begin;  // references in shared memory
   for (int s = 0; s < p.slabs; ++s) {
-    const uint64_t cell = build_cell(tx, ty, s, p.tiles_y, p.slabs);
-    const uint64_t begin = p.cell_offsets[cell], end = p.cell_offsets[cell + 1];  // block-uniform
-    for (uint64_t base = begin; base < end; base += kCastBatch) {
-      const int n = static_cast<int>(end - base < static_cast<uint64_t>(kCastBatch) ? end - base : kCastBatch);
-      __syncthreads();  // the previous batch has been consumed
-      if (static_cast<int>(threadIdx.x) < n) {
-        const uint32_t id = ref_triangle(p.cell_refs[base + threadIdx.x]);
-        batch_ids[threadIdx.x] = id;
-        batch_verts[threadIdx.x] = p.tri_verts[id];
+    const uint64_t slab_end = slab_begin[s + 1];
+    for (uint64_t r = slab_begin[s]; r < slab_end;) {
+      if (r == chunk_end) {  // the slab goes on past the chunk: bring in the next one
+        __syncthreads();     // the previous chunk has been consumed
+        chunk_begin = r;
+        chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
+        const int n = static_cast<int>(chunk_end - chunk_begin);
+        uint32_t ids[kRefsPerThread];
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
+          const int i = k * kTilePixels + static_cast<int>(threadIdx.x);
+          ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
+        }
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) {
+          const int i = k * kTilePixels + static_cast<int>(threadIdx.x);
+          if (i < n) {
+            chunk_ids[i] = ids[k];
+            chunk_verts[i] = p.tri_verts[ids[k]];
+          }
+        }
+        __syncthreads();
       }
-      __syncthreads();
+      const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
       if (!finished) {
-        for (int j = 0; j < n; ++j) {
-          const TriangleVerts tv = batch_verts[j];
-          const uint32_t id = batch_ids[j];
+        for (int j = static_cast<int>(r - chunk_begin); j < static_cast<int>(stop - chunk_begin); ++j) {
+          const TriangleVerts tv = chunk_verts[j];
+          const uint32_t id = chunk_ids[j];
           float t = 0.0f, bary[3];
           ++tests;
           if (intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary) && closer_hit(t, id, best_t, best_id)) {
@@ -113,6 +164,7 @@ __global__ void __launch_bounds__(kTilePixels) cast_kernel(FrameParams p) {
           }
         }
       }
+      r = stop;
     }
     finished = finished || ray_finished_after(sr, s, best_t, -dir.z);
     if (__syncthreads_and(finished)) break;
@@ -141,13 +193,10 @@ __global__ void __launch_bounds__(kTilePixels) cast_kernel(FrameParams p) {
     atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
               static_cast<unsigned long long>(block_hits));
     unsigned long long nonempty = 0;
-    for (int s = 0; s < p.slabs; ++s) {
-      const uint64_t cell = build_cell(tx, ty, s, p.tiles_y, p.slabs);
-      nonempty += p.cell_offsets[cell + 1] > p.cell_offsets[cell] ? 1 : 0;
-    }
+    for (int s = 0; s < p.slabs; ++s) nonempty += slab_begin[s + 1] > slab_begin[s] ? 1 : 0;
     if (nonempty > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->nonempty_cells), nonempty);
     atomicMax(reinterpret_cast<unsigned long long*>(&p.counters->max_refs_per_tile),
-              static_cast<unsigned long long>(tile_reference_count(p, tx, ty)));
+              static_cast<unsigned long long>(slab_begin[p.slabs] - slab_begin[0]));
   }
 }
 
@@ -231,15 +280,17 @@ class DeviceArray {
 
 class CudaRenderer final : public Renderer {
  public:
-  explicit CudaRenderer(const RendererOptions& options) : options_(options), sync_stages_(sync_stages_requested()) {
+  explicit CudaRenderer(const RendererOptions& options) : options_(options),
+        sync_stages_(sync_stages_requested()),
+        frame_graph_(frame_graph_requested() && !sync_stages_) {
     SLABCAST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
     allocate(counters_, 1, "frame counters");
-    allocate(depth_range_, 2, "the depth range");
   }
   ~CudaRenderer() override {
     if (stream_) cudaStreamSynchronize(stream_);
+    if (frame_exec_) cudaGraphExecDestroy(frame_exec_);
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
     if (host_counters_) cudaFreeHost(host_counters_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -306,7 +357,11 @@ class CudaRenderer final : public Renderer {
     stats.triangles_in = static_cast<uint64_t>(num_triangles_);
     for (;;) {
       const FrameParams p = frame_params(settings);
-      encode_frame(p, settings, target);
+      if (frame_graph_) {
+        launch_frame_graph(p, settings, target);
+      } else {
+        encode_frame(p, settings, target);
+      }
       SLABCAST_CUDA_CHECK(cudaMemcpyAsync(host_counters_, counters_.get(), sizeof(FrameCounters),
                                           cudaMemcpyDeviceToHost, stream_));
       SLABCAST_CUDA_CHECK(cudaEventRecord(events_[kEventCount - 1], stream_));
@@ -343,18 +398,20 @@ class CudaRenderer final : public Renderer {
     const size_t T = static_cast<size_t>(num_triangles_);
     std::vector<TileRange> ranges(T);
     std::vector<float> depth(T);
-    float range[2];
+    DepthRangeKeys range;
     const uint64_t cells = static_cast<uint64_t>(configured_.tiles_x) * configured_.tiles_y * configured_.slabs;
     std::vector<uint64_t> offsets(cells + 1);
     SLABCAST_CUDA_CHECK(cudaMemcpy(ranges.data(), tile_range_.get(), T * sizeof(TileRange), cudaMemcpyDeviceToHost));
     SLABCAST_CUDA_CHECK(cudaMemcpy(depth.data(), nearest_depth_.get(), T * sizeof(float), cudaMemcpyDeviceToHost));
-    SLABCAST_CUDA_CHECK(cudaMemcpy(range, depth_range_.get(), sizeof(range), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(
+        cudaMemcpy(&range, &counters_.get()->depth_range, sizeof(range), cudaMemcpyDeviceToHost));
     SLABCAST_CUDA_CHECK(
         cudaMemcpy(offsets.data(), cell_offsets_.get(), offsets.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     std::vector<TriangleRef> refs(offsets.back());
     SLABCAST_CUDA_CHECK(
         cudaMemcpy(refs.data(), refs_a_.get(), refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
-    const BuildView b{configured_.tiles_x, configured_.tiles_y, configured_.slabs, range[0], range[1], ranges.data(),
+    const BuildView b{configured_.tiles_x, configured_.tiles_y, configured_.slabs, nearest_of(range), farthest_of(range),
+                      ranges.data(),
                       depth.data(), T, offsets.data(), refs.data()};
     return to_frame_structure(b);
   }
@@ -372,8 +429,7 @@ class CudaRenderer final : public Renderer {
 
   size_t device_bytes_in_use() const override {
     return mesh_bytes_held() + column_offsets_.bytes() + tile_offsets_.bytes() + cell_offsets_.bytes() +
-           hit_t_.bytes() + hit_id_.bytes() + ray_tests_.bytes() + scratch_.bytes() + counters_.bytes() +
-           depth_range_.bytes();
+           hit_t_.bytes() + hit_id_.bytes() + ray_tests_.bytes() + scratch_.bytes() + counters_.bytes();
   }
 
  private:
@@ -627,12 +683,6 @@ class CudaRenderer final : public Renderer {
         static_cast<int64_t>(c.tiles_x) * c.tiles_y, static_cast<uint32_t>(c.slabs), SlabOfRef{}, cell_offsets_.get(),
         stream_));
     need = std::max(need, bytes);
-    SLABCAST_CUDA_CHECK(prim::reduce(nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
-                                     num_triangles_, NearestInFrontMin{}, INFINITY, stream_));
-    need = std::max(need, bytes);
-    SLABCAST_CUDA_CHECK(prim::reduce(nullptr, bytes, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
-                                     num_triangles_, NearestInFrontMax{}, -INFINITY, stream_));
-    need = std::max(need, bytes);
     ensure(scratch_, need, "the build's scratch");
   }
 
@@ -658,7 +708,7 @@ class CudaRenderer final : public Renderer {
     p.tile_range = tile_range_.get();
     p.nearest_depth = nearest_depth_.get();
     p.tri_verts = tri_verts_.get();
-    p.depth_range = depth_range_.get();
+    p.depth_range = &counters_.get()->depth_range;  // zeroed with the counters at the frame's start
     p.reference_capacity = capacity_;
     p.cell_refs = refs_a_.get();
     p.cell_offsets = cell_offsets_.get();
@@ -668,6 +718,33 @@ class CudaRenderer final : public Renderer {
     p.counters = counters_.get();
     return p;
   }
+
+  // MEASUREMENT ONLY (session 6): SLABCAST_CAST_TUNING=chunk:min_blocks picks a caster instantiation, so one GPU
+  // call can time several; the default is constants.h's. To be removed once the numbers are in.
+  template <int kChunk, int kMinBlocks>
+  void launch_cast_as(unsigned tiles, const FrameParams& p) {
+    cast_kernel<kChunk, kMinBlocks><<<tiles, kTilePixels, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
+  }
+  void launch_cast(unsigned tiles, const FrameParams& p) {
+    const int v = cast_tuning_ == 0 ? kCastChunk * 100 + kCastMinBlocks : cast_tuning_;
+    switch (v) {
+      case 6401: return launch_cast_as<64, 1>(tiles, p);
+      case 12801: return launch_cast_as<128, 1>(tiles, p);
+      case 12824: return launch_cast_as<128, 24>(tiles, p);
+      case 12832: return launch_cast_as<128, 32>(tiles, p);
+      case 25601: return launch_cast_as<256, 1>(tiles, p);
+      case 25624: return launch_cast_as<256, 24>(tiles, p);
+      default: throw std::invalid_argument("slabcast: SLABCAST_CAST_TUNING names no compiled caster");
+    }
+  }
+  static int cast_tuning_requested() {
+    const char* v = std::getenv("SLABCAST_CAST_TUNING");
+    int chunk = 0, min_blocks = 0;
+    if (v == nullptr || std::sscanf(v, "%d:%d", &chunk, &min_blocks) != 2) return 0;
+    return chunk * 100 + min_blocks;
+  }
+  const int cast_tuning_ = cast_tuning_requested();
 
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
@@ -679,6 +756,59 @@ class CudaRenderer final : public Renderer {
     }
   }
 
+  // The frame as one CUDA graph: encode_frame captured, then launched. Launching the ~25 kernels one by one left
+  // the GPU idle between them (most stages are a few microseconds of work); a graph's nodes follow one another
+  // with less of that. The parameters change every frame (time, camera, target), so the frame is captured again
+  // each time and the executable graph updated in place, which is cheap while the topology stays; a change of it
+  // (smooth normals on or off, another size) makes a new one.
+  void launch_frame_graph(const FrameParams& p, const FrameSettings& s, const Surface& target) {
+    SLABCAST_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    capturing_ = true;
+    cudaGraph_t graph = nullptr;
+    try {
+      encode_frame(p, s, target);
+    } catch (...) {
+      capturing_ = false;
+      cudaStreamEndCapture(stream_, &graph);  // leave the stream usable; the capture is void anyway
+      cudaGetLastError();
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    capturing_ = false;
+    SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    if (frame_exec_) {
+      cudaGraphExecUpdateResultInfo info{};
+      if (cudaGraphExecUpdate(frame_exec_, graph, &info) != cudaSuccess) {
+        cudaGetLastError();  // a refused update is not an error: instantiate afresh below
+        cudaGraphExecDestroy(frame_exec_);
+        frame_exec_ = nullptr;
+      }
+    }
+    cudaError_t status = cudaSuccess;
+    if (!frame_exec_) status = cudaGraphInstantiate(&frame_exec_, graph, 0);
+    cudaGraphDestroy(graph);
+    if (status == cudaSuccess) status = cudaGraphLaunch(frame_exec_, stream_);
+    if (status == cudaErrorMemoryAllocation) {
+      // The device is too full for the graph itself: the frame's buffers are all in place, so launch it directly.
+      cudaGetLastError();
+      if (frame_exec_) cudaGraphExecDestroy(frame_exec_);
+      frame_exec_ = nullptr;
+      encode_frame(p, s, target);
+      return;
+    }
+    if (status != cudaSuccess && frame_exec_) {
+      cudaGraphExecDestroy(frame_exec_);
+      frame_exec_ = nullptr;
+    }
+    SLABCAST_CUDA_CHECK(status);
+  }
+
+  // The stage timing events; inside a capture they become event-record nodes of the graph.
+  void record_stage_event(int i) {
+    SLABCAST_CUDA_CHECK(
+        cudaEventRecordWithFlags(events_[i], stream_, capturing_ ? cudaEventRecordExternal : cudaEventRecordDefault));
+  }
+
   // Stream-ordered: no allocation, no synchronisation (unless SLABCAST_SYNC_STAGES).
   void encode_frame(const FrameParams& p, const FrameSettings& s, const Surface& target) {
     const Config& c = configured_;
@@ -686,7 +816,7 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(counters_.get(), 0, sizeof(FrameCounters), stream_));
 
     // ---- 1. deform (+ smooth normals when the shading uses them) ----
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
+    record_stage_event(0);
     deform_kernel<<<grid_for(V, kVertexBlock), kVertexBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(deform_kernel);
     if (p.need_smooth_normals) {
@@ -697,22 +827,16 @@ class CudaRenderer final : public Renderer {
     }
     stage_done("deform");
 
-    // ---- 2. project and bin; the depth range by reduction ----
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
+    // ---- 2. project and bin (the depth range too) ----
+    record_stage_event(1);
     bin_kernel<<<grid_for(T, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(bin_kernel);
-    size_t bytes = scratch_.bytes();
-    SLABCAST_CUDA_CHECK(prim::reduce(scratch_.get(), bytes, static_cast<const float*>(nearest_depth_.get()),
-                                     depth_range_.get(), T, NearestInFrontMin{}, INFINITY, stream_));
-    bytes = scratch_.bytes();
-    SLABCAST_CUDA_CHECK(prim::reduce(scratch_.get(), bytes, static_cast<const float*>(nearest_depth_.get()),
-                                     depth_range_.get() + 1, T, NearestInFrontMax{}, -INFINITY, stream_));
     stage_done("bin");
 
     // ---- 3. build: L1 by tile column (one reference per covered tile), L2 by row, L3 by slab ----
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[2], stream_));
-    const TileColumnEmitter emitter{tile_range_.get(), nearest_depth_.get(), depth_range_.get(), c.slabs};
-    bytes = scratch_.bytes();
+    record_stage_event(2);
+    const TileColumnEmitter emitter{tile_range_.get(), nearest_depth_.get(), p.depth_range, c.slabs};
+    size_t bytes = scratch_.bytes();
     SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(scratch_.get(), bytes, prim::ItemCount(T), emitter,
                                                        static_cast<uint32_t>(c.tiles_x), refs_a_.get(),
                                                        static_cast<int64_t>(capacity_), column_offsets_.get(),
@@ -721,14 +845,14 @@ class CudaRenderer final : public Renderer {
                                                   capacity_, &counters_.get()->overflow);
     SLABCAST_CUDA_CHECK_LAUNCH(guard_overflow_kernel);
     stage_done("L1");
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[3], stream_));
+    record_stage_event(3);
     bytes = scratch_.bytes();
     SLABCAST_CUDA_CHECK(prim::segmented_split(scratch_.get(), bytes, static_cast<const TriangleRef*>(refs_a_.get()),
                                               refs_b_.get(), static_cast<int64_t>(capacity_), column_offsets_.get(),
                                               c.tiles_x, static_cast<uint32_t>(c.tiles_y), RowOfRef{},
                                               tile_offsets_.get(), stream_));
     stage_done("L2");
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[4], stream_));
+    record_stage_event(4);
     bytes = scratch_.bytes();
     SLABCAST_CUDA_CHECK(prim::segmented_split(scratch_.get(), bytes, static_cast<const TriangleRef*>(refs_b_.get()),
                                               refs_a_.get(), static_cast<int64_t>(capacity_), tile_offsets_.get(),
@@ -738,24 +862,26 @@ class CudaRenderer final : public Renderer {
     stage_done("L3");
 
     // ---- 4. cast ----
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[5], stream_));
-    cast_kernel<<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(p);
-    SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
+    record_stage_event(5);
+    launch_cast(static_cast<unsigned>(c.tiles_x * c.tiles_y), p);
     stage_done("cast");
 
     // ---- 5. shade into the caller's surface ----
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[6], stream_));
+    record_stage_event(6);
     const dim3 block(kShadeBlockX, kShadeBlockY);
     const dim3 grid(grid_for(s.width, kShadeBlockX), grid_for(s.height, kShadeBlockY));
     const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
     shade_kernel<<<grid, block, 0, stream_>>>(p, target.pixels, target.pitch_bytes, aligned);
     SLABCAST_CUDA_CHECK_LAUNCH(shade_kernel);
-    SLABCAST_CUDA_CHECK(cudaEventRecord(events_[7], stream_));
+    record_stage_event(7);
     stage_done("shade");
   }
 
   RendererOptions options_;
   bool sync_stages_ = false;
+  bool frame_graph_ = true;
+  cudaGraphExec_t frame_exec_ = nullptr;
+  bool capturing_ = false;  // encode_frame is being captured into the frame's graph
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[kEventCount] = {};
   FrameCounters* host_counters_ = nullptr;  // pinned
@@ -776,7 +902,6 @@ class CudaRenderer final : public Renderer {
   DeviceArray<uint64_t> column_offsets_, tile_offsets_, cell_offsets_;
   DeviceArray<unsigned char> scratch_;
   DeviceArray<FrameCounters> counters_;
-  DeviceArray<float> depth_range_;
   // frame size
   Config configured_;
   DeviceArray<float> hit_t_;

@@ -27,6 +27,7 @@ struct FrameCounters {
   uint64_t nonempty_cells;
   uint64_t max_refs_per_tile;
   uint64_t overflow;           // 1 when L1 needed more than the reference capacity
+  DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range (bin.h), here to be zeroed with them
 };
 
 // The frame's counters into the statistics both backends report (one place, so they cannot drift apart).
@@ -65,7 +66,7 @@ struct FrameParams {
   TileRange* tile_range;    // [num_triangles]
   float* nearest_depth;     // [num_triangles], bin.h (kStraddleDepth / kCulledDepth)
   TriangleVerts* tri_verts; // [num_triangles], view space (written for binned triangles only)
-  float* depth_range;       // [2]: reduced min / max nearest depth of the in-front triangles
+  DepthRangeKeys* depth_range;  // the in-front triangles' nearest depths, min and max as keys (bin.h)
 
   // ---- stage 3 (build) output / stage 4 input ----
   uint64_t reference_capacity;
@@ -119,7 +120,7 @@ SC_HD bool bin_one(const FrameParams& p, int64_t t) {
 }
 
 SC_HD SlabRange frame_slab_range(const FrameParams& p) {
-  return make_slab_range(p.depth_range[0], p.depth_range[1], p.slabs);
+  return make_slab_range(*p.depth_range, p.slabs);
 }
 
 // A ray is finished after slab s when its nearest hit lies in front of slab s+1's near boundary: every

@@ -114,4 +114,9 @@ bool sync_stages_requested() {
   return v != nullptr && std::strcmp(v, "0") != 0 && v[0] != '\0';
 }
 
+bool frame_graph_requested() {
+  const char* v = std::getenv("SLABCAST_FRAME_GRAPH");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
+
 }  // namespace slabcast

@@ -32,4 +32,8 @@ inline int tiles_for(int pixels) { return (pixels + kTileSize - 1) / kTileSize; 
 // Whether SLABCAST_SYNC_STAGES=1 is set (debug: synchronise and check after each stage).
 bool sync_stages_requested();
 
+// Whether the cuda backend launches each frame as a CUDA graph: yes unless SLABCAST_FRAME_GRAPH=0 (to time the
+// difference, or to rule the graph out while debugging; SLABCAST_SYNC_STAGES=1 also turns it off).
+bool frame_graph_requested();
+
 }  // namespace slabcast

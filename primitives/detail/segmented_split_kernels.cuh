@@ -52,6 +52,9 @@ struct SegmentedSplitPolicy {
   static constexpr int64_t kTileStride = kTileCapacity - kTileCapacity / 8;  // nominal tile spacing
   static constexpr int64_t kSmallSegment = kTileCapacity - kTileStride + 1;  // never split across tiles
   static constexpr int kRadixBits = 4;                                       // block radix sort digit
+  // Downsweep blocks per SM: 3 caps registers at 80 (8-byte records used 90, so only two blocks shared an SM and
+  // the renderer's L2 / L3 ran in two waves). 4-byte records (16 a thread) would spill under that cap.
+  static constexpr int kDownsweepMinBlocks = kRecordBytes <= 4 ? 1 : 3;
   static constexpr int kUpsweepThreads = 256;
   static constexpr int kPlanWarpsPerBlock = 8;
   static_assert(kSmallSegment >= 1 && kSmallSegment <= kTileStride, "a small segment fits between two boundaries");
@@ -266,7 +269,7 @@ struct SegmentedDownsweep {
 };
 
 template <class Policy, class Io, class CountT>
-__global__ __launch_bounds__(Policy::kBlockThreads) void segmented_downsweep_kernel(
+__global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void segmented_downsweep_kernel(
     Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
     uint32_t num_buckets, const CountT* scanned, uint64_t* d_bucket_offsets, uint64_t* d_num_invalid) {
   using D = SegmentedDownsweep<Policy, Io, CountT>;
@@ -292,6 +295,10 @@ __global__ __launch_bounds__(Policy::kBlockThreads) void segmented_downsweep_ker
   __syncthreads();
   const TileHeader h = sm.h;
   const int n = static_cast<int>(h.hi - h.lo);
+  // The grid is sized by max_items, the frame's count lives on the device: the tiles past the count hold nothing
+  // and own no segment (their empty ones are segmented_empty_offsets_kernel's). Leaving at once spares them the
+  // block sort; the renderer's L2 / L3 launch about twice the tiles its references fill.
+  if (n == 0 && h.own_end <= h.own_first) return;  // block-uniform
 
   // ---- load (coalesced, striped) and transpose to blocked order ----
   Record rec[IPT];
