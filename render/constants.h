@@ -19,8 +19,7 @@ constexpr int kMaxTilesPerAxis = 2048;
 // cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
 // whole; what a tile loads beyond the slab where its rays finish is read but not tested.
 constexpr int kCastChunk = 2 * kTilePixels;
-constexpr int kCastMinBlocks = 1;  // __launch_bounds__ minimum blocks per SM (1: no register cap)
-static_assert(kCastChunk % kTilePixels == 0, "every thread loads the same number of references per chunk");
+constexpr int kCastLanes = 1;  // threads per pixel ray
 
 // Binning (bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by
 //   kBinMarginPixels + kBinMarginRelative * (largest |projected coordinate| of its vertices, at least the frame size)

@@ -89,16 +89,24 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
   if (threadIdx.x == 0) *overflow = 1;
 }
 
-// One block per tile, one thread per pixel ray. Slabs front to back; each ray keeps its nearest hit (ties: lower
-// ID) and stops testing once finished (frame_params.h: ray_finished_after); the block leaves when all its rays have.
-// Per-ray semantics are exactly those of the cpu backend's cast_pixel: the same triangles in the same order.
+// One block per tile; kLanes threads per pixel ray, each testing every kLanes-th triangle of a slab. Slabs front
+// to back; each ray keeps its nearest hit (ties: lower ID) and stops testing once finished (frame_params.h:
+// ray_finished_after); the block leaves when all its rays have. Per-ray results are exactly those of the cpu
+// backend's cast_pixel: the nearest hit is the minimum of a total order (closer_hit on distinct IDs), so splitting a
+// slab's triangles among lanes and combining at the slab's end finds the same one, and the lanes' test counts add up
+// to the ray's.
 //
-// Latency, not arithmetic, bounds this kernel (session 5: 137 G tests/s, a tenth of the FP32 rate), so the tile's
-// cell offsets come in once, at the start, and its references come through shared memory in chunks of kCastChunk
-// that run across slab boundaries: a tile costs about three dependent global loads per chunk, not per slab.
-template <int kChunk, int kMinBlocks>
-__global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FrameParams p) {
-  constexpr int kRefsPerThread = kChunk / kTilePixels;
+// Latency, not arithmetic, bounds this kernel (session 5: 137 G tests/s, a tenth of the FP32 rate), so: the tile's
+// cell offsets come in once, at the start; an empty tile writes its misses and leaves before any ray set-up (most
+// tiles of a frame are empty: 84% of the dragon's pixels at 3840x2160 miss); references come through shared memory
+// in chunks of kChunk that run across slab boundaries (three dependent global loads a chunk, not a slab); and a tile
+// with many triangles spreads each ray's tests over kLanes threads, so the heaviest tiles do not trail the grid.
+template <int kChunk, int kMinBlocks, int kLanes>
+__global__ void __launch_bounds__(kTilePixels* kLanes, kMinBlocks) cast_kernel(FrameParams p) {
+  constexpr int kThreads = kTilePixels * kLanes;
+  constexpr int kRefsPerThread = kChunk / kThreads;
+  static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
+  static_assert(kLanes == 1 || kLanes == 2 || kLanes == 4 || kLanes == 8, "a pixel's lanes lie in one warp");
   __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
   __shared__ TriangleVerts chunk_verts[kChunk];
   __shared__ uint32_t chunk_ids[kChunk];
@@ -106,13 +114,26 @@ __global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FramePara
   // Block -> tile in build order (column major), so consecutive blocks read neighbouring cells.
   const int tx = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.tiles_y));
   const int ty = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.tiles_y));
-  const int px = tx * kTileSize + static_cast<int>(threadIdx.x) % kTileSize;
-  const int py = ty * kTileSize + static_cast<int>(threadIdx.x) / kTileSize;
+  const int pixel = static_cast<int>(threadIdx.x) / kLanes;
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int px = tx * kTileSize + pixel % kTileSize;
+  const int py = ty * kTileSize + pixel / kTileSize;
   const bool inside = px < p.view.width && py < p.view.height;
+  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
 
   const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
-  for (int s = static_cast<int>(threadIdx.x); s <= p.slabs; s += kTilePixels) {
+  for (int s = static_cast<int>(threadIdx.x); s <= p.slabs; s += kThreads) {
     slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
+  }
+  __syncthreads();
+  const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
+  if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
+    if (inside && lane == 0) {
+      p.hit_t[pix] = INFINITY;
+      p.hit_id[pix] = kNoHit;
+      p.ray_tests[pix] = 0;
+    }
+    return;
   }
 
   const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
@@ -122,11 +143,9 @@ __global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FramePara
   uint32_t best_id = kNoHit;
   uint32_t tests = 0;
   bool finished = !inside;  // pixels past the image's right / bottom edge take no part
-  __syncthreads();
 
   // Every bound below comes from shared memory, so the loops and their barriers are block-uniform.
-  const uint64_t tile_end = slab_begin[p.slabs];
-  uint64_t chunk_begin = slab_begin[0], chunk_end = chunk_begin;  // references in shared memory
+  uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
   for (int s = 0; s < p.slabs; ++s) {
     const uint64_t slab_end = slab_begin[s + 1];
     for (uint64_t r = slab_begin[s]; r < slab_end;) {
@@ -138,12 +157,12 @@ __global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FramePara
         uint32_t ids[kRefsPerThread];
 #pragma unroll
         for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
-          const int i = k * kTilePixels + static_cast<int>(threadIdx.x);
+          const int i = k * kThreads + static_cast<int>(threadIdx.x);
           ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
         }
 #pragma unroll
         for (int k = 0; k < kRefsPerThread; ++k) {
-          const int i = k * kTilePixels + static_cast<int>(threadIdx.x);
+          const int i = k * kThreads + static_cast<int>(threadIdx.x);
           if (i < n) {
             chunk_ids[i] = ids[k];
             chunk_verts[i] = p.tri_verts[ids[k]];
@@ -153,7 +172,8 @@ __global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FramePara
       }
       const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
       if (!finished) {
-        for (int j = static_cast<int>(r - chunk_begin); j < static_cast<int>(stop - chunk_begin); ++j) {
+        const int last = static_cast<int>(stop - chunk_begin);
+        for (int j = static_cast<int>(r - chunk_begin) + lane; j < last; j += kLanes) {
           const TriangleVerts tv = chunk_verts[j];
           const uint32_t id = chunk_ids[j];
           float t = 0.0f, bary[3];
@@ -166,12 +186,23 @@ __global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FramePara
       }
       r = stop;
     }
+    // The pixel's lanes agree on its nearest hit so far (and so on whether it is finished).
+#pragma unroll
+    for (int offset = 1; offset < kLanes; offset <<= 1) {
+      const float other_t = __shfl_xor_sync(0xffffffffu, best_t, offset);
+      const uint32_t other_id = __shfl_xor_sync(0xffffffffu, best_id, offset);
+      if (closer_hit(other_t, other_id, best_t, best_id)) {
+        best_t = other_t;
+        best_id = other_id;
+      }
+    }
     finished = finished || ray_finished_after(sr, s, best_t, -dir.z);
     if (__syncthreads_and(finished)) break;
   }
+#pragma unroll
+  for (int offset = 1; offset < kLanes; offset <<= 1) tests += __shfl_xor_sync(0xffffffffu, tests, offset);
 
-  if (inside) {
-    const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+  if (inside && lane == 0) {
     p.hit_t[pix] = best_t;
     p.hit_id[pix] = best_id;
     p.ray_tests[pix] = tests;
@@ -185,18 +216,24 @@ __global__ void __launch_bounds__(kTilePixels, kMinBlocks) cast_kernel(FramePara
     block_hits = 0;
   }
   __syncthreads();
-  atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
-  if (inside && best_id != kNoHit) atomicAdd(&block_hits, 1u);
+  if (lane == 0) {
+    atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
+    if (inside && best_id != kNoHit) atomicAdd(&block_hits, 1u);
+  }
   __syncthreads();
+  // Every block adds to the same few words, so only non-zero contributions go out: same-address atomics queue up at
+  // one L2 slice. (Empty tiles left above.)
   if (threadIdx.x == 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
-              static_cast<unsigned long long>(block_hits));
+    if (block_tests > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
+    if (block_hits > 0) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
+                static_cast<unsigned long long>(block_hits));
+    }
     unsigned long long nonempty = 0;
     for (int s = 0; s < p.slabs; ++s) nonempty += slab_begin[s + 1] > slab_begin[s] ? 1 : 0;
-    if (nonempty > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->nonempty_cells), nonempty);
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->nonempty_cells), nonempty);
     atomicMax(reinterpret_cast<unsigned long long*>(&p.counters->max_refs_per_tile),
-              static_cast<unsigned long long>(slab_begin[p.slabs] - slab_begin[0]));
+              static_cast<unsigned long long>(tile_end - tile_begin));
   }
 }
 
@@ -719,30 +756,31 @@ class CudaRenderer final : public Renderer {
     return p;
   }
 
-  // MEASUREMENT ONLY (session 6): SLABCAST_CAST_TUNING=chunk:min_blocks picks a caster instantiation, so one GPU
+  // MEASUREMENT ONLY (session 6): SLABCAST_CAST_TUNING=chunk:lanes picks a caster instantiation, so one GPU
   // call can time several; the default is constants.h's. To be removed once the numbers are in.
-  template <int kChunk, int kMinBlocks>
+  template <int kChunk, int kMinBlocks, int kLanes>
   void launch_cast_as(unsigned tiles, const FrameParams& p) {
-    cast_kernel<kChunk, kMinBlocks><<<tiles, kTilePixels, 0, stream_>>>(p);
+    cast_kernel<kChunk, kMinBlocks, kLanes><<<tiles, kTilePixels * kLanes, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
   }
   void launch_cast(unsigned tiles, const FrameParams& p) {
-    const int v = cast_tuning_ == 0 ? kCastChunk * 100 + kCastMinBlocks : cast_tuning_;
+    const int v = cast_tuning_ == 0 ? kCastChunk * 100 + kCastLanes : cast_tuning_;
     switch (v) {
-      case 6401: return launch_cast_as<64, 1>(tiles, p);
-      case 12801: return launch_cast_as<128, 1>(tiles, p);
-      case 12824: return launch_cast_as<128, 24>(tiles, p);
-      case 12832: return launch_cast_as<128, 32>(tiles, p);
-      case 25601: return launch_cast_as<256, 1>(tiles, p);
-      case 25624: return launch_cast_as<256, 24>(tiles, p);
+      case 12801: return launch_cast_as<128, 1, 1>(tiles, p);
+      case 25601: return launch_cast_as<256, 1, 1>(tiles, p);
+      case 12802: return launch_cast_as<128, 1, 2>(tiles, p);
+      case 25602: return launch_cast_as<256, 1, 2>(tiles, p);
+      case 25604: return launch_cast_as<256, 1, 4>(tiles, p);
+      case 51204: return launch_cast_as<512, 1, 4>(tiles, p);
+      case 51208: return launch_cast_as<512, 1, 8>(tiles, p);
       default: throw std::invalid_argument("slabcast: SLABCAST_CAST_TUNING names no compiled caster");
     }
   }
   static int cast_tuning_requested() {
     const char* v = std::getenv("SLABCAST_CAST_TUNING");
-    int chunk = 0, min_blocks = 0;
-    if (v == nullptr || std::sscanf(v, "%d:%d", &chunk, &min_blocks) != 2) return 0;
-    return chunk * 100 + min_blocks;
+    int chunk = 0, lanes = 0;
+    if (v == nullptr || std::sscanf(v, "%d:%d", &chunk, &lanes) != 2) return 0;
+    return chunk * 100 + lanes;
   }
   const int cast_tuning_ = cast_tuning_requested();
 
@@ -776,14 +814,22 @@ class CudaRenderer final : public Renderer {
     }
     capturing_ = false;
     SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    // An update is only tried where the topology cannot have changed; the runtime reports a refused update as an
+    // API error (which compute-sanitizer flags), so a new shape of frame gets a new graph without asking.
+    const GraphShape shape = graph_shape(p);
+    if (frame_exec_ && !(shape == frame_exec_shape_)) {
+      cudaGraphExecDestroy(frame_exec_);
+      frame_exec_ = nullptr;
+    }
     if (frame_exec_) {
       cudaGraphExecUpdateResultInfo info{};
       if (cudaGraphExecUpdate(frame_exec_, graph, &info) != cudaSuccess) {
-        cudaGetLastError();  // a refused update is not an error: instantiate afresh below
+        cudaGetLastError();  // not expected for the same shape; instantiating afresh is still right
         cudaGraphExecDestroy(frame_exec_);
         frame_exec_ = nullptr;
       }
     }
+    frame_exec_shape_ = shape;
     cudaError_t status = cudaSuccess;
     if (!frame_exec_) status = cudaGraphInstantiate(&frame_exec_, graph, 0);
     cudaGraphDestroy(graph);
@@ -801,6 +847,23 @@ class CudaRenderer final : public Renderer {
       frame_exec_ = nullptr;
     }
     SLABCAST_CUDA_CHECK(status);
+  }
+
+  // What decides the frame graph's nodes: the smooth-normal kernels, and the sizes from which the primitives choose
+  // their grids and kernels (CUB's scans pick single- or multi-pass by size).
+  struct GraphShape {
+    bool smooth_normals = false;
+    int width = 0, height = 0, slabs = 0;
+    int64_t triangles = 0, vertices = 0;
+    uint64_t capacity = 0;
+    bool operator==(const GraphShape& o) const {
+      return smooth_normals == o.smooth_normals && width == o.width && height == o.height && slabs == o.slabs &&
+             triangles == o.triangles && vertices == o.vertices && capacity == o.capacity;
+    }
+  };
+  GraphShape graph_shape(const FrameParams& p) const {
+    return GraphShape{p.need_smooth_normals, configured_.width, configured_.height, configured_.slabs,
+                      num_triangles_,         num_vertices_,      capacity_};
   }
 
   // The stage timing events; inside a capture they become event-record nodes of the graph.
@@ -881,6 +944,7 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_ = true;
   cudaGraphExec_t frame_exec_ = nullptr;
+  GraphShape frame_exec_shape_;
   bool capturing_ = false;  // encode_frame is being captured into the frame's graph
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[kEventCount] = {};
