@@ -19,7 +19,12 @@ constexpr int kMaxTilesPerAxis = 2048;
 // cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
 // whole; what a tile loads beyond the slab where its rays finish is read but not tested.
 constexpr int kCastChunk = 2 * kTilePixels;
-constexpr int kCastLanes = 1;  // threads per pixel ray
+// Cast: threads per pixel ray. Two lanes halve the time of a tile with many triangles, which otherwise trails the
+// grid; where tiles are light they cost more set-up per pixel and fewer pixels are in flight. Measured on the H100
+// (session 6, cast ms, 8 slabs, one lane -> two): dragon 1024^2 0.183 -> 0.150 (53 triangles a tile), 4M sphere
+// 1024^2 0.504 -> 0.376 (244), dragon 3840x2160 0.283 -> 0.342 (6.7), 4M sphere 3840x2160 0.639 -> 0.672 (31).
+// Four lanes were slower than two everywhere. So two lanes from this many triangles per tile:
+constexpr int kCastTwoLanesTrianglesPerTile = 40;
 
 // Binning (bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by
 //   kBinMarginPixels + kBinMarginRelative * (largest |projected coordinate| of its vertices, at least the frame size)

@@ -101,8 +101,8 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 // tiles of a frame are empty: 84% of the dragon's pixels at 3840x2160 miss); references come through shared memory
 // in chunks of kChunk that run across slab boundaries (three dependent global loads a chunk, not a slab); and a tile
 // with many triangles spreads each ray's tests over kLanes threads, so the heaviest tiles do not trail the grid.
-template <int kChunk, int kMinBlocks, int kLanes>
-__global__ void __launch_bounds__(kTilePixels* kLanes, kMinBlocks) cast_kernel(FrameParams p) {
+template <int kChunk, int kLanes>
+__global__ void __launch_bounds__(kTilePixels* kLanes) cast_kernel(FrameParams p) {
   constexpr int kThreads = kTilePixels * kLanes;
   constexpr int kRefsPerThread = kChunk / kThreads;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
@@ -319,7 +319,8 @@ class CudaRenderer final : public Renderer {
  public:
   explicit CudaRenderer(const RendererOptions& options) : options_(options),
         sync_stages_(sync_stages_requested()),
-        frame_graph_(frame_graph_requested() && !sync_stages_) {
+        frame_graph_(frame_graph_requested() && !sync_stages_),
+        cast_lanes_(cast_lanes_chosen(options)) {
     SLABCAST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
@@ -756,34 +757,38 @@ class CudaRenderer final : public Renderer {
     return p;
   }
 
-  // MEASUREMENT ONLY (session 6): SLABCAST_CAST_TUNING=chunk:lanes picks a caster instantiation, so one GPU
-  // call can time several; the default is constants.h's. To be removed once the numbers are in.
-  template <int kChunk, int kMinBlocks, int kLanes>
+  template <int kLanes>
   void launch_cast_as(unsigned tiles, const FrameParams& p) {
-    cast_kernel<kChunk, kMinBlocks, kLanes><<<tiles, kTilePixels * kLanes, 0, stream_>>>(p);
+    cast_kernel<kCastChunk, kLanes><<<tiles, kTilePixels * kLanes, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
   }
   void launch_cast(unsigned tiles, const FrameParams& p) {
-    const int v = cast_tuning_ == 0 ? kCastChunk * 100 + kCastLanes : cast_tuning_;
-    switch (v) {
-      case 12801: return launch_cast_as<128, 1, 1>(tiles, p);
-      case 25601: return launch_cast_as<256, 1, 1>(tiles, p);
-      case 12802: return launch_cast_as<128, 1, 2>(tiles, p);
-      case 25602: return launch_cast_as<256, 1, 2>(tiles, p);
-      case 25604: return launch_cast_as<256, 1, 4>(tiles, p);
-      case 51204: return launch_cast_as<512, 1, 4>(tiles, p);
-      case 51208: return launch_cast_as<512, 1, 8>(tiles, p);
-      default: throw std::invalid_argument("slabcast: SLABCAST_CAST_TUNING names no compiled caster");
+    if (cast_lanes(tiles) == 2) {
+      launch_cast_as<2>(tiles, p);
+    } else {
+      launch_cast_as<1>(tiles, p);
     }
   }
-  static int cast_tuning_requested() {
-    const char* v = std::getenv("SLABCAST_CAST_TUNING");
-    int chunk = 0, lanes = 0;
-    if (v == nullptr || std::sscanf(v, "%d:%d", &chunk, &lanes) != 2) return 0;
-    return chunk * 100 + lanes;
+  // RendererOptions::cast_lanes, else SLABCAST_CAST_LANES, else by the triangles per tile (constants.h).
+  int cast_lanes(unsigned tiles) const {
+    if (cast_lanes_ != 0) return cast_lanes_;
+    return num_triangles_ >= static_cast<int64_t>(kCastTwoLanesTrianglesPerTile) * tiles ? 2 : 1;
   }
-  const int cast_tuning_ = cast_tuning_requested();
-
+  static int cast_lanes_chosen(const RendererOptions& options) {
+    int lanes = options.cast_lanes;
+    const char* env = std::getenv("SLABCAST_CAST_LANES");
+    if (lanes == 0 && env != nullptr && env[0] != '\0') {
+      if (std::strcmp(env, "1") != 0 && std::strcmp(env, "2") != 0) {
+        throw std::invalid_argument(std::string("slabcast: SLABCAST_CAST_LANES is '") + env + "'; it takes 1 or 2");
+      }
+      lanes = env[0] - '0';
+    }
+    if (lanes < 0 || lanes > 2) {
+      throw std::invalid_argument("slabcast: RendererOptions::cast_lanes is " + std::to_string(lanes) +
+                                  "; it takes 0 (automatic), 1 or 2");
+    }
+    return lanes;
+  }
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
     if (!sync_stages_) return;
@@ -943,6 +948,7 @@ class CudaRenderer final : public Renderer {
   RendererOptions options_;
   bool sync_stages_ = false;
   bool frame_graph_ = true;
+  int cast_lanes_ = 0;  // 0: by the triangles per tile
   cudaGraphExec_t frame_exec_ = nullptr;
   GraphShape frame_exec_shape_;
   bool capturing_ = false;  // encode_frame is being captured into the frame's graph

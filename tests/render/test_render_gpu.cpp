@@ -11,6 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/quick_mode.h"
@@ -272,6 +273,52 @@ TEST(CudaBackend, SyncStagesDebugSwitch) {
   cpu->set_mesh(s.mesh);
   const FrameSettings f = settings_for(s, 64, 48, 16);
   expect_same_frame(render_frame(*cpu, f), render_frame(*gpu, f), "SLABCAST_SYNC_STAGES=1");
+}
+
+// The caster's lanes per pixel (one or two threads a ray) and the frame graph change how the GPU does the work, never
+// the result: each choice against the cpu, on a light scene (few triangles a tile) and a heavy one.
+TEST(CudaBackend, EveryCastLaneCountAndTheUngraphedFrameMatchTheCpu) {
+  const std::vector<std::tuple<Scene, int, int>> cases = {
+      {procedural_scene("stress", 3000, Deformer::bend), 257, 131},
+      {procedural_scene("sphere", 20000, Deformer::pulse), 101, 77}};
+  for (const auto& [s, w, h] : cases) {
+    auto cpu = make_renderer(Backend::cpu);
+    cpu->set_mesh(s.mesh);
+    const FrameSettings f = settings_for(s, w, h, 8);
+    const Frame expected = render_frame(*cpu, f);
+    for (int lanes : {1, 2}) {
+      RendererOptions o;
+      o.cast_lanes = lanes;
+      auto gpu = make_renderer(Backend::cuda, o);
+      gpu->set_mesh(s.mesh);
+      expect_same_frame(expected, render_frame(*gpu, f), s.label + " with " + std::to_string(lanes) + " lane(s)");
+    }
+    ASSERT_EQ(setenv("SLABCAST_FRAME_GRAPH", "0", 1), 0);
+    auto ungraphed = make_renderer(Backend::cuda);
+    unsetenv("SLABCAST_FRAME_GRAPH");
+    ungraphed->set_mesh(s.mesh);
+    expect_same_frame(expected, render_frame(*ungraphed, f), s.label + " with SLABCAST_FRAME_GRAPH=0");
+  }
+}
+
+TEST(CudaBackend, BadCastLaneCountsAreRefusedByName) {
+  RendererOptions o;
+  o.cast_lanes = 3;
+  try {
+    make_renderer(Backend::cuda, o);
+    FAIL() << "cast_lanes = 3 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("cast_lanes is 3"), std::string::npos) << e.what();
+  }
+  ASSERT_EQ(setenv("SLABCAST_CAST_LANES", "four", 1), 0);
+  try {
+    make_renderer(Backend::cuda);
+    unsetenv("SLABCAST_CAST_LANES");
+    FAIL() << "SLABCAST_CAST_LANES=four was accepted";
+  } catch (const std::invalid_argument& e) {
+    unsetenv("SLABCAST_CAST_LANES");
+    EXPECT_NE(std::string(e.what()).find("SLABCAST_CAST_LANES is 'four'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CudaBackend, StageTimesArePositive) {
