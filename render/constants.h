@@ -38,11 +38,9 @@ constexpr int kCastTwoLanesTrianglesPerTile = 40;
 constexpr float kBinMarginPixels = 1.0f / 32.0f;
 constexpr float kBinMarginRelative = 1.0e-5f;
 
-// Block sizes of the one-thread-per-item kernels (deform, bin, normals, shade).
+// Block sizes of the one-thread-per-item kernels (deform, bin, normals). The cuda backend shades in the caster.
 constexpr int kVertexBlock = 256;
 constexpr int kTriangleBlock = 256;
-constexpr int kShadeBlockX = 32;
-constexpr int kShadeBlockY = 8;
 
 // Reference capacity (triangle references after L1): initial guess per triangle, and growth factor on overflow.
 // Binning by pixel centres makes about one reference per triangle on the target scenes (cpu backend counts: dragon

@@ -135,15 +135,17 @@ SC_HD uint64_t tile_reference_count(const FrameParams& p, int tx, int ty) {
   return p.cell_offsets[first + static_cast<uint64_t>(p.slabs)] - p.cell_offsets[first];
 }
 
-// Shade pixel (px, py) from the cast's output.
-SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
-  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+// Shade pixel (px, py) from its ray's result: the nearest hit (id, t; kNoHit / +inf for a miss), the ray's tests and
+// its tile's references. The cuda caster calls this with the values it holds (it shades as it casts, writing straight
+// into the target); the cpu backend through shade_one below, from the cast's buffers.
+SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t, uint32_t ray_tests,
+                      uint64_t tile_refs) {
   PixelSample s;
-  s.id = p.hit_id[pix];
-  s.t = p.hit_t[pix];
+  s.id = id;
+  s.t = t;
   s.dir_view = pixel_ray_view(p.view, px, py);
-  s.ray_tests = p.ray_tests[pix];
-  s.tile_refs = tile_reference_count(p, px / kTileSize, py / kTileSize);
+  s.ray_tests = ray_tests;
+  s.tile_refs = tile_refs;
   const SlabRange sr = frame_slab_range(p);
   s.z_near = sr.z_near;
   s.z_far = sr.z_far;
@@ -156,8 +158,8 @@ SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
     s.slab = slab_of_depth(sr, p.nearest_depth[s.id]);
     if (p.need_smooth_normals) {
       // Recompute the barycentrics of the hit (same inputs as the cast, so the same result).
-      float t = 0.0f, bary[3] = {1.0f, 0.0f, 0.0f};
-      intersect_watertight(make_ray_shear(s.dir_view), tv.a, tv.b, tv.c, t, bary);
+      float t_again = 0.0f, bary[3] = {1.0f, 0.0f, 0.0f};
+      intersect_watertight(make_ray_shear(s.dir_view), tv.a, tv.b, tv.c, t_again, bary);
       const Vec3 na = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id)]];
       const Vec3 nb = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 1]];
       const Vec3 nc = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 2]];
@@ -168,6 +170,13 @@ SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
     }
   }
   return shade_pixel(p.shading, s);
+}
+
+// Shade pixel (px, py) from the cast's buffers.
+SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
+  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+  return shade_ray(p, px, py, p.hit_id[pix], p.hit_t[pix], p.ray_tests[pix],
+                   tile_reference_count(p, px / kTileSize, py / kTileSize));
 }
 
 }  // namespace slabcast
