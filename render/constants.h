@@ -25,6 +25,9 @@ constexpr int kCastChunk = 2 * kTilePixels;
 // 1024^2 0.504 -> 0.376 (244), dragon 3840x2160 0.283 -> 0.342 (6.7), 4M sphere 3840x2160 0.639 -> 0.672 (31).
 // Four lanes were slower than two everywhere. So two lanes from this many triangles per tile:
 constexpr int kCastTwoLanesTrianglesPerTile = 40;
+// Cast blocks of one lane an SM (half as many of two): caps the caster at 56 registers, what it used before the
+// same-axes path (which took it to 64, one block in nine fewer).
+constexpr int kCastBlocksPerSm = 18;
 
 // Binning (bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by
 //   kBinMarginPixels + kBinMarginRelative * (largest |projected coordinate| of its vertices, at least the frame size)

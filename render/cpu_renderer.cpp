@@ -64,7 +64,8 @@ class CpuRenderer final : public Renderer {
                                      adjacency_triangles.data(), static_cast<int64_t>(3 * T),
                                      static_cast<uint32_t>(V), VertexOfCorner{}, adjacency_offsets.data());
       }
-      std::vector<Vec3> world(V, Vec3{0, 0, 0}), view(V, Vec3{0, 0, 0}), vertex_normals(V, Vec3{0, 0, 0});
+      std::vector<Vec3> world(V, Vec3{0, 0, 0}), vertex_normals(V, Vec3{0, 0, 0});
+      std::vector<ViewVertex> view(V, ViewVertex{Vec3{0, 0, 0}, 0.0f});
       std::vector<Vec3> face_normals(T, Vec3{0, 0, 0});
       std::vector<TileRange> tile_range(T, culled_range());
       std::vector<float> nearest_depth(T, kCulledDepth);
@@ -239,7 +240,8 @@ class CpuRenderer final : public Renderer {
  private:
   // Bytes set_mesh keeps for a mesh, plus the adjacency sort's temporaries (freed again at its end).
   static uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {
-    const uint64_t kept = V * sizeof(Vec3) * 4 + (V + 1) * sizeof(uint64_t) + 3 * T * sizeof(uint32_t) * 2 +
+    const uint64_t kept = V * (sizeof(Vec3) * 3 + sizeof(ViewVertex)) + (V + 1) * sizeof(uint64_t) +
+                          3 * T * sizeof(uint32_t) * 2 +
                           T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
                           2 * capacity * sizeof(TriangleRef);
     return kept + 3 * T * sizeof(uint32_t) * 2;
@@ -330,7 +332,8 @@ class CpuRenderer final : public Renderer {
   std::vector<uint64_t> adjacency_offsets_;
   std::vector<uint32_t> adjacency_triangles_;
 
-  std::vector<Vec3> world_, view_, face_normals_, vertex_normals_;
+  std::vector<Vec3> world_, face_normals_, vertex_normals_;
+  std::vector<ViewVertex> view_;
   std::vector<TileRange> tile_range_;
   std::vector<float> nearest_depth_;
   std::vector<TriangleVerts> tri_verts_;

@@ -123,7 +123,8 @@ __device__ __forceinline__ void write_pixel(const CastTarget& target, int px, in
 }
 
 template <int kChunk, int kLanes>
-__global__ void __launch_bounds__(kTilePixels* kLanes) cast_kernel(FrameParams p, CastTarget target) {
+__global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes)
+    cast_kernel(FrameParams p, CastTarget target) {
   constexpr int kThreads = kTilePixels * kLanes;
   constexpr int kRefsPerThread = kChunk / kThreads;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
@@ -163,6 +164,13 @@ __global__ void __launch_bounds__(kTilePixels* kLanes) cast_kernel(FrameParams p
   const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
   const RayShear shear = make_ray_shear(dir);
   const SlabRange sr = frame_slab_range(p);
+  // Whether every ray of the tile has the same axis order (always, below a 90-degree field of view: z dominates):
+  // then each triangle enters shared memory already in that order, and the tests skip the per-ray permutation.
+  __shared__ int tile_axes;
+  const int axes = shear.kx * 9 + shear.ky * 3 + shear.kz;
+  if (threadIdx.x == 0) tile_axes = axes;
+  __syncthreads();
+  const bool same_axes = __syncthreads_and(axes == tile_axes) != 0;
   float best_t = INFINITY;
   uint32_t best_id = kNoHit;
   uint32_t tests = 0;
@@ -189,22 +197,39 @@ __global__ void __launch_bounds__(kTilePixels* kLanes) cast_kernel(FrameParams p
           const int i = k * kThreads + static_cast<int>(threadIdx.x);
           if (i < n) {
             chunk_ids[i] = ids[k];
-            chunk_verts[i] = p.tri_verts[ids[k]];
+            const TriangleVerts tv = p.tri_verts[ids[k]];
+            chunk_verts[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+                                                       to_ray_axes(shear, tv.c)}
+                                       : tv;
           }
         }
         __syncthreads();
       }
       const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
       if (!finished) {
-        const int last = static_cast<int>(stop - chunk_begin);
-        for (int j = static_cast<int>(r - chunk_begin) + lane; j < last; j += kLanes) {
-          const TriangleVerts tv = chunk_verts[j];
-          const uint32_t id = chunk_ids[j];
-          float t = 0.0f, bary[3];
-          ++tests;
-          if (intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary) && closer_hit(t, id, best_t, best_id)) {
-            best_t = t;
-            best_id = id;
+        const int first = static_cast<int>(r - chunk_begin) + lane, last = static_cast<int>(stop - chunk_begin);
+        if (same_axes) {  // block-uniform
+          for (int j = first; j < last; j += kLanes) {
+            const TriangleVerts tv = chunk_verts[j];
+            const uint32_t id = chunk_ids[j];
+            float t = 0.0f, bary[3];
+            ++tests;
+            if (intersect_watertight_ray_axes(shear, tv.a, tv.b, tv.c, t, bary) &&
+                closer_hit(t, id, best_t, best_id)) {
+              best_t = t;
+              best_id = id;
+            }
+          }
+        } else {
+          for (int j = first; j < last; j += kLanes) {
+            const TriangleVerts tv = chunk_verts[j];
+            const uint32_t id = chunk_ids[j];
+            float t = 0.0f, bary[3];
+            ++tests;
+            if (intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary) && closer_hit(t, id, best_t, best_id)) {
+              best_t = t;
+              best_id = id;
+            }
           }
         }
       }
@@ -500,7 +525,8 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(prim::sort_pairs<uint32_t, uint32_t>(nullptr, sort_temp, nullptr, nullptr, nullptr, nullptr,
                                                              prim::ItemCount(static_cast<int64_t>(3 * T)), 0,
                                                              vertex_key_bits(V), stream_));
-    const size_t kept = V * sizeof(Vec3) * 4 + (V + 1) * sizeof(uint64_t) + 3 * T * sizeof(uint32_t) * 2 +
+    const size_t kept = V * (sizeof(Vec3) * 3 + sizeof(ViewVertex)) + (V + 1) * sizeof(uint64_t) +
+                        3 * T * sizeof(uint32_t) * 2 +
                         T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
                         2 * capacity * sizeof(TriangleRef);
     return kept + 3 * T * sizeof(uint32_t) * 2 + sort_temp;
@@ -966,7 +992,8 @@ class CudaRenderer final : public Renderer {
   std::string mesh_name_;  // in out-of-memory messages
   MeshBounds bounds_;
   int64_t num_vertices_ = 0, num_triangles_ = 0;
-  DeviceArray<Vec3> rest_, world_, view_, vertex_normals_, face_normals_;
+  DeviceArray<Vec3> rest_, world_, vertex_normals_, face_normals_;
+  DeviceArray<ViewVertex> view_;
   DeviceArray<uint32_t> indices_, adjacency_triangles_;
   DeviceArray<uint64_t> adjacency_offsets_;
   DeviceArray<TileRange> tile_range_;

@@ -18,6 +18,14 @@ struct TriangleVerts {  // one triangle's vertices in view space (the caster's i
   Vec3 a, b, c;
 };
 
+// A deformed vertex in view space, padded to 16 bytes: the bin stage gathers three per triangle, and a 12-byte
+// vertex straddles two 32-byte sectors a third of the time (Nsight Compute, session 6: the bin kernel ran at 72% of
+// the L2's throughput and 28% of DRAM's).
+struct alignas(16) ViewVertex {
+  Vec3 p;
+  float unused;  // written (as 0) so that the padding is defined
+};
+
 // Integer statistics accumulated on the device during a frame (integer atomics only: deterministic).
 struct FrameCounters {
   uint64_t binned;             // triangles that survived culling
@@ -58,7 +66,7 @@ struct FrameParams {
 
   // ---- stage 1 (deform) output / stage 2 input ----
   Vec3* world_positions;   // [num_vertices], deformed, world
-  Vec3* view_positions;    // [num_vertices], deformed, view space
+  ViewVertex* view_positions;  // [num_vertices], deformed, view space
   Vec3* face_normals;      // [num_triangles], cross(b - a, c - a) in world space (area weighted)
   Vec3* vertex_normals;    // [num_vertices], normalized sum of adjacent face normals (world)
 
@@ -86,7 +94,7 @@ struct FrameParams {
 SC_HD void deform_one(const FrameParams& p, int64_t v) {
   const Vec3 w = deform_vertex(p.deform, p.rest_positions[v]);
   p.world_positions[v] = w;
-  p.view_positions[v] = world_to_view(p.view, w);
+  p.view_positions[v] = ViewVertex{world_to_view(p.view, w), 0.0f};
 }
 
 SC_HD void face_normal_one(const FrameParams& p, int64_t t) {
@@ -108,9 +116,9 @@ SC_HD void vertex_normal_one(const FrameParams& p, int64_t v) {
 
 // Returns whether the triangle was binned (for the caller's count).
 SC_HD bool bin_one(const FrameParams& p, int64_t t) {
-  const Vec3 a = p.view_positions[p.indices[3 * t]];
-  const Vec3 b = p.view_positions[p.indices[3 * t + 1]];
-  const Vec3 c = p.view_positions[p.indices[3 * t + 2]];
+  const Vec3 a = p.view_positions[p.indices[3 * t]].p;
+  const Vec3 b = p.view_positions[p.indices[3 * t + 1]].p;
+  const Vec3 c = p.view_positions[p.indices[3 * t + 2]].p;
   const BinResult r = bin_triangle(p.view, p.tiles_x, p.tiles_y, a, b, c);
   p.tile_range[t] = r.range;
   p.nearest_depth[t] = r.nearest_depth;

@@ -34,16 +34,21 @@ SC_HD RayShear make_ray_shear(Vec3 dir) {
   return r;
 }
 
-// Intersect the ray (origin 0) with triangle (a, b, c). On a hit with t > 0 returns true and writes the
-// distance t along the ray and the barycentric weights (of a, b, c; they sum to 1).
-SC_HD bool intersect_watertight(const RayShear& r, Vec3 a, Vec3 b, Vec3 c, float& t_out, float bary[3]) {
-  const float az_ = component(a, r.kz), bz_ = component(b, r.kz), cz_ = component(c, r.kz);
-  const float ax = component(a, r.kx) - r.sx * az_;
-  const float ay = component(a, r.ky) - r.sy * az_;
-  const float bx = component(b, r.kx) - r.sx * bz_;
-  const float by = component(b, r.ky) - r.sy * bz_;
-  const float cx = component(c, r.kx) - r.sx * cz_;
-  const float cy = component(c, r.ky) - r.sy * cz_;
+// A vertex in the ray's axis order: (component kx, component ky, component kz). Exact (it only moves floats).
+SC_HD Vec3 to_ray_axes(const RayShear& r, Vec3 v) {
+  return Vec3{component(v, r.kx), component(v, r.ky), component(v, r.kz)};
+}
+
+// The test on vertices already in the ray's axis order (to_ray_axes). A caster whose rays share their axes puts
+// each triangle in that order once, for all of them, instead of once per ray; both forms do the same arithmetic.
+SC_HD bool intersect_watertight_ray_axes(const RayShear& r, Vec3 a, Vec3 b, Vec3 c, float& t_out, float bary[3]) {
+  const float az_ = a.z, bz_ = b.z, cz_ = c.z;
+  const float ax = a.x - r.sx * az_;
+  const float ay = a.y - r.sy * az_;
+  const float bx = b.x - r.sx * bz_;
+  const float by = b.y - r.sy * bz_;
+  const float cx = c.x - r.sx * cz_;
+  const float cy = c.y - r.sy * cz_;
 
   float u = cx * by - cy * bx;
   float v = ax * cy - ay * cx;
@@ -66,6 +71,12 @@ SC_HD bool intersect_watertight(const RayShear& r, Vec3 a, Vec3 b, Vec3 c, float
   bary[1] = v * inv;
   bary[2] = w * inv;
   return true;
+}
+
+// Intersect the ray (origin 0) with triangle (a, b, c). On a hit with t > 0 returns true and writes the
+// distance t along the ray and the barycentric weights (of a, b, c; they sum to 1).
+SC_HD bool intersect_watertight(const RayShear& r, Vec3 a, Vec3 b, Vec3 c, float& t_out, float bary[3]) {
+  return intersect_watertight_ray_axes(r, to_ray_axes(r, a), to_ray_axes(r, b), to_ray_axes(r, c), t_out, bary);
 }
 
 // The nearest-hit rule shared by every caster: smaller t wins; on equal t the lower triangle ID wins.

@@ -51,7 +51,9 @@ struct SegmentedSplitPolicy {
   static constexpr int kTileCapacity = kBlockThreads * kItemsPerThread;      // items one block holds
   static constexpr int64_t kTileStride = kTileCapacity - kTileCapacity / 8;  // nominal tile spacing
   static constexpr int64_t kSmallSegment = kTileCapacity - kTileStride + 1;  // never split across tiles
-  static constexpr int kRadixBits = 4;                                       // block radix sort digit
+  // Block radix sort digit. 5: the renderer's L2 / L3 keys (segment ordinal x buckets + bucket) have 9-10 bits, two
+  // passes instead of three with 4-bit digits (Nsight Compute, session 6: its downsweeps issue 24% of the time).
+  static constexpr int kRadixBits = 5;
   // Downsweep blocks per SM: 3 caps registers at 80 (8-byte records used 90, so only two blocks shared an SM and
   // the renderer's L2 / L3 ran in two waves). 4-byte records (16 a thread) would spill under that cap.
   static constexpr int kDownsweepMinBlocks = kRecordBytes <= 4 ? 1 : 3;
