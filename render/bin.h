@@ -9,11 +9,17 @@
 
 namespace slabcast {
 
-// Inclusive tile range of a triangle; culled triangles have x0 > x1.
-struct alignas(16) TileRange {
-  int32_t x0, y0, x1, y1;
+// Inclusive tile range of a triangle; culled triangles have x0 > x1. 16 bits a bound: a frame has at most
+// kMaxTilesPerAxis (2048) tiles per axis, and the bin stage writes, and L1 reads twice, 8 bytes a triangle, not 16.
+struct alignas(8) TileRange {
+  int16_t x0, y0, x1, y1;
 };
-SC_HD TileRange culled_range() { return TileRange{1, 1, 0, 0}; }
+static_assert(kMaxTilesPerAxis <= 32768, "tile indices fit int16_t");
+SC_HD TileRange make_tile_range(int x0, int y0, int x1, int y1) {
+  return TileRange{static_cast<int16_t>(x0), static_cast<int16_t>(y0), static_cast<int16_t>(x1),
+                   static_cast<int16_t>(y1)};
+}
+SC_HD TileRange culled_range() { return make_tile_range(1, 1, 0, 0); }
 SC_HD bool is_culled(const TileRange& r) { return r.x0 > r.x1; }
 
 // Nearest depth of a triangle that crosses the camera plane (a vertex at view depth <= 0): it goes to slab 0
@@ -54,7 +60,7 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   const float dmax = sc_max(da, sc_max(db, dc));
   if (!(dmax > 0.0f)) return out;  // entirely at or behind the camera plane
   if (!(dmin > 0.0f)) {            // crosses the camera plane
-    out.range = TileRange{0, 0, tiles_x - 1, tiles_y - 1};
+    out.range = make_tile_range(0, 0, tiles_x - 1, tiles_y - 1);
     out.nearest_depth = kStraddleDepth;
     return out;
   }
@@ -84,7 +90,7 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   const int cx0 = px0 < 0 ? 0 : px0, cy0 = py0 < 0 ? 0 : py0;
   const int cx1 = px1 > view.width - 1 ? view.width - 1 : px1;
   const int cy1 = py1 > view.height - 1 ? view.height - 1 : py1;
-  out.range = TileRange{cx0 / kTileSize, cy0 / kTileSize, cx1 / kTileSize, cy1 / kTileSize};
+  out.range = make_tile_range(cx0 / kTileSize, cy0 / kTileSize, cx1 / kTileSize, cy1 / kTileSize);
   out.nearest_depth = dmin;
   return out;
 }
