@@ -39,6 +39,8 @@
 #   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
 #                              sanitizers" (the sanitizer steps last: their runs go on beside the next step's)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
+#   SLABCAST_CTEST_ARGS        more ctest arguments for step gpu_tests, e.g. "-LE soak": the soak tests watch the
+#                              device's memory as a whole, so they need a GPU no other process is using
 #   SLABCAST_RENDER_BENCH_ARGS arguments of `slabcast bench` (default: its full issue-5 suite, a few minutes)
 #   SLABCAST_GPU_CHECK_DEADLINE  seconds from the start after which no new step starts and running ones are cut
 #                              (default: none), so a call on a machine lent for a few minutes still returns a
@@ -151,7 +153,9 @@ step_gpu_tests() {
     record gpu_tests FAIL 0 "no build"
     return
   fi
-  (cd "$BUILD" && timeout "$(time_left)" ctest -L gpu -j "${SLABCAST_CTEST_JOBS:-1}" --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
+  # shellcheck disable=SC2086
+  (cd "$BUILD" && timeout "$(time_left)" ctest -L gpu ${SLABCAST_CTEST_ARGS:-} -j "${SLABCAST_CTEST_JOBS:-1}" \
+     --output-on-failure --timeout 1800) > "$OUT/ctest-gpu.log" 2>&1
   local rc=$?
   awk '/Test +#[0-9]+: /{
          name = $4; st = "FAIL"; detail = "";
