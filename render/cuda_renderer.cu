@@ -1,11 +1,12 @@
-// The cuda backend: one frame = deform -> project and bin -> L1 / L2 / L3 split -> cast -> shade, all on one
-// stream, with no allocation and no host synchronisation inside the frame except the single wait at its end
-// that reads the statistics (and tells whether L1 overflowed the reference buffer: then the buffer grows and
-// the frame is redone, so an overflow costs time, never a wrong image).
+// The cuda backend: one frame = deform -> project and bin -> L1 / L2 / L3 split -> cast and shade, all on one
+// stream and launched as one CUDA graph, with no allocation and no host synchronisation inside the frame except the
+// single wait at its end that reads the statistics (and tells whether L1 overflowed the reference buffer: then the
+// buffer grows and the frame is redone, so an overflow costs time, never a wrong image).
 //
 // The per-item work of every stage is the shared __host__ __device__ code of frame_params.h, which the cpu
 // backend runs in plain loops; the kernels here are thin shims around it, except the caster, whose block
-// cooperation (batches of triangles in shared memory, the block-wide early exit) is GPU-specific.
+// cooperation (chunks of triangles in shared memory, lanes per ray, the block-wide early exit) is GPU-specific;
+// it shades each pixel with the same shade_ray the cpu backend uses, straight into the target.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -78,8 +79,8 @@ __global__ void __launch_bounds__(kTriangleBlock) bin_kernel(FrameParams p) {
   }
 }
 
-// After L1: if the references did not fit, mark the overflow and empty the column offsets, so that L2, L3, the
-// cast and the shade see an empty structure (they run, cheaply, on consistent data) and the host redoes the
+// After L1: if the references did not fit, mark the overflow and empty the column offsets, so that L2, L3 and the
+// cast see an empty structure (they run, cheaply, on consistent data) and the host redoes the
 // frame. Without this L2 would be handed a count above its capacity and leave its offsets unwritten.
 __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, const uint64_t* total,
                                       uint64_t capacity, uint64_t* overflow) {
