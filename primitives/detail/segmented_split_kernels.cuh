@@ -55,8 +55,10 @@ struct SegmentedSplitPolicy {
   // passes instead of three with 4-bit digits (Nsight Compute, session 6: its downsweeps issue 24% of the time).
   static constexpr int kRadixBits = 5;
   // Downsweep blocks per SM: 3 caps registers at 80 (8-byte records used 90, so only two blocks shared an SM and
-  // the renderer's L2 / L3 ran in two waves). 4-byte records (16 a thread) would spill under that cap.
-  static constexpr int kDownsweepMinBlocks = kRecordBytes <= 4 ? 1 : 3;
+  // the renderer's L2 / L3 ran in two waves). 4-byte records (16 a thread) would spill under that cap; left
+  // uncapped they took 151 registers, one block an SM, and ran 1.6x slower (prim_bench, session 6): 2 caps them at
+  // 128, as many as they used before.
+  static constexpr int kDownsweepMinBlocks = kRecordBytes <= 4 ? 2 : 3;
   static constexpr int kUpsweepThreads = 256;
   static constexpr int kPlanWarpsPerBlock = 8;
   static_assert(kSmallSegment >= 1 && kSmallSegment <= kTileStride, "a small segment fits between two boundaries");
