@@ -90,18 +90,6 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
   if (threadIdx.x == 0) *overflow = 1;
 }
 
-// One block per tile; kLanes threads per pixel ray, each testing every kLanes-th triangle of a slab. Slabs front
-// to back; each ray keeps its nearest hit (ties: lower ID) and stops testing once finished (frame_params.h:
-// ray_finished_after); the block leaves when all its rays have. Per-ray results are exactly those of the cpu
-// backend's cast_pixel: the nearest hit is the minimum of a total order (closer_hit on distinct IDs), so splitting a
-// slab's triangles among lanes and combining at the slab's end finds the same one, and the lanes' test counts add up
-// to the ray's.
-//
-// Latency, not arithmetic, bounds this kernel (session 5: 137 G tests/s, a tenth of the FP32 rate), so: the tile's
-// cell offsets come in once, at the start; an empty tile writes its misses and leaves before any ray set-up (most
-// tiles of a frame are empty: 84% of the dragon's pixels at 3840x2160 miss); references come through shared memory
-// in chunks of kChunk that run across slab boundaries (three dependent global loads a chunk, not a slab); and a tile
-// with many triangles spreads each ray's tests over kLanes threads, so the heaviest tiles do not trail the grid.
 // Where the caster's pixels go: the caller's surface, and the hit buffers only when the caller asked for them
 // (FrameExtras); the frame itself needs neither buffer, since each ray is shaded by the thread that cast it.
 struct CastTarget {
@@ -123,6 +111,19 @@ __device__ __forceinline__ void write_pixel(const CastTarget& target, int px, in
   }
 }
 
+// One block per tile; kLanes threads per pixel ray, each testing every kLanes-th triangle of a slab. Slabs front
+// to back; each ray keeps its nearest hit (ties: lower ID) and stops testing once finished (frame_params.h:
+// ray_finished_after); the block leaves when all its rays have. Per-ray results are exactly those of the cpu
+// backend's cast_pixel: the nearest hit is the minimum of a total order (closer_hit on distinct IDs), so splitting a
+// slab's triangles among lanes and combining at the slab's end finds the same one, and the lanes' test counts add up
+// to the ray's.
+//
+// Session 5 found it latency-bound (137 G tests/s, a tenth of the FP32 rate). So: the tile's cell offsets come in
+// once, at the start; an empty tile writes its misses and leaves before any ray set-up (84% of the dragon's pixels
+// miss at 3840x2160); references come through shared memory in chunks of kChunk that run across slab boundaries
+// (three dependent global loads a chunk, not a slab), in the rays' axis order where the tile's rays share it; and a
+// tile with many triangles spreads each ray's tests over kLanes threads, so the heaviest tiles do not trail the grid.
+// Now the instructions of the tests bound it (Nsight Compute, session 6: issue slots 69% busy on the dragon).
 template <int kChunk, int kLanes>
 __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes)
     cast_kernel(FrameParams p, CastTarget target) {
