@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "render/build_ops.h"
 #include "render/renderer.h"
@@ -49,5 +50,8 @@ struct BuildView {
   const TriangleRef* cell_refs;       // [cell_offsets[cells]]
 };
 FrameStructure to_frame_structure(const BuildView& b);
+
+// Per-vertex vectors as the Renderer interface returns them.
+std::vector<glm::vec3> to_glm(const std::vector<Vec3>& v);
 
 }  // namespace slabcast

@@ -22,6 +22,23 @@ SC_HD TileRange make_tile_range(int x0, int y0, int x1, int y1) {
 SC_HD TileRange culled_range() { return make_tile_range(1, 1, 0, 0); }
 SC_HD bool is_culled(const TileRange& r) { return r.x0 > r.x1; }
 
+// Inclusive range of the pixels whose centre ray can hit a triangle, clamped to the frame: the box from which the
+// tile range is made. The caster tests a ray against a triangle only when its pixel lies in this box: a ray
+// outside it misses (the same guarantee that puts the triangle in the pixel's tile), so the skip changes no
+// result. Most triangles of a tile cover a few of its 64 pixels (the dragon's are about a pixel at 1024x1024).
+// 16 bits a bound: a frame is at most kMaxTilesPerAxis * kTileSize = 16384 pixels a side.
+struct alignas(8) PixelBox {
+  int16_t x0, y0, x1, y1;
+};
+static_assert(kMaxTilesPerAxis * kTileSize <= 32768, "pixel indices fit int16_t");
+SC_HD PixelBox make_pixel_box(int x0, int y0, int x1, int y1) {
+  return PixelBox{static_cast<int16_t>(x0), static_cast<int16_t>(y0), static_cast<int16_t>(x1),
+                  static_cast<int16_t>(y1)};
+}
+SC_HD bool box_holds(const PixelBox& b, int px, int py) {
+  return px >= b.x0 && px <= b.x1 && py >= b.y0 && py <= b.y1;
+}
+
 // Nearest depth of a triangle that crosses the camera plane (a vertex at view depth <= 0): it goes to slab 0
 // and stays out of the per-frame depth-range fit, so one such triangle does not stretch the slabs to depth 0.
 constexpr float kStraddleDepth = -1.0f;
@@ -30,6 +47,7 @@ constexpr float kCulledDepth = INFINITY;
 
 struct BinResult {
   TileRange range;
+  PixelBox pixels;      // the pixels range is made of (empty when culled)
   float nearest_depth;  // view depth (-z) of the nearest vertex; kStraddleDepth / kCulledDepth as above
 };
 
@@ -48,7 +66,7 @@ SC_HD int pixel_ceil(float s, int limit) {
 // the camera plane (no ray with t > 0 can hit it), or a projected box that misses the screen or every pixel centre.
 // Triangles with a vertex at view depth <= 0 but not all: conservatively the whole screen, slab 0.
 SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, Vec3 a, Vec3 b, Vec3 c) {
-  BinResult out{culled_range(), kCulledDepth};
+  BinResult out{culled_range(), make_pixel_box(1, 1, 0, 0), kCulledDepth};
   const bool finite = sc_isfinite(a.x) && sc_isfinite(a.y) && sc_isfinite(a.z) && sc_isfinite(b.x) &&
                       sc_isfinite(b.y) && sc_isfinite(b.z) && sc_isfinite(c.x) && sc_isfinite(c.y) &&
                       sc_isfinite(c.z);
@@ -61,6 +79,7 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   if (!(dmax > 0.0f)) return out;  // entirely at or behind the camera plane
   if (!(dmin > 0.0f)) {            // crosses the camera plane
     out.range = make_tile_range(0, 0, tiles_x - 1, tiles_y - 1);
+    out.pixels = make_pixel_box(0, 0, view.width - 1, view.height - 1);
     out.nearest_depth = kStraddleDepth;
     return out;
   }
@@ -90,6 +109,7 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   const int cx0 = px0 < 0 ? 0 : px0, cy0 = py0 < 0 ? 0 : py0;
   const int cx1 = px1 > view.width - 1 ? view.width - 1 : px1;
   const int cy1 = py1 > view.height - 1 ? view.height - 1 : py1;
+  out.pixels = make_pixel_box(cx0, cy0, cx1, cy1);
   out.range = make_tile_range(cx0 / kTileSize, cy0 / kTileSize, cx1 / kTileSize, cy1 / kTileSize);
   out.nearest_depth = dmin;
   return out;
@@ -144,16 +164,16 @@ struct DepthRangeKeys {
   uint32_t farthest;  // max over d of bits(d): the largest d
 };
 SC_HD bool in_front_depth(float d) { return d > 0.0f && sc_isfinite(d); }
-SC_HD uint32_t nearest_depth_key(float d) { return in_front_depth(d) ? ~sc_float_bits(d) : 0u; }
-SC_HD uint32_t farthest_depth_key(float d) { return in_front_depth(d) ? sc_float_bits(d) : 0u; }
+SC_HD uint32_t nearest_depth_key(float d) { return in_front_depth(d) ? ~sc_bit_cast<uint32_t>(d) : 0u; }
+SC_HD uint32_t farthest_depth_key(float d) { return in_front_depth(d) ? sc_bit_cast<uint32_t>(d) : 0u; }
 SC_HD void accumulate_depth(DepthRangeKeys& k, float d) {
   const uint32_t n = nearest_depth_key(d), f = farthest_depth_key(d);
   k.nearest = n > k.nearest ? n : k.nearest;
   k.farthest = f > k.farthest ? f : k.farthest;
 }
 // The raw range (+inf / -inf where no triangle is in front, which make_slab_range turns into a default).
-SC_HD float nearest_of(const DepthRangeKeys& k) { return k.nearest == 0 ? INFINITY : sc_bits_float(~k.nearest); }
-SC_HD float farthest_of(const DepthRangeKeys& k) { return k.farthest == 0 ? -INFINITY : sc_bits_float(k.farthest); }
+SC_HD float nearest_of(const DepthRangeKeys& k) { return k.nearest == 0 ? INFINITY : sc_bit_cast<float>(~k.nearest); }
+SC_HD float farthest_of(const DepthRangeKeys& k) { return k.farthest == 0 ? -INFINITY : sc_bit_cast<float>(k.farthest); }
 SC_HD SlabRange make_slab_range(const DepthRangeKeys& k, int slabs) {
   return make_slab_range(nearest_of(k), farthest_of(k), slabs);
 }

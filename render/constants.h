@@ -45,6 +45,12 @@ constexpr float kBinMarginRelative = 1.0e-5f;
 constexpr int kVertexBlock = 256;
 constexpr int kTriangleBlock = 256;
 
+// Vertex normals (frame_params.h): a vertex with more adjacent triangles than this is summed by a warp of
+// kWarpSumLanes lanes instead of one thread. The 4M-triangle sphere's poles have 2000 triangles each, the 16M one's
+// 4000; the dragon's vertices have at most a few dozen, so its normals are added as before.
+constexpr int kWarpSumValence = 64;
+constexpr int kWarpSumLanes = 32;
+
 // Reference capacity (triangle references after L1): initial guess per triangle, and growth factor on overflow.
 // Binning by pixel centres makes about one reference per triangle on the target scenes (cpu backend counts: dragon
 // 0.94 at 1024x1024 and 1.53 at 3840x2160, sphere 4M 0.81 at 1024x1024, sphere 16M 0.89 at 3840x2160), so two per

@@ -146,7 +146,13 @@ class CpuRenderer final : public Renderer {
     for (int64_t v = 0; v < V; ++v) deform_one(p, v);
     if (p.need_smooth_normals) {
       for (int64_t i = 0; i < T; ++i) face_normal_one(p, i);
-      for (int64_t v = 0; v < V; ++v) vertex_normal_one(p, v);
+      for (int64_t v = 0; v < V; ++v) {
+        if (summed_by_lanes(p, v)) {
+          vertex_normal_by_lanes_on_host(p, v);
+        } else {
+          vertex_normal_one(p, v);
+        }
+      }
     }
     stats.ms.deform = ms_since(t);
 
@@ -229,11 +235,8 @@ class CpuRenderer final : public Renderer {
     return to_frame_structure(b);
   }
 
-  std::vector<glm::vec3> last_deformed_positions() const override {
-    std::vector<glm::vec3> out(world_.size());
-    for (size_t v = 0; v < world_.size(); ++v) out[v] = glm::vec3(world_[v].x, world_[v].y, world_[v].z);
-    return out;
-  }
+  std::vector<glm::vec3> last_deformed_positions() const override { return to_glm(world_); }
+  std::vector<glm::vec3> last_vertex_normals() const override { return to_glm(vertex_normals_); }
   Backend backend() const override { return Backend::cpu; }
   size_t device_bytes_in_use() const override { return 0; }
 
@@ -308,7 +311,8 @@ class CpuRenderer final : public Renderer {
         const uint32_t id = ref_triangle(p.cell_refs[k]);
         const TriangleVerts& tv = p.tri_verts[id];
         float t = 0.0f, bary[3];
-        ++tests;
+        ++tests;  // a candidate counts as a test also where the pixel box settles it (the cuda caster counts so too)
+        if (!box_holds(tv.pixels, px, py)) continue;  // outside the box the test misses (bin.h)
         if (intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary) && closer_hit(t, id, best_t, best_id)) {
           best_t = t;
           best_id = id;

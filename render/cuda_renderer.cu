@@ -42,9 +42,26 @@ __global__ void __launch_bounds__(kTriangleBlock) face_normal_kernel(FrameParams
   if (t < p.num_triangles) face_normal_one(p, t);
 }
 
+// One thread a vertex, except that a vertex with many triangles (frame_params.h: summed_by_lanes) is summed by its
+// whole warp, one after another, each lane adding every 32nd triangle, then the lanes' sums in a butterfly.
 __global__ void __launch_bounds__(kVertexBlock) vertex_normal_kernel(FrameParams p) {
+  static_assert(kVertexBlock % 32 == 0 && kWarpSumLanes == 32, "whole warps sum the many-triangle vertices");
   const int64_t v = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (v < p.num_vertices) vertex_normal_one(p, v);
+  const bool by_lanes = v < p.num_vertices && summed_by_lanes(p, v);
+  if (v < p.num_vertices && !by_lanes) vertex_normal_one(p, v);
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  for (unsigned waiting = __ballot_sync(0xffffffffu, by_lanes); waiting != 0; waiting &= waiting - 1) {
+    const int owner = __ffs(static_cast<int>(waiting)) - 1;
+    const int64_t hub = __shfl_sync(0xffffffffu, v, owner);
+    Vec3 sum = face_normal_sum(p, p.adjacency_offsets[hub] + static_cast<uint64_t>(lane), p.adjacency_offsets[hub + 1],
+                               kWarpSumLanes);
+#pragma unroll
+    for (int offset = kWarpSumLanes / 2; offset >= 1; offset /= 2) {
+      sum = sum + Vec3{__shfl_xor_sync(0xffffffffu, sum.x, offset), __shfl_xor_sync(0xffffffffu, sum.y, offset),
+                       __shfl_xor_sync(0xffffffffu, sum.z, offset)};
+    }
+    if (lane == 0) p.vertex_normals[hub] = normalize_or_zero(sum);
+  }
 }
 
 // Also folds the frame's depth range (bin.h: two integer keys, each a maximum) into one atomic per key and block,
@@ -111,6 +128,33 @@ __device__ __forceinline__ void write_pixel(const CastTarget& target, int px, in
   }
 }
 
+// A chunk's triangle as the caster keeps it in shared memory (its pixel box is kept apart: most tests end there).
+struct ChunkTriangle {
+  Vec3 a, b, c;
+};
+
+// One ray against the chunk's triangles first, first + step, ... < last, keeping the nearest hit (closer_hit). A
+// triangle whose pixel box does not hold the ray's pixel is skipped: the ray misses it (bin.h), so only the work
+// changes; it still counts as one of the ray's tests, as on the cpu backend. kInRayAxes: the vertices are already
+// in the ray's axis order (to_ray_axes), which skips the per-ray permutation of every triangle.
+template <bool kInRayAxes>
+__device__ __forceinline__ void test_chunk(const ChunkTriangle* triangles, const PixelBox* boxes, const uint32_t* ids,
+                                           int first, int last, int step, int px, int py, const RayShear& shear,
+                                           float& best_t, uint32_t& best_id, uint32_t& tests) {
+  for (int j = first; j < last; j += step) {
+    ++tests;
+    if (!box_holds(boxes[j], px, py)) continue;
+    const ChunkTriangle tv = triangles[j];
+    float t = 0.0f, bary[3];
+    const bool hit = kInRayAxes ? intersect_watertight_ray_axes(shear, tv.a, tv.b, tv.c, t, bary)
+                                : intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary);
+    if (hit && closer_hit(t, ids[j], best_t, best_id)) {
+      best_t = t;
+      best_id = ids[j];
+    }
+  }
+}
+
 // One block per tile; kLanes threads per pixel ray, each testing every kLanes-th triangle of a slab. Slabs front
 // to back; each ray keeps its nearest hit (ties: lower ID) and stops testing once finished (frame_params.h:
 // ray_finished_after); the block leaves when all its rays have. Per-ray results are exactly those of the cpu
@@ -132,7 +176,8 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
   static_assert(kLanes == 1 || kLanes == 2 || kLanes == 4 || kLanes == 8, "a pixel's lanes lie in one warp");
   __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
-  __shared__ TriangleVerts chunk_verts[kChunk];
+  __shared__ ChunkTriangle chunk_triangles[kChunk];
+  __shared__ PixelBox chunk_boxes[kChunk];
   __shared__ uint32_t chunk_ids[kChunk];
 
   // Block -> tile in build order (column major), so consecutive blocks read neighbouring cells.
@@ -200,9 +245,10 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
           if (i < n) {
             chunk_ids[i] = ids[k];
             const TriangleVerts tv = p.tri_verts[ids[k]];
-            chunk_verts[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
-                                                       to_ray_axes(shear, tv.c)}
-                                       : tv;
+            chunk_boxes[i] = tv.pixels;
+            chunk_triangles[i] = same_axes ? ChunkTriangle{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+                                                           to_ray_axes(shear, tv.c)}
+                                           : ChunkTriangle{tv.a, tv.b, tv.c};
           }
         }
         __syncthreads();
@@ -211,28 +257,11 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
       if (!finished) {
         const int first = static_cast<int>(r - chunk_begin) + lane, last = static_cast<int>(stop - chunk_begin);
         if (same_axes) {  // block-uniform
-          for (int j = first; j < last; j += kLanes) {
-            const TriangleVerts tv = chunk_verts[j];
-            const uint32_t id = chunk_ids[j];
-            float t = 0.0f, bary[3];
-            ++tests;
-            if (intersect_watertight_ray_axes(shear, tv.a, tv.b, tv.c, t, bary) &&
-                closer_hit(t, id, best_t, best_id)) {
-              best_t = t;
-              best_id = id;
-            }
-          }
+          test_chunk<true>(chunk_triangles, chunk_boxes, chunk_ids, first, last, kLanes, px, py, shear, best_t, best_id,
+                           tests);
         } else {
-          for (int j = first; j < last; j += kLanes) {
-            const TriangleVerts tv = chunk_verts[j];
-            const uint32_t id = chunk_ids[j];
-            float t = 0.0f, bary[3];
-            ++tests;
-            if (intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary) && closer_hit(t, id, best_t, best_id)) {
-              best_t = t;
-              best_id = id;
-            }
-          }
+          test_chunk<false>(chunk_triangles, chunk_boxes, chunk_ids, first, last, kLanes, px, py, shear, best_t,
+                            best_id, tests);
         }
       }
       r = stop;
@@ -494,14 +523,8 @@ class CudaRenderer final : public Renderer {
     return to_frame_structure(b);
   }
 
-  std::vector<glm::vec3> last_deformed_positions() const override {
-    SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::vector<Vec3> w(static_cast<size_t>(num_vertices_));
-    SLABCAST_CUDA_CHECK(cudaMemcpy(w.data(), world_.get(), w.size() * sizeof(Vec3), cudaMemcpyDeviceToHost));
-    std::vector<glm::vec3> out(w.size());
-    for (size_t v = 0; v < w.size(); ++v) out[v] = glm::vec3(w[v].x, w[v].y, w[v].z);
-    return out;
-  }
+  std::vector<glm::vec3> last_deformed_positions() const override { return download_vertices(world_); }
+  std::vector<glm::vec3> last_vertex_normals() const override { return download_vertices(vertex_normals_); }
 
   Backend backend() const override { return Backend::cuda; }
 
@@ -546,6 +569,13 @@ class CudaRenderer final : public Renderer {
     return rest_.bytes() + world_.bytes() + view_.bytes() + vertex_normals_.bytes() + indices_.bytes() +
            face_normals_.bytes() + adjacency_offsets_.bytes() + adjacency_triangles_.bytes() + tile_range_.bytes() +
            nearest_depth_.bytes() + tri_verts_.bytes() + refs_a_.bytes() + refs_b_.bytes();
+  }
+
+  std::vector<glm::vec3> download_vertices(const DeviceArray<Vec3>& a) const {
+    SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<Vec3> host(static_cast<size_t>(num_vertices_));
+    SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), a.get(), host.size() * sizeof(Vec3), cudaMemcpyDeviceToHost));
+    return to_glm(host);
   }
 
   // The current mesh as set (rest positions and indices), to upload again if its successor does not fit.

@@ -14,8 +14,11 @@
 
 namespace slabcast {
 
-struct TriangleVerts {  // one triangle's vertices in view space (the caster's input record)
+// One binned triangle as the caster reads it: its vertices in view space and the pixels whose rays can hit it
+// (bin.h). 48 bytes, aligned so that a thread loads it in three 16-byte pieces.
+struct alignas(16) TriangleVerts {
   Vec3 a, b, c;
+  PixelBox pixels;
 };
 
 // A deformed vertex in view space, padded to 16 bytes: the bin stage gathers three per triangle, and a 12-byte
@@ -104,14 +107,42 @@ SC_HD void face_normal_one(const FrameParams& p, int64_t t) {
   p.face_normals[t] = cross(b - a, c - a);
 }
 
-// The sum runs over the adjacency list in its fixed order, so the normal is the same every run and on both
-// backends (no float atomics).
-SC_HD void vertex_normal_one(const FrameParams& p, int64_t v) {
+// A vertex normal is the normalized sum of the adjacent triangles' face normals, added in a fixed order so that it
+// is the same every run and on both backends (no float atomics). A vertex with at most kWarpSumValence triangles
+// adds them one after another in adjacency order. One with more (a UV sphere's poles have thousands: the one
+// thread that summed a pole trailed the whole kernel) is summed as a warp of kWarpSumLanes lanes sums it: lane k
+// adds up triangles k, k + 32, k + 64, ... in order, then the lanes' sums are added pairwise in a butterfly (lane k
+// takes sum[k] + sum[k ^ 16], then ^ 8, ^ 4, ^ 2, ^ 1), and lane 0's total is the sum. The cpu backend does exactly
+// these additions (vertex_normal_by_lanes_on_host).
+SC_HD bool summed_by_lanes(const FrameParams& p, int64_t v) {
+  return p.adjacency_offsets[v + 1] - p.adjacency_offsets[v] > static_cast<uint64_t>(kWarpSumValence);
+}
+
+// The face normals of adjacency entries first, first + step, ... below end, added in that order.
+SC_HD Vec3 face_normal_sum(const FrameParams& p, uint64_t first, uint64_t end, uint64_t step) {
   Vec3 sum{0.0f, 0.0f, 0.0f};
-  for (uint64_t k = p.adjacency_offsets[v]; k < p.adjacency_offsets[v + 1]; ++k) {
-    sum = sum + p.face_normals[p.adjacency_triangles[k]];
+  for (uint64_t k = first; k < end; k += step) sum = sum + p.face_normals[p.adjacency_triangles[k]];
+  return sum;
+}
+
+// A vertex that is not summed_by_lanes.
+SC_HD void vertex_normal_one(const FrameParams& p, int64_t v) {
+  p.vertex_normals[v] = normalize_or_zero(face_normal_sum(p, p.adjacency_offsets[v], p.adjacency_offsets[v + 1], 1));
+}
+
+// A vertex that is summed_by_lanes, on the host: the cuda kernel's lanes' additions, one by one.
+inline void vertex_normal_by_lanes_on_host(const FrameParams& p, int64_t v) {
+  Vec3 lane_sum[kWarpSumLanes];
+  for (int lane = 0; lane < kWarpSumLanes; ++lane) {
+    lane_sum[lane] = face_normal_sum(p, p.adjacency_offsets[v] + static_cast<uint64_t>(lane),
+                                     p.adjacency_offsets[v + 1], kWarpSumLanes);
   }
-  p.vertex_normals[v] = normalize_or_zero(sum);
+  for (int offset = kWarpSumLanes / 2; offset >= 1; offset /= 2) {
+    Vec3 next[kWarpSumLanes];
+    for (int lane = 0; lane < kWarpSumLanes; ++lane) next[lane] = lane_sum[lane] + lane_sum[lane ^ offset];
+    for (int lane = 0; lane < kWarpSumLanes; ++lane) lane_sum[lane] = next[lane];
+  }
+  p.vertex_normals[v] = normalize_or_zero(lane_sum[0]);
 }
 
 // Returns whether the triangle was binned (for the caller's count).
@@ -123,7 +154,7 @@ SC_HD bool bin_one(const FrameParams& p, int64_t t) {
   p.tile_range[t] = r.range;
   p.nearest_depth[t] = r.nearest_depth;
   if (is_culled(r.range)) return false;
-  p.tri_verts[t] = TriangleVerts{a, b, c};
+  p.tri_verts[t] = TriangleVerts{a, b, c, r.pixels};
   return true;
 }
 

@@ -117,6 +117,8 @@ class Renderer {
   virtual FrameStructure last_structure() const = 0;
   // The deformed positions of the last frame (for --deformed-mesh).
   virtual std::vector<glm::vec3> last_deformed_positions() const = 0;
+  // The smooth vertex normals (world space) as the last frame that shaded with them computed them (for tests).
+  virtual std::vector<glm::vec3> last_vertex_normals() const = 0;
   virtual Backend backend() const = 0;
   virtual size_t device_bytes_in_use() const = 0;  // 0 for cpu
 };

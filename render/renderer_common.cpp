@@ -182,4 +182,10 @@ FrameStructure to_frame_structure(const BuildView& b) {
   return s;
 }
 
+std::vector<glm::vec3> to_glm(const std::vector<Vec3>& v) {
+  std::vector<glm::vec3> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = glm::vec3(v[i].x, v[i].y, v[i].z);
+  return out;
+}
+
 }  // namespace slabcast

@@ -2,6 +2,7 @@
 #pragma once
 #include <glm/glm.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -56,6 +57,29 @@ inline Scene huge_triangles_scene(int count, uint32_t seed) {
     }
   }
   s.camera = Camera{};
+  return s;
+}
+
+// A cone of `sides` triangles around one apex vertex (a fan, like a UV sphere's pole): the apex's normal sums
+// `sides` face normals, which the renderers hand to a warp's lanes when there are many (frame_params.h). Seen
+// from the side and a little above, so the apex and the fan around it are in view.
+inline Scene cone_scene(int sides) {
+  Scene s;
+  s.label = "cone of " + std::to_string(sides) + " sides";
+  s.mesh.name = "cone";
+  s.mesh.positions.push_back({0.0f, 1.0f, 0.0f});
+  for (int j = 0; j < sides; ++j) {
+    const double phi = 2.0 * 3.14159265358979 * j / sides;
+    // a slightly uneven rim, so that the face normals are not all of one length
+    const double r = 1.0 + 0.1 * std::sin(7.0 * phi);
+    s.mesh.positions.push_back({static_cast<float>(r * std::cos(phi)), 0.0f, static_cast<float>(-r * std::sin(phi))});
+  }
+  for (int j = 0; j < sides; ++j) {
+    s.mesh.indices.insert(s.mesh.indices.end(), {0u, 1u + static_cast<uint32_t>(j),
+                                                 1u + static_cast<uint32_t>((j + 1) % sides)});
+  }
+  s.camera = frame_mesh(s.mesh);
+  s.camera.eye = s.camera.target + glm::vec3(0.0f, 1.5f, 3.0f);
   return s;
 }
 

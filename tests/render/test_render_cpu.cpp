@@ -11,6 +11,7 @@
 
 #include "render/bin.h"
 #include "render/build_ops.h"
+#include "render/constants.h"
 #include "render/hd_math.h"
 #include "render/intersect.h"
 #include "render/oracle.h"
@@ -95,12 +96,12 @@ TEST(Bin, CullsBehindDegenerateAndOffScreen) {
 }
 
 // Binning is conservative: every pixel whose centre ray the caster's own test (intersect_watertight) hits lies in
-// a tile of the triangle's range. The triangles are built to sit on the edge of that: the vertex that bounds the
+// the triangle's pixel box (where the casters skip the test for other pixels) and so in a tile of its range. The triangles are built to sit on the edge of that: the vertex that bounds the
 // projected box in x and in y is put on a pixel centre, or within 1e-4 pixel of one, so rounding in the
 // projection or in the ray test decides whether that pixel is hit. The other two vertices lie beyond it (0.2 to
 // 30 pixels away), or one of them just in front of the eye, where it projects far off screen. Without the bin
 // margin (constants.h) this test fails.
-TEST(Bin, EveryPixelTheRayTestHitsIsInTheTileRange) {
+TEST(Bin, EveryPixelTheRayTestHitsIsInThePixelBoxAndTheTileRange) {
   struct Frame {
     int width, height;
   };
@@ -144,6 +145,10 @@ TEST(Bin, EveryPixelTheRayTestHitsIsInTheTileRange) {
           float t = 0.0f, bary[3];
           if (!intersect_watertight(make_ray_shear(pixel_ray_view(v, x, y)), p[0], p[1], p[2], t, bary)) continue;
           edge_pixels_hit += x == px && y == py;
+          ASSERT_TRUE(box_holds(b.pixels, x, y))
+              << frame.width << "x" << frame.height << ", triangle " << k << " (offsets " << dx << ", " << dy
+              << "): pixel (" << x << ", " << y << ") is hit but outside the pixel box [" << b.pixels.x0 << ".."
+              << b.pixels.x1 << "] x [" << b.pixels.y0 << ".." << b.pixels.y1 << "]";
           const int tx = x / kTileSize, ty = y / kTileSize;
           ASSERT_TRUE(!is_culled(b.range) && b.range.x0 <= tx && tx <= b.range.x1 && b.range.y0 <= ty &&
                       ty <= b.range.y1)
@@ -157,6 +162,73 @@ TEST(Bin, EveryPixelTheRayTestHitsIsInTheTileRange) {
   }
   // The bounding vertex's own pixel was hit often: the property was tested where it is decided.
   EXPECT_GT(edge_pixels_hit, 1000u);
+}
+
+// The pixel box is the tile range's: the same pixels, clamped to the frame, before the division into tiles.
+TEST(Bin, PixelBoxLiesInTheFrameAndMakesTheTileRange) {
+  ViewParams v;
+  v.tan_half_fovy = 0.41421356f;
+  v.width = 101;
+  v.height = 77;
+  v.aspect = 101.0f / 77.0f;
+  const int tiles_x = (v.width + kTileSize - 1) / kTileSize, tiles_y = (v.height + kTileSize - 1) / kTileSize;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> coord(-3.0f, 3.0f), depth(-4.0f, 0.5f);
+  int binned = 0, straddling = 0;
+  for (int k = 0; k < 20000; ++k) {
+    Vec3 p[3];
+    for (Vec3& q : p) q = Vec3{coord(rng), coord(rng), depth(rng)};
+    const BinResult b = bin_triangle(v, tiles_x, tiles_y, p[0], p[1], p[2]);
+    if (is_culled(b.range)) {
+      EXPECT_GT(b.pixels.x0, b.pixels.x1) << "triangle " << k << ": culled, but its pixel box is not empty";
+      continue;
+    }
+    ++binned;
+    straddling += b.nearest_depth == kStraddleDepth;
+    ASSERT_TRUE(0 <= b.pixels.x0 && b.pixels.x0 <= b.pixels.x1 && b.pixels.x1 < v.width && 0 <= b.pixels.y0 &&
+                b.pixels.y0 <= b.pixels.y1 && b.pixels.y1 < v.height)
+        << "triangle " << k;
+    EXPECT_EQ(b.range.x0, b.pixels.x0 / kTileSize) << "triangle " << k;
+    EXPECT_EQ(b.range.x1, b.pixels.x1 / kTileSize) << "triangle " << k;
+    EXPECT_EQ(b.range.y0, b.pixels.y0 / kTileSize) << "triangle " << k;
+    EXPECT_EQ(b.range.y1, b.pixels.y1 / kTileSize) << "triangle " << k;
+  }
+  EXPECT_GT(binned, 1000);
+  EXPECT_GT(straddling, 100);
+}
+
+// ---------------------------------------------------------------- vertex normals
+
+// A vertex with more triangles than kWarpSumValence is summed in lanes (frame_params.h); its normal is still the
+// normalized sum of its triangles' face normals, here against that sum in double precision. The rim vertices (two
+// triangles each) are summed one after another.
+TEST(VertexNormals, AManyTriangleVertexSummedInLanesIsTheNormalizedSum) {
+  constexpr int kSides = 3000;
+  static_assert(kSides > kWarpSumValence, "the apex is summed in lanes");
+  const Scene s = cone_scene(kSides);
+  auto r = make_renderer(Backend::cpu);
+  r->set_mesh(s.mesh);
+  std::vector<uint8_t> pixels;
+  r->render(settings_for(s, 64, 48, 4, Shading::phong), host_surface(pixels, 64, 48));
+  const std::vector<glm::vec3> normals = r->last_vertex_normals();
+  ASSERT_EQ(normals.size(), s.mesh.positions.size());
+  auto expected_normal = [&](uint32_t vertex) {
+    glm::dvec3 sum(0.0);
+    for (size_t t = 0; t < s.mesh.triangle_count(); ++t) {
+      const uint32_t* i = &s.mesh.indices[3 * t];
+      if (i[0] != vertex && i[1] != vertex && i[2] != vertex) continue;
+      const glm::dvec3 a(s.mesh.positions[i[0]]), b(s.mesh.positions[i[1]]), c(s.mesh.positions[i[2]]);
+      sum += glm::cross(b - a, c - a);
+    }
+    return glm::normalize(sum);
+  };
+  for (uint32_t vertex : {0u, 1u, 1000u, static_cast<uint32_t>(kSides)}) {
+    const glm::dvec3 want = expected_normal(vertex);
+    const glm::dvec3 got(normals[vertex]);
+    EXPECT_LT(glm::length(got - want), 1e-5) << "vertex " << vertex << ": (" << got.x << ", " << got.y << ", "
+                                             << got.z << ") against (" << want.x << ", " << want.y << ", " << want.z
+                                             << ")";
+  }
 }
 
 // ---------------------------------------------------------------- meshes

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/quick_mode.h"
+#include "render/constants.h"
 #include "render/oracle.h"
 #include "render/renderer.h"
 #include "render/scenes.h"
@@ -29,6 +30,7 @@ struct Frame {
   FrameExtras extras;
   FrameStructure structure;
   std::vector<glm::vec3> deformed;
+  std::vector<glm::vec3> vertex_normals;  // only where the shading uses them (else the buffers are not written)
   std::vector<uint8_t> rgba;  // W * H * 4, rows packed
 };
 
@@ -79,6 +81,7 @@ Frame render_frame(Renderer& r, const FrameSettings& f) {
   }
   out.structure = r.last_structure();
   out.deformed = r.last_deformed_positions();
+  if (f.shading == Shading::phong || f.shading == Shading::normals) out.vertex_normals = r.last_vertex_normals();
   return out;
 }
 
@@ -89,6 +92,13 @@ void expect_same_frame(const Frame& cpu, const Frame& gpu, const std::string& wh
   ASSERT_EQ(cpu.deformed.size(), gpu.deformed.size());
   for (size_t v = 0; v < cpu.deformed.size(); ++v) {
     ASSERT_EQ(std::memcmp(&cpu.deformed[v], &gpu.deformed[v], sizeof(glm::vec3)), 0) << "deformed vertex " << v;
+  }
+  ASSERT_EQ(cpu.vertex_normals.size(), gpu.vertex_normals.size());
+  for (size_t v = 0; v < cpu.vertex_normals.size(); ++v) {
+    ASSERT_EQ(std::memcmp(&cpu.vertex_normals[v], &gpu.vertex_normals[v], sizeof(glm::vec3)), 0)
+        << "vertex normal " << v << ": cpu (" << cpu.vertex_normals[v].x << ", " << cpu.vertex_normals[v].y << ", "
+        << cpu.vertex_normals[v].z << "), cuda (" << gpu.vertex_normals[v].x << ", " << gpu.vertex_normals[v].y
+        << ", " << gpu.vertex_normals[v].z << ")";
   }
   // 2. bin
   const FrameStructure &a = cpu.structure, &b = gpu.structure;
@@ -177,6 +187,24 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(std::make_pair(37, 29), std::make_pair(64, 48), std::make_pair(101, 77),
                                          std::make_pair(257, 131)),
                        ::testing::Values(1, 4, 16)));
+
+// A vertex with thousands of triangles is summed by a warp's lanes; the cpu backend does the same additions, so the
+// normals (and everything after them) agree bit for bit. Cones of one side past the sequential limit to 5000.
+TEST(CudaBackend, ManyTriangleVerticesGetTheCpuNormals) {
+  for (int sides : {kWarpSumValence + 1, 1000, 5000}) {
+    const Scene s = cone_scene(sides);
+    auto cpu = make_renderer(Backend::cpu);
+    auto gpu = make_renderer(Backend::cuda);
+    cpu->set_mesh(s.mesh);
+    gpu->set_mesh(s.mesh);
+    for (Shading mode : {Shading::phong, Shading::normals}) {
+      const FrameSettings f = settings_for(s, 101, 77, 4, mode);
+      const Frame a = render_frame(*cpu, f), b = render_frame(*gpu, f);
+      ASSERT_EQ(a.vertex_normals.size(), s.mesh.positions.size());
+      expect_same_frame(a, b, s.label + (mode == Shading::phong ? ", phong" : ", normals"));
+    }
+  }
+}
 
 TEST(CudaBackend, EveryShadingMatchesTheCpu) {
   const Scene s = procedural_scene("torus_knot", 5000, Deformer::twist, 0.2f);
