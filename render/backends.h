@@ -43,7 +43,7 @@ void check_host_memory(const std::string& owner, uint64_t needed, const std::str
 struct BuildView {
   int tiles_x, tiles_y, slabs;
   float depth_min, depth_max;         // the raw depth range (bin.h: nearest_of, farthest_of)
-  const TileRange* tile_range;        // [triangles]
+  const PixelBox* pixel_box;          // [triangles]
   const float* nearest_depth;         // [triangles]
   size_t triangles;
   const uint64_t* cell_offsets;       // [cells + 1], build order

@@ -9,8 +9,7 @@
 
 namespace slabcast {
 
-// Inclusive tile range of a triangle; culled triangles have x0 > x1. 16 bits a bound: a frame has at most
-// kMaxTilesPerAxis (2048) tiles per axis, and the bin stage writes, and L1 reads twice, 8 bytes a triangle, not 16.
+// Inclusive tile range of a triangle; culled triangles have x0 > x1.
 struct alignas(8) TileRange {
   int16_t x0, y0, x1, y1;
 };
@@ -26,7 +25,9 @@ SC_HD bool is_culled(const TileRange& r) { return r.x0 > r.x1; }
 // tile range is made. The caster tests a ray against a triangle only when its pixel lies in this box: a ray
 // outside it misses (the same guarantee that puts the triangle in the pixel's tile), so the skip changes no
 // result. Most triangles of a tile cover a few of its 64 pixels (the dragon's are about a pixel at 1024x1024).
-// 16 bits a bound: a frame is at most kMaxTilesPerAxis * kTileSize = 16384 pixels a side.
+// The bin stage stores this box, not the tile range (the tile range is the box divided by the tile size): the caster
+// and L1 read it. 16 bits a bound, since a frame is at most kMaxTilesPerAxis * kTileSize = 16384 pixels a side: the
+// bin stage writes, and L1 reads twice, 8 bytes a triangle.
 struct alignas(8) PixelBox {
   int16_t x0, y0, x1, y1;
 };
@@ -35,8 +36,13 @@ SC_HD PixelBox make_pixel_box(int x0, int y0, int x1, int y1) {
   return PixelBox{static_cast<int16_t>(x0), static_cast<int16_t>(y0), static_cast<int16_t>(x1),
                   static_cast<int16_t>(y1)};
 }
+SC_HD PixelBox empty_pixel_box() { return make_pixel_box(1, 1, 0, 0); }
 SC_HD bool box_holds(const PixelBox& b, int px, int py) {
   return px >= b.x0 && px <= b.x1 && py >= b.y0 && py <= b.y1;
+}
+SC_HD TileRange tile_range_of(const PixelBox& b) {
+  if (b.x0 > b.x1) return culled_range();
+  return make_tile_range(b.x0 / kTileSize, b.y0 / kTileSize, b.x1 / kTileSize, b.y1 / kTileSize);
 }
 
 // Nearest depth of a triangle that crosses the camera plane (a vertex at view depth <= 0): it goes to slab 0
@@ -66,7 +72,7 @@ SC_HD int pixel_ceil(float s, int limit) {
 // the camera plane (no ray with t > 0 can hit it), or a projected box that misses the screen or every pixel centre.
 // Triangles with a vertex at view depth <= 0 but not all: conservatively the whole screen, slab 0.
 SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, Vec3 a, Vec3 b, Vec3 c) {
-  BinResult out{culled_range(), make_pixel_box(1, 1, 0, 0), kCulledDepth};
+  BinResult out{culled_range(), empty_pixel_box(), kCulledDepth};
   const bool finite = sc_isfinite(a.x) && sc_isfinite(a.y) && sc_isfinite(a.z) && sc_isfinite(b.x) &&
                       sc_isfinite(b.y) && sc_isfinite(b.z) && sc_isfinite(c.x) && sc_isfinite(c.y) &&
                       sc_isfinite(c.z);
@@ -110,7 +116,7 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   const int cx1 = px1 > view.width - 1 ? view.width - 1 : px1;
   const int cy1 = py1 > view.height - 1 ? view.height - 1 : py1;
   out.pixels = make_pixel_box(cx0, cy0, cx1, cy1);
-  out.range = make_tile_range(cx0 / kTileSize, cy0 / kTileSize, cx1 / kTileSize, cy1 / kTileSize);
+  out.range = tile_range_of(out.pixels);
   out.nearest_depth = dmin;
   return out;
 }

@@ -42,14 +42,14 @@ SC_HD uint32_t ref_slab(TriangleRef r) { return static_cast<uint32_t>((r >> kRef
 // cannot disagree about how many references a triangle makes. Emits, column by column and within a column
 // row by row, one reference per tile of the triangle's range.
 struct TileColumnEmitter {
-  const TileRange* tile_range;  // [triangles]
+  const PixelBox* pixel_box;    // [triangles] (bin.h)
   const float* nearest_depth;   // [triangles], view depth (bin.h)
   const DepthRangeKeys* depth_range;  // the frame's depth range (bin.h)
   int slabs;
 
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
-    const TileRange r = tile_range[i];
+    const TileRange r = tile_range_of(pixel_box[i]);
     if (is_culled(r)) return;
     const SlabRange sr = make_slab_range(*depth_range, slabs);
     const uint32_t slab = slab_of_depth(sr, nearest_depth[i]);

@@ -67,7 +67,7 @@ class CpuRenderer final : public Renderer {
       std::vector<Vec3> world(V, Vec3{0, 0, 0}), vertex_normals(V, Vec3{0, 0, 0});
       std::vector<ViewVertex> view(V, ViewVertex{Vec3{0, 0, 0}, 0.0f});
       std::vector<Vec3> face_normals(T, Vec3{0, 0, 0});
-      std::vector<TileRange> tile_range(T, culled_range());
+      std::vector<PixelBox> pixel_box(T, empty_pixel_box());
       std::vector<float> nearest_depth(T, kCulledDepth);
       std::vector<TriangleVerts> tri_verts(T, TriangleVerts{});
       std::vector<TriangleRef> refs_a(capacity, 0), refs_b(capacity, 0);
@@ -81,7 +81,7 @@ class CpuRenderer final : public Renderer {
       view_.swap(view);
       vertex_normals_.swap(vertex_normals);
       face_normals_.swap(face_normals);
-      tile_range_.swap(tile_range);
+      pixel_box_.swap(pixel_box);
       nearest_depth_.swap(nearest_depth);
       tri_verts_.swap(tri_verts);
       refs_a_.swap(refs_a);
@@ -127,7 +127,7 @@ class CpuRenderer final : public Renderer {
     p.view_positions = view_.data();
     p.face_normals = face_normals_.data();
     p.vertex_normals = vertex_normals_.data();
-    p.tile_range = tile_range_.data();
+    p.pixel_box = pixel_box_.data();
     p.nearest_depth = nearest_depth_.data();
     p.tri_verts = tri_verts_.data();
     p.depth_range = &depth_range_;
@@ -163,7 +163,7 @@ class CpuRenderer final : public Renderer {
     stats.ms.bin = ms_since(t);
 
     // ---- 3. build: L1 multi-split by column (grow and redo on overflow), L2 by row, L3 by slab ----
-    const TileColumnEmitter emitter{tile_range_.data(), nearest_depth_.data(), &depth_range_, slabs_};
+    const TileColumnEmitter emitter{pixel_box_.data(), nearest_depth_.data(), &depth_range_, slabs_};
     uint64_t total = 0;
     for (;;) {
       prim::reference::multi_split(T, emitter, static_cast<uint32_t>(tiles_x_), refs_a_.data(),
@@ -230,8 +230,8 @@ class CpuRenderer final : public Renderer {
 
   FrameStructure last_structure() const override {
     if (!have_frame_) return FrameStructure{};
-    BuildView b{tiles_x_, tiles_y_, slabs_, nearest_of(depth_range_), farthest_of(depth_range_), tile_range_.data(),
-                nearest_depth_.data(), tile_range_.size(), cell_offsets_.data(), refs_a_.data()};
+    BuildView b{tiles_x_, tiles_y_, slabs_, nearest_of(depth_range_), farthest_of(depth_range_), pixel_box_.data(),
+                nearest_depth_.data(), pixel_box_.size(), cell_offsets_.data(), refs_a_.data()};
     return to_frame_structure(b);
   }
 
@@ -245,7 +245,7 @@ class CpuRenderer final : public Renderer {
   static uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {
     const uint64_t kept = V * (sizeof(Vec3) * 3 + sizeof(ViewVertex)) + (V + 1) * sizeof(uint64_t) +
                           3 * T * sizeof(uint32_t) * 2 +
-                          T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
+                          T * (sizeof(Vec3) + sizeof(PixelBox) + sizeof(float) + sizeof(TriangleVerts)) +
                           2 * capacity * sizeof(TriangleRef);
     return kept + 3 * T * sizeof(uint32_t) * 2;
   }
@@ -312,7 +312,7 @@ class CpuRenderer final : public Renderer {
         const TriangleVerts& tv = p.tri_verts[id];
         float t = 0.0f, bary[3];
         ++tests;  // a candidate counts as a test also where the pixel box settles it (the cuda caster counts so too)
-        if (!box_holds(tv.pixels, px, py)) continue;  // outside the box the test misses (bin.h)
+        if (!box_holds(p.pixel_box[id], px, py)) continue;  // outside the box the test misses (bin.h)
         if (intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary) && closer_hit(t, id, best_t, best_id)) {
           best_t = t;
           best_id = id;
@@ -338,7 +338,7 @@ class CpuRenderer final : public Renderer {
 
   std::vector<Vec3> world_, face_normals_, vertex_normals_;
   std::vector<ViewVertex> view_;
-  std::vector<TileRange> tile_range_;
+  std::vector<PixelBox> pixel_box_;
   std::vector<float> nearest_depth_;
   std::vector<TriangleVerts> tri_verts_;
   DepthRangeKeys depth_range_{};

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <cub/block/block_scan.cuh>
+
 #include "prim/multi_split.h"
 #include "prim/segmented_split.h"
 #include "prim/sort.h"
@@ -128,27 +130,67 @@ __device__ __forceinline__ void write_pixel(const CastTarget& target, int px, in
   }
 }
 
-// A chunk's triangle as the caster keeps it in shared memory (its pixel box is kept apart: most tests end there).
-struct ChunkTriangle {
-  Vec3 a, b, c;
-};
+// A pixel's result: the hit buffers when the caller asked for them, and its shade into the target.
+__device__ __forceinline__ void finish_pixel(const FrameParams& p, const CastTarget& target, int px, int py,
+                                             uint32_t best_id, float best_t, uint32_t tests, uint64_t tile_refs) {
+  if (target.write_hits) {
+    const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+    p.hit_t[pix] = best_t;
+    p.hit_id[pix] = best_id;
+    p.ray_tests[pix] = tests;
+  }
+  write_pixel(target, px, py, shade_ray(p, px, py, best_id, best_t, tests, tile_refs));
+}
 
-// One ray against the chunk's triangles first, first + step, ... < last, keeping the nearest hit (closer_hit). A
-// triangle whose pixel box does not hold the ray's pixel is skipped: the ray misses it (bin.h), so only the work
-// changes; it still counts as one of the ray's tests, as on the cpu backend. kInRayAxes: the vertices are already
-// in the ray's axis order (to_ray_axes), which skips the per-ray permutation of every triangle.
+// The block's share of the frame's statistics: per-block sums, one atomic each. Every block adds to the same few
+// words, so only non-zero contributions go out: same-address atomics queue up at one L2 slice. `counted`: whether
+// this thread's ray counts (one thread a ray). Every thread of the block calls this.
+__device__ __forceinline__ void add_cast_statistics(const FrameParams& p, const uint64_t* slab_begin, bool counted,
+                                                    uint32_t tests, bool hit) {
+  __shared__ unsigned long long block_tests;
+  __shared__ unsigned int block_hits;
+  if (threadIdx.x == 0) {
+    block_tests = 0;
+    block_hits = 0;
+  }
+  __syncthreads();
+  if (counted) {
+    atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
+    if (hit) atomicAdd(&block_hits, 1u);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (block_tests > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
+    if (block_hits > 0) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
+                static_cast<unsigned long long>(block_hits));
+    }
+    unsigned long long nonempty = 0;
+    for (int s = 0; s < p.slabs; ++s) nonempty += slab_begin[s + 1] > slab_begin[s] ? 1 : 0;
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->nonempty_cells), nonempty);
+    atomicMax(reinterpret_cast<unsigned long long*>(&p.counters->max_refs_per_tile),
+              static_cast<unsigned long long>(slab_begin[p.slabs] - slab_begin[0]));
+  }
+}
+
+// The ray test on a triangle in shared memory, whose vertices are in the ray's axis order already (kInRayAxes, where
+// all of a tile's rays share their axes: to_ray_axes once a triangle, not once a test) or as they are.
 template <bool kInRayAxes>
-__device__ __forceinline__ void test_chunk(const ChunkTriangle* triangles, const PixelBox* boxes, const uint32_t* ids,
-                                           int first, int last, int step, int px, int py, const RayShear& shear,
-                                           float& best_t, uint32_t& best_id, uint32_t& tests) {
+__device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, const TriangleVerts& tv, float& t) {
+  float bary[3];
+  return kInRayAxes ? intersect_watertight_ray_axes(shear, tv.a, tv.b, tv.c, t, bary)
+                    : intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary);
+}
+
+// One ray against the chunk's triangles first, first + step, ... < last, keeping the nearest hit (closer_hit).
+template <bool kInRayAxes>
+__device__ __forceinline__ void test_chunk(const TriangleVerts* triangles, const uint32_t* ids, int first, int last,
+                                           int step, const RayShear& shear, float& best_t, uint32_t& best_id,
+                                           uint32_t& tests) {
   for (int j = first; j < last; j += step) {
+    float t = 0.0f;
     ++tests;
-    if (!box_holds(boxes[j], px, py)) continue;
-    const ChunkTriangle tv = triangles[j];
-    float t = 0.0f, bary[3];
-    const bool hit = kInRayAxes ? intersect_watertight_ray_axes(shear, tv.a, tv.b, tv.c, t, bary)
-                                : intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary);
-    if (hit && closer_hit(t, ids[j], best_t, best_id)) {
+    if (intersect_chunk_triangle<kInRayAxes>(shear, triangles[j], t) && closer_hit(t, ids[j], best_t, best_id)) {
       best_t = t;
       best_id = ids[j];
     }
@@ -176,8 +218,7 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
   static_assert(kLanes == 1 || kLanes == 2 || kLanes == 4 || kLanes == 8, "a pixel's lanes lie in one warp");
   __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
-  __shared__ ChunkTriangle chunk_triangles[kChunk];
-  __shared__ PixelBox chunk_boxes[kChunk];
+  __shared__ TriangleVerts chunk_triangles[kChunk];
   __shared__ uint32_t chunk_ids[kChunk];
 
   // Block -> tile in build order (column major), so consecutive blocks read neighbouring cells.
@@ -188,7 +229,6 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
   const int px = tx * kTileSize + pixel % kTileSize;
   const int py = ty * kTileSize + pixel / kTileSize;
   const bool inside = px < p.view.width && py < p.view.height;
-  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
 
   const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
   for (int s = static_cast<int>(threadIdx.x); s <= p.slabs; s += kThreads) {
@@ -197,14 +237,7 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
   __syncthreads();
   const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
   if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
-    if (inside && lane == 0) {
-      if (target.write_hits) {
-        p.hit_t[pix] = INFINITY;
-        p.hit_id[pix] = kNoHit;
-        p.ray_tests[pix] = 0;
-      }
-      write_pixel(target, px, py, shade_ray(p, px, py, kNoHit, INFINITY, 0, 0));
-    }
+    if (inside && lane == 0) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
     return;
   }
 
@@ -245,10 +278,9 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
           if (i < n) {
             chunk_ids[i] = ids[k];
             const TriangleVerts tv = p.tri_verts[ids[k]];
-            chunk_boxes[i] = tv.pixels;
-            chunk_triangles[i] = same_axes ? ChunkTriangle{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+            chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
                                                            to_ray_axes(shear, tv.c)}
-                                           : ChunkTriangle{tv.a, tv.b, tv.c};
+                                           : tv;
           }
         }
         __syncthreads();
@@ -257,11 +289,9 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
       if (!finished) {
         const int first = static_cast<int>(r - chunk_begin) + lane, last = static_cast<int>(stop - chunk_begin);
         if (same_axes) {  // block-uniform
-          test_chunk<true>(chunk_triangles, chunk_boxes, chunk_ids, first, last, kLanes, px, py, shear, best_t, best_id,
-                           tests);
+          test_chunk<true>(chunk_triangles, chunk_ids, first, last, kLanes, shear, best_t, best_id, tests);
         } else {
-          test_chunk<false>(chunk_triangles, chunk_boxes, chunk_ids, first, last, kLanes, px, py, shear, best_t,
-                            best_id, tests);
+          test_chunk<false>(chunk_triangles, chunk_ids, first, last, kLanes, shear, best_t, best_id, tests);
         }
       }
       r = stop;
@@ -282,42 +312,176 @@ __global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes
 #pragma unroll
   for (int offset = 1; offset < kLanes; offset <<= 1) tests += __shfl_xor_sync(0xffffffffu, tests, offset);
 
-  if (inside && lane == 0) {
-    if (target.write_hits) {
-      p.hit_t[pix] = best_t;
-      p.hit_id[pix] = best_id;
-      p.ray_tests[pix] = tests;
-    }
-    write_pixel(target, px, py, shade_ray(p, px, py, best_id, best_t, tests, tile_end - tile_begin));
+  if (inside && lane == 0) finish_pixel(p, target, px, py, best_id, best_t, tests, tile_end - tile_begin);
+  add_cast_statistics(p, slab_begin, lane == 0, tests, inside && best_id != kNoHit);
+}
+
+// A hit as one 64-bit key whose minimum is the nearest hit of closer_hit's order: t's bits above (t > 0 and finite, so
+// its bits order as it does), the triangle ID below (ties: the lower ID). A miss is +inf with kNoHit, above every hit.
+__device__ __forceinline__ unsigned long long hit_key(float t, uint32_t id) {
+  return (static_cast<unsigned long long>(__float_as_uint(t)) << 32) | id;
+}
+__device__ __forceinline__ float hit_key_t(unsigned long long key) {
+  return __uint_as_float(static_cast<uint32_t>(key >> 32));
+}
+__device__ __forceinline__ uint32_t hit_key_id(unsigned long long key) { return static_cast<uint32_t>(key); }
+
+// A chunk triangle's pixels inside the tile (bin.h's pixel box, clipped to the tile), 3 bits a field: first column,
+// first row, columns - 1, rows - 1.
+__device__ __forceinline__ uint32_t pack_tile_box(int x0, int y0, int x1, int y1) {
+  return static_cast<uint32_t>(x0 | (y0 << 3) | ((x1 - x0) << 6) | ((y1 - y0) << 9));
+}
+__device__ __forceinline__ int tile_box_pixel(uint32_t box, int k) {  // the box's k-th pixel, row by row
+  const int columns = static_cast<int>((box >> 6) & 7u) + 1;
+  const int x = static_cast<int>(box & 7u) + k % columns;
+  const int y = static_cast<int>((box >> 3) & 7u) + k / columns;
+  return y * kTileSize + x;
+}
+
+// The pair caster: one block per tile, as cast_kernel, with the same results and statistics, but the block's threads
+// take (triangle, pixel) pairs instead of pixels. A triangle is tested only against the rays of the pixels in its
+// pixel box (bin.h; a ray outside it misses), and most of a tile's triangles cover a few of its 64 pixels, so a tile
+// makes a few pairs a triangle where cast_kernel made 64 tests. Per chunk of references, each triangle's pixels in
+// the tile are counted and scanned; thread k takes pairs k, k + 64, ..., finds its triangle by binary search in
+// the scan, and keeps the nearest hit of its pixel by a shared-memory atomicMin on hit_key. Slabs front to back as
+// before: a pixel's ray that is finished after a slab (ray_finished_after) takes no pairs of later slabs, and the
+// block leaves when every ray is finished. A ray's test count is, as on the cpu backend, every triangle of each slab
+// it took part in, the ones its pixel box ruled out included.
+template <int kChunk>
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_pairs_kernel(FrameParams p, CastTarget target) {
+  constexpr int kThreads = kTilePixels;
+  constexpr int kRefsPerThread = kChunk / kThreads;
+  static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
+  static_assert(kTileSize == 8, "tile boxes pack 3 bits a coordinate");
+  using ChunkScan = cub::BlockScan<uint32_t, kThreads>;
+  __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
+  __shared__ TriangleVerts chunk_triangles[kChunk];
+  __shared__ uint32_t chunk_ids[kChunk];
+  __shared__ uint16_t chunk_boxes[kChunk];        // pack_tile_box
+  __shared__ uint32_t pair_start[kChunk + 1];     // exclusive scan of the chunk triangles' pixel counts
+  __shared__ typename ChunkScan::TempStorage scan_storage;
+  __shared__ RayShear pixel_shear[kTilePixels];
+  __shared__ unsigned long long pixel_best[kTilePixels];  // hit_key
+  __shared__ uint32_t pixel_finished[kTilePixels / 32];   // bit k of word w: pixel 32 w + k's ray is finished
+
+  const int tx = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.tiles_y));
+  const int ty = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.tiles_y));
+  const int pixel = static_cast<int>(threadIdx.x);
+  const int px = tx * kTileSize + pixel % kTileSize;
+  const int py = ty * kTileSize + pixel / kTileSize;
+  const bool inside = px < p.view.width && py < p.view.height;
+
+  const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
+  for (int s = pixel; s <= p.slabs; s += kThreads) slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
+  __syncthreads();
+  const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
+  if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
+    if (inside) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
+    return;
   }
 
-  // ---- statistics: per-block sums, one atomic each ----
-  __shared__ unsigned long long block_tests;
-  __shared__ unsigned int block_hits;
-  if (threadIdx.x == 0) {
-    block_tests = 0;
-    block_hits = 0;
-  }
+  const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
+  const RayShear shear = make_ray_shear(dir);
+  const SlabRange sr = frame_slab_range(p);
+  pixel_shear[pixel] = shear;
+  pixel_best[pixel] = hit_key(INFINITY, kNoHit);
+  __shared__ int tile_axes;
+  const int axes = shear.kx * 9 + shear.ky * 3 + shear.kz;
+  if (pixel == 0) tile_axes = axes;
   __syncthreads();
-  if (lane == 0) {
-    atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
-    if (inside && best_id != kNoHit) atomicAdd(&block_hits, 1u);
-  }
+  const bool same_axes = __syncthreads_and(axes == tile_axes) != 0;  // as in cast_kernel
+  bool finished = !inside;
+  if (pixel % 32 == 0) pixel_finished[pixel / 32] = 0;
   __syncthreads();
-  // Every block adds to the same few words, so only non-zero contributions go out: same-address atomics queue up at
-  // one L2 slice. (Empty tiles left above.)
-  if (threadIdx.x == 0) {
-    if (block_tests > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
-    if (block_hits > 0) {
-      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
-                static_cast<unsigned long long>(block_hits));
+  {
+    const uint32_t warp_finished = __ballot_sync(0xffffffffu, finished);
+    if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_finished;
+  }
+  uint32_t tests = 0;
+  float best_t = INFINITY;
+  uint32_t best_id = kNoHit;
+  const int tile_x0 = tx * kTileSize, tile_y0 = ty * kTileSize;
+
+  uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
+  for (int s = 0; s < p.slabs; ++s) {
+    const uint64_t slab_end = slab_begin[s + 1];
+    for (uint64_t r = slab_begin[s]; r < slab_end;) {
+      if (r == chunk_end) {  // bring in the next chunk, its tile boxes and their scan
+        __syncthreads();     // the previous chunk has been consumed
+        chunk_begin = r;
+        chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
+        const int n = static_cast<int>(chunk_end - chunk_begin);
+        uint32_t ids[kRefsPerThread];
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
+          const int i = k * kThreads + pixel;
+          ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
+        }
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) {
+          const int i = k * kThreads + pixel;
+          uint32_t count = 0;
+          if (i < n) {
+            chunk_ids[i] = ids[k];
+            const TriangleVerts tv = p.tri_verts[ids[k]];
+            const PixelBox box = p.pixel_box[ids[k]];
+            chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+                                                           to_ray_axes(shear, tv.c)}
+                                           : tv;
+            // The box meets the tile: the triangle is in this tile because its box is (bin.h: tile_range_of).
+            const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
+            const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
+            chunk_boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
+            count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
+          }
+          pair_start[i] = count;
+        }
+        __syncthreads();
+        uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) counts[k] = pair_start[pixel * kRefsPerThread + k];
+        uint32_t total = 0;
+        ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) pair_start[pixel * kRefsPerThread + k] = starts[k];
+        if (pixel == 0) pair_start[kChunk] = total;
+        __syncthreads();
+      }
+      const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
+      const int first = static_cast<int>(r - chunk_begin), last = static_cast<int>(stop - chunk_begin);
+      const uint32_t pairs_end = pair_start[last];
+      for (uint32_t q = pair_start[first] + static_cast<uint32_t>(pixel); q < pairs_end; q += kThreads) {
+        int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) / 2;
+          if (pair_start[mid] <= q) {
+            lo = mid;
+          } else {
+            hi = mid - 1;
+          }
+        }
+        const int pair_pixel = tile_box_pixel(chunk_boxes[lo], static_cast<int>(q - pair_start[lo]));
+        if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
+        float t = 0.0f;
+        const bool hit = same_axes ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk_triangles[lo], t)
+                                   : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk_triangles[lo], t);
+        if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk_ids[lo]));
+      }
+      r = stop;
     }
-    unsigned long long nonempty = 0;
-    for (int s = 0; s < p.slabs; ++s) nonempty += slab_begin[s + 1] > slab_begin[s] ? 1 : 0;
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->nonempty_cells), nonempty);
-    atomicMax(reinterpret_cast<unsigned long long*>(&p.counters->max_refs_per_tile),
-              static_cast<unsigned long long>(tile_end - tile_begin));
+    __syncthreads();  // the slab's pairs are done
+    if (!finished) tests += static_cast<uint32_t>(slab_end - slab_begin[s]);
+    const unsigned long long best = pixel_best[pixel];
+    best_t = hit_key_t(best);
+    best_id = hit_key_id(best);
+    finished = finished || ray_finished_after(sr, s, best_t, -dir.z);
+    const uint32_t warp_finished = __ballot_sync(0xffffffffu, finished);
+    if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_finished;
+    if (__syncthreads_and(finished)) break;
   }
+
+  if (inside) finish_pixel(p, target, px, py, best_id, best_t, tests, tile_end - tile_begin);
+  add_cast_statistics(p, slab_begin, true, tests, inside && best_id != kNoHit);
 }
 
 // ---- set_mesh helpers ----
@@ -386,7 +550,8 @@ class CudaRenderer final : public Renderer {
   explicit CudaRenderer(const RendererOptions& options) : options_(options),
         sync_stages_(sync_stages_requested()),
         frame_graph_(frame_graph_requested() && !sync_stages_),
-        cast_lanes_(cast_lanes_chosen(options)) {
+        cast_lanes_(cast_lanes_chosen(options)),
+        cast_pairs_(cast_pairs_chosen()) {
     SLABCAST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
@@ -503,12 +668,12 @@ class CudaRenderer final : public Renderer {
     if (!have_frame_) return FrameStructure{};
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
     const size_t T = static_cast<size_t>(num_triangles_);
-    std::vector<TileRange> ranges(T);
+    std::vector<PixelBox> boxes(T);
     std::vector<float> depth(T);
     DepthRangeKeys range;
     const uint64_t cells = static_cast<uint64_t>(configured_.tiles_x) * configured_.tiles_y * configured_.slabs;
     std::vector<uint64_t> offsets(cells + 1);
-    SLABCAST_CUDA_CHECK(cudaMemcpy(ranges.data(), tile_range_.get(), T * sizeof(TileRange), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(cudaMemcpy(boxes.data(), pixel_box_.get(), T * sizeof(PixelBox), cudaMemcpyDeviceToHost));
     SLABCAST_CUDA_CHECK(cudaMemcpy(depth.data(), nearest_depth_.get(), T * sizeof(float), cudaMemcpyDeviceToHost));
     SLABCAST_CUDA_CHECK(
         cudaMemcpy(&range, &counters_.get()->depth_range, sizeof(range), cudaMemcpyDeviceToHost));
@@ -518,7 +683,7 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(
         cudaMemcpy(refs.data(), refs_a_.get(), refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
     const BuildView b{configured_.tiles_x, configured_.tiles_y, configured_.slabs, nearest_of(range), farthest_of(range),
-                      ranges.data(),
+                      boxes.data(),
                       depth.data(), T, offsets.data(), refs.data()};
     return to_frame_structure(b);
   }
@@ -555,7 +720,7 @@ class CudaRenderer final : public Renderer {
                                                              vertex_key_bits(V), stream_));
     const size_t kept = V * (sizeof(Vec3) * 3 + sizeof(ViewVertex)) + (V + 1) * sizeof(uint64_t) +
                         3 * T * sizeof(uint32_t) * 2 +
-                        T * (sizeof(Vec3) + sizeof(TileRange) + sizeof(float) + sizeof(TriangleVerts)) +
+                        T * (sizeof(Vec3) + sizeof(PixelBox) + sizeof(float) + sizeof(TriangleVerts)) +
                         2 * capacity * sizeof(TriangleRef);
     return kept + 3 * T * sizeof(uint32_t) * 2 + sort_temp;
   }
@@ -567,7 +732,7 @@ class CudaRenderer final : public Renderer {
 
   size_t mesh_bytes_held() const {
     return rest_.bytes() + world_.bytes() + view_.bytes() + vertex_normals_.bytes() + indices_.bytes() +
-           face_normals_.bytes() + adjacency_offsets_.bytes() + adjacency_triangles_.bytes() + tile_range_.bytes() +
+           face_normals_.bytes() + adjacency_offsets_.bytes() + adjacency_triangles_.bytes() + pixel_box_.bytes() +
            nearest_depth_.bytes() + tri_verts_.bytes() + refs_a_.bytes() + refs_b_.bytes();
   }
 
@@ -604,7 +769,7 @@ class CudaRenderer final : public Renderer {
     allocate(face_normals_, T, "face normals");
     allocate(adjacency_offsets_, V + 1, "vertex adjacency offsets");
     allocate(adjacency_triangles_, 3 * T, "vertex adjacency");
-    allocate(tile_range_, T, "tile ranges");
+    allocate(pixel_box_, T, "pixel boxes");
     allocate(nearest_depth_, T, "nearest depths");
     allocate(tri_verts_, T, "view-space triangles");
     allocate(refs_a_, capacity, "triangle references");
@@ -675,7 +840,7 @@ class CudaRenderer final : public Renderer {
     face_normals_.reset();
     adjacency_offsets_.reset();
     adjacency_triangles_.reset();
-    tile_range_.reset();
+    pixel_box_.reset();
     nearest_depth_.reset();
     tri_verts_.reset();
     refs_a_.reset();
@@ -814,7 +979,7 @@ class CudaRenderer final : public Renderer {
     p.view_positions = view_.get();
     p.face_normals = face_normals_.get();
     p.vertex_normals = vertex_normals_.get();
-    p.tile_range = tile_range_.get();
+    p.pixel_box = pixel_box_.get();
     p.nearest_depth = nearest_depth_.get();
     p.tri_verts = tri_verts_.get();
     p.depth_range = &counters_.get()->depth_range;  // zeroed with the counters at the frame's start
@@ -834,7 +999,10 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
   }
   void launch_cast(unsigned tiles, const FrameParams& p, const CastTarget& target) {
-    if (cast_lanes(tiles) == 2) {
+    if (cast_pairs_) {
+      cast_pairs_kernel<kCastChunk><<<tiles, kTilePixels, 0, stream_>>>(p, target);
+      SLABCAST_CUDA_CHECK_LAUNCH(cast_pairs_kernel);
+    } else if (cast_lanes(tiles) == 2) {
       launch_cast_as<2>(tiles, p, target);
     } else {
       launch_cast_as<1>(tiles, p, target);
@@ -859,6 +1027,13 @@ class CudaRenderer final : public Renderer {
                                   "; it takes 0 (automatic), 1 or 2");
     }
     return lanes;
+  }
+  // SLABCAST_CAST=pairs (default) | rays: which caster (to time both).
+  static bool cast_pairs_chosen() {
+    const char* env = std::getenv("SLABCAST_CAST");
+    if (env == nullptr || env[0] == '\0' || std::strcmp(env, "pairs") == 0) return true;
+    if (std::strcmp(env, "rays") == 0) return false;
+    throw std::invalid_argument(std::string("slabcast: SLABCAST_CAST is '") + env + "'; it takes pairs or rays");
   }
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
@@ -974,7 +1149,7 @@ class CudaRenderer final : public Renderer {
 
     // ---- 3. build: L1 by tile column (one reference per covered tile), L2 by row, L3 by slab ----
     record_stage_event(2);
-    const TileColumnEmitter emitter{tile_range_.get(), nearest_depth_.get(), p.depth_range, c.slabs};
+    const TileColumnEmitter emitter{pixel_box_.get(), nearest_depth_.get(), p.depth_range, c.slabs};
     size_t bytes = scratch_.bytes();
     SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(scratch_.get(), bytes, prim::ItemCount(T), emitter,
                                                        static_cast<uint32_t>(c.tiles_x), refs_a_.get(),
@@ -1014,6 +1189,7 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_ = true;
   int cast_lanes_ = 0;  // 0: by the triangles per tile
+  bool cast_pairs_ = true;
   cudaGraphExec_t frame_exec_ = nullptr;
   GraphShape frame_exec_shape_;
   bool capturing_ = false;  // encode_frame is being captured into the frame's graph
@@ -1029,7 +1205,7 @@ class CudaRenderer final : public Renderer {
   DeviceArray<ViewVertex> view_;
   DeviceArray<uint32_t> indices_, adjacency_triangles_;
   DeviceArray<uint64_t> adjacency_offsets_;
-  DeviceArray<TileRange> tile_range_;
+  DeviceArray<PixelBox> pixel_box_;
   DeviceArray<float> nearest_depth_;
   DeviceArray<TriangleVerts> tri_verts_;
   // build

@@ -14,11 +14,8 @@
 
 namespace slabcast {
 
-// One binned triangle as the caster reads it: its vertices in view space and the pixels whose rays can hit it
-// (bin.h). 48 bytes, aligned so that a thread loads it in three 16-byte pieces.
-struct alignas(16) TriangleVerts {
+struct TriangleVerts {  // one triangle's vertices in view space (the caster's input record)
   Vec3 a, b, c;
-  PixelBox pixels;
 };
 
 // A deformed vertex in view space, padded to 16 bytes: the bin stage gathers three per triangle, and a 12-byte
@@ -74,7 +71,7 @@ struct FrameParams {
   Vec3* vertex_normals;    // [num_vertices], normalized sum of adjacent face normals (world)
 
   // ---- stage 2 (project and bin) output / stage 3 input ----
-  TileRange* tile_range;    // [num_triangles]
+  PixelBox* pixel_box;      // [num_triangles]: the pixels its rays can hit (bin.h), empty when culled
   float* nearest_depth;     // [num_triangles], bin.h (kStraddleDepth / kCulledDepth)
   TriangleVerts* tri_verts; // [num_triangles], view space (written for binned triangles only)
   DepthRangeKeys* depth_range;  // the in-front triangles' nearest depths, min and max as keys (bin.h)
@@ -151,10 +148,10 @@ SC_HD bool bin_one(const FrameParams& p, int64_t t) {
   const Vec3 b = p.view_positions[p.indices[3 * t + 1]].p;
   const Vec3 c = p.view_positions[p.indices[3 * t + 2]].p;
   const BinResult r = bin_triangle(p.view, p.tiles_x, p.tiles_y, a, b, c);
-  p.tile_range[t] = r.range;
+  p.pixel_box[t] = r.pixels;
   p.nearest_depth[t] = r.nearest_depth;
   if (is_culled(r.range)) return false;
-  p.tri_verts[t] = TriangleVerts{a, b, c, r.pixels};
+  p.tri_verts[t] = TriangleVerts{a, b, c};
   return true;
 }
 

@@ -146,7 +146,7 @@ FrameStructure to_frame_structure(const BuildView& b) {
   s.tile_range.resize(4 * b.triangles);
   s.slab_of_triangle.resize(b.triangles);
   for (size_t t = 0; t < b.triangles; ++t) {
-    const TileRange r = b.tile_range[t];
+    const TileRange r = tile_range_of(b.pixel_box[t]);
     s.tile_range[4 * t] = r.x0;
     s.tile_range[4 * t + 1] = r.y0;
     s.tile_range[4 * t + 2] = r.x1;
