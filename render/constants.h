@@ -5,7 +5,7 @@
 namespace slabcast {
 
 constexpr int kTileSize = 8;                        // tiles are kTileSize x kTileSize pixels
-constexpr int kTilePixels = kTileSize * kTileSize;  // = threads per cast block (one thread per pixel ray)
+constexpr int kTilePixels = kTileSize * kTileSize;  // = threads per cast block
 constexpr int kMaxSlabs = 64;                       // FrameSettings::slabs is 1..kMaxSlabs
 constexpr int kDefaultSlabs = 16;
 
@@ -15,18 +15,11 @@ constexpr int kMaxTilesPerAxis = 2048;
 
 // Cast: a tile's references are brought into shared memory this many at a time, across slab boundaries (each
 // thread loads kCastChunk / kTilePixels of them; their loads are independent, so one chunk costs one round trip
-// for the references and one for their triangles). Session 5 measured the caster latency-bound with one chunk per
+// for the references and one for their triangles and pixel boxes). Session 5 measured the caster latency-bound with one chunk per
 // cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
 // whole; what a tile loads beyond the slab where its rays finish is read but not tested.
 constexpr int kCastChunk = 2 * kTilePixels;
-// Cast: threads per pixel ray. Two lanes halve the time of a tile with many triangles, which otherwise trails the
-// grid; where tiles are light they cost more set-up per pixel and fewer pixels are in flight. Measured on the H100
-// (session 6, cast ms, 8 slabs, one lane -> two): dragon 1024^2 0.183 -> 0.150 (53 triangles a tile), 4M sphere
-// 1024^2 0.504 -> 0.376 (244), dragon 3840x2160 0.283 -> 0.342 (6.7), 4M sphere 3840x2160 0.639 -> 0.672 (31).
-// Four lanes were slower than two everywhere. So two lanes from this many triangles per tile:
-constexpr int kCastTwoLanesTrianglesPerTile = 40;
-// Cast blocks of one lane an SM (half as many of two): caps the caster at 56 registers, what it used before the
-// same-axes path (which took it to 64, one block in nine fewer).
+// Cast blocks an SM: caps the caster at 56 registers.
 constexpr int kCastBlocksPerSm = 18;
 
 // Binning (bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by

@@ -182,140 +182,6 @@ __device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, 
                     : intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary);
 }
 
-// One ray against the chunk's triangles first, first + step, ... < last, keeping the nearest hit (closer_hit).
-template <bool kInRayAxes>
-__device__ __forceinline__ void test_chunk(const TriangleVerts* triangles, const uint32_t* ids, int first, int last,
-                                           int step, const RayShear& shear, float& best_t, uint32_t& best_id,
-                                           uint32_t& tests) {
-  for (int j = first; j < last; j += step) {
-    float t = 0.0f;
-    ++tests;
-    if (intersect_chunk_triangle<kInRayAxes>(shear, triangles[j], t) && closer_hit(t, ids[j], best_t, best_id)) {
-      best_t = t;
-      best_id = ids[j];
-    }
-  }
-}
-
-// One block per tile; kLanes threads per pixel ray, each testing every kLanes-th triangle of a slab. Slabs front
-// to back; each ray keeps its nearest hit (ties: lower ID) and stops testing once finished (frame_params.h:
-// ray_finished_after); the block leaves when all its rays have. Per-ray results are exactly those of the cpu
-// backend's cast_pixel: the nearest hit is the minimum of a total order (closer_hit on distinct IDs), so splitting a
-// slab's triangles among lanes and combining at the slab's end finds the same one, and the lanes' test counts add up
-// to the ray's.
-//
-// Session 5 found it latency-bound (137 G tests/s, a tenth of the FP32 rate). So: the tile's cell offsets come in
-// once, at the start; an empty tile writes its misses and leaves before any ray set-up (84% of the dragon's pixels
-// miss at 3840x2160); references come through shared memory in chunks of kChunk that run across slab boundaries
-// (three dependent global loads a chunk, not a slab), in the rays' axis order where the tile's rays share it; and a
-// tile with many triangles spreads each ray's tests over kLanes threads, so the heaviest tiles do not trail the grid.
-// Now the instructions of the tests bound it (Nsight Compute, session 6: issue slots 69% busy on the dragon).
-template <int kChunk, int kLanes>
-__global__ void __launch_bounds__(kTilePixels* kLanes, kCastBlocksPerSm / kLanes)
-    cast_kernel(FrameParams p, CastTarget target) {
-  constexpr int kThreads = kTilePixels * kLanes;
-  constexpr int kRefsPerThread = kChunk / kThreads;
-  static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
-  static_assert(kLanes == 1 || kLanes == 2 || kLanes == 4 || kLanes == 8, "a pixel's lanes lie in one warp");
-  __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
-  __shared__ TriangleVerts chunk_triangles[kChunk];
-  __shared__ uint32_t chunk_ids[kChunk];
-
-  // Block -> tile in build order (column major), so consecutive blocks read neighbouring cells.
-  const int tx = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.tiles_y));
-  const int ty = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.tiles_y));
-  const int pixel = static_cast<int>(threadIdx.x) / kLanes;
-  const int lane = static_cast<int>(threadIdx.x) % kLanes;
-  const int px = tx * kTileSize + pixel % kTileSize;
-  const int py = ty * kTileSize + pixel / kTileSize;
-  const bool inside = px < p.view.width && py < p.view.height;
-
-  const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
-  for (int s = static_cast<int>(threadIdx.x); s <= p.slabs; s += kThreads) {
-    slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
-  }
-  __syncthreads();
-  const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
-  if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
-    if (inside && lane == 0) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
-    return;
-  }
-
-  const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
-  const RayShear shear = make_ray_shear(dir);
-  const SlabRange sr = frame_slab_range(p);
-  // Whether every ray of the tile has the same axis order (always, below a 90-degree field of view: z dominates):
-  // then each triangle enters shared memory already in that order, and the tests skip the per-ray permutation.
-  __shared__ int tile_axes;
-  const int axes = shear.kx * 9 + shear.ky * 3 + shear.kz;
-  if (threadIdx.x == 0) tile_axes = axes;
-  __syncthreads();
-  const bool same_axes = __syncthreads_and(axes == tile_axes) != 0;
-  float best_t = INFINITY;
-  uint32_t best_id = kNoHit;
-  uint32_t tests = 0;
-  bool finished = !inside;  // pixels past the image's right / bottom edge take no part
-
-  // Every bound below comes from shared memory, so the loops and their barriers are block-uniform.
-  uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
-  for (int s = 0; s < p.slabs; ++s) {
-    const uint64_t slab_end = slab_begin[s + 1];
-    for (uint64_t r = slab_begin[s]; r < slab_end;) {
-      if (r == chunk_end) {  // the slab goes on past the chunk: bring in the next one
-        __syncthreads();     // the previous chunk has been consumed
-        chunk_begin = r;
-        chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
-        const int n = static_cast<int>(chunk_end - chunk_begin);
-        uint32_t ids[kRefsPerThread];
-#pragma unroll
-        for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
-          const int i = k * kThreads + static_cast<int>(threadIdx.x);
-          ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
-        }
-#pragma unroll
-        for (int k = 0; k < kRefsPerThread; ++k) {
-          const int i = k * kThreads + static_cast<int>(threadIdx.x);
-          if (i < n) {
-            chunk_ids[i] = ids[k];
-            const TriangleVerts tv = p.tri_verts[ids[k]];
-            chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
-                                                           to_ray_axes(shear, tv.c)}
-                                           : tv;
-          }
-        }
-        __syncthreads();
-      }
-      const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
-      if (!finished) {
-        const int first = static_cast<int>(r - chunk_begin) + lane, last = static_cast<int>(stop - chunk_begin);
-        if (same_axes) {  // block-uniform
-          test_chunk<true>(chunk_triangles, chunk_ids, first, last, kLanes, shear, best_t, best_id, tests);
-        } else {
-          test_chunk<false>(chunk_triangles, chunk_ids, first, last, kLanes, shear, best_t, best_id, tests);
-        }
-      }
-      r = stop;
-    }
-    // The pixel's lanes agree on its nearest hit so far (and so on whether it is finished).
-#pragma unroll
-    for (int offset = 1; offset < kLanes; offset <<= 1) {
-      const float other_t = __shfl_xor_sync(0xffffffffu, best_t, offset);
-      const uint32_t other_id = __shfl_xor_sync(0xffffffffu, best_id, offset);
-      if (closer_hit(other_t, other_id, best_t, best_id)) {
-        best_t = other_t;
-        best_id = other_id;
-      }
-    }
-    finished = finished || ray_finished_after(sr, s, best_t, -dir.z);
-    if (__syncthreads_and(finished)) break;
-  }
-#pragma unroll
-  for (int offset = 1; offset < kLanes; offset <<= 1) tests += __shfl_xor_sync(0xffffffffu, tests, offset);
-
-  if (inside && lane == 0) finish_pixel(p, target, px, py, best_id, best_t, tests, tile_end - tile_begin);
-  add_cast_statistics(p, slab_begin, lane == 0, tests, inside && best_id != kNoHit);
-}
-
 // A hit as one 64-bit key whose minimum is the nearest hit of closer_hit's order: t's bits above (t > 0 and finite, so
 // its bits order as it does), the triangle ID below (ties: the lower ID). A miss is +inf with kNoHit, above every hit.
 __device__ __forceinline__ unsigned long long hit_key(float t, uint32_t id) {
@@ -338,17 +204,28 @@ __device__ __forceinline__ int tile_box_pixel(uint32_t box, int k) {  // the box
   return y * kTileSize + x;
 }
 
-// The pair caster: one block per tile, as cast_kernel, with the same results and statistics, but the block's threads
-// take (triangle, pixel) pairs instead of pixels. A triangle is tested only against the rays of the pixels in its
-// pixel box (bin.h; a ray outside it misses), and most of a tile's triangles cover a few of its 64 pixels, so a tile
-// makes a few pairs a triangle where cast_kernel made 64 tests. Per chunk of references, each triangle's pixels in
-// the tile are counted and scanned; thread k takes pairs k, k + 64, ..., finds its triangle by binary search in
-// the scan, and keeps the nearest hit of its pixel by a shared-memory atomicMin on hit_key. Slabs front to back as
-// before: a pixel's ray that is finished after a slab (ray_finished_after) takes no pairs of later slabs, and the
-// block leaves when every ray is finished. A ray's test count is, as on the cpu backend, every triangle of each slab
-// it took part in, the ones its pixel box ruled out included.
+// The caster: one block of 64 threads per 8x8 tile, slabs front to back. Each pixel's ray keeps its nearest hit
+// (closer_hit: smaller t, ties to the lower ID) and is finished after the first slab whose far side lies behind that
+// hit (frame_params.h: ray_finished_after); the block leaves when all its rays are. Per ray, the results and the
+// test counts are exactly those of the cpu backend's cast_pixel.
+//
+// The threads take (triangle, pixel) pairs, not pixels: a triangle is tested only against the rays of the pixels in
+// its pixel box (bin.h: a ray outside the box misses it), and most triangles cover a few of a tile's 64 pixels (the
+// dragon's are about a pixel at 1024x1024), so a tile makes one or two pairs a triangle where one thread a ray made
+// 64 tests. References come through shared memory in chunks of kChunk that run across slab boundaries (two rounds
+// of independent global loads a chunk); each chunk triangle's pixels inside the tile are counted and scanned. Thread k
+// takes pairs k, k + 64, ... of the slab's part of the chunk, finds its triangle by binary search in the scan, and
+// folds a hit into its pixel's nearest by a shared-memory atomicMin on hit_key, whose order is closer_hit's, so the
+// order of the atomics does not matter. A pixel whose ray is finished takes no more pairs. A ray's test count is
+// every triangle of each slab it took part in (the ones its box ruled out included), as on the cpu backend.
+//
+// Session 6's caster gave each ray its own thread (or two) and was instruction-bound at 90 instructions a test.
+// Measured on the H100, session 7, cast ms at 8 slabs, rays -> pairs: dragon 1024^2 0.140 -> 0.080, dragon 3840x2160
+// 0.281 -> 0.237, 4M sphere 1024^2 0.334 -> 0.170, 16M sphere 3840x2160 1.137 -> 0.520; no row of the bench suite
+// was slower (docs/bench/README.md). Nsight Compute on the dragon at 1024^2: latency-bound (an instruction every
+// 14 cycles a warp, 50% of cycles with no warp eligible, occupancy 41% of 56%).
 template <int kChunk>
-__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_pairs_kernel(FrameParams p, CastTarget target) {
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
   constexpr int kThreads = kTilePixels;
   constexpr int kRefsPerThread = kChunk / kThreads;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
@@ -549,9 +426,7 @@ class CudaRenderer final : public Renderer {
  public:
   explicit CudaRenderer(const RendererOptions& options) : options_(options),
         sync_stages_(sync_stages_requested()),
-        frame_graph_(frame_graph_requested() && !sync_stages_),
-        cast_lanes_(cast_lanes_chosen(options)),
-        cast_pairs_(cast_pairs_chosen()) {
+        frame_graph_(frame_graph_requested() && !sync_stages_) {
     SLABCAST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
@@ -993,48 +868,6 @@ class CudaRenderer final : public Renderer {
     return p;
   }
 
-  template <int kLanes>
-  void launch_cast_as(unsigned tiles, const FrameParams& p, const CastTarget& target) {
-    cast_kernel<kCastChunk, kLanes><<<tiles, kTilePixels * kLanes, 0, stream_>>>(p, target);
-    SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
-  }
-  void launch_cast(unsigned tiles, const FrameParams& p, const CastTarget& target) {
-    if (cast_pairs_) {
-      cast_pairs_kernel<kCastChunk><<<tiles, kTilePixels, 0, stream_>>>(p, target);
-      SLABCAST_CUDA_CHECK_LAUNCH(cast_pairs_kernel);
-    } else if (cast_lanes(tiles) == 2) {
-      launch_cast_as<2>(tiles, p, target);
-    } else {
-      launch_cast_as<1>(tiles, p, target);
-    }
-  }
-  // RendererOptions::cast_lanes, else SLABCAST_CAST_LANES, else by the triangles per tile (constants.h).
-  int cast_lanes(unsigned tiles) const {
-    if (cast_lanes_ != 0) return cast_lanes_;
-    return num_triangles_ >= static_cast<int64_t>(kCastTwoLanesTrianglesPerTile) * tiles ? 2 : 1;
-  }
-  static int cast_lanes_chosen(const RendererOptions& options) {
-    int lanes = options.cast_lanes;
-    const char* env = std::getenv("SLABCAST_CAST_LANES");
-    if (lanes == 0 && env != nullptr && env[0] != '\0') {
-      if (std::strcmp(env, "1") != 0 && std::strcmp(env, "2") != 0) {
-        throw std::invalid_argument(std::string("slabcast: SLABCAST_CAST_LANES is '") + env + "'; it takes 1 or 2");
-      }
-      lanes = env[0] - '0';
-    }
-    if (lanes < 0 || lanes > 2) {
-      throw std::invalid_argument("slabcast: RendererOptions::cast_lanes is " + std::to_string(lanes) +
-                                  "; it takes 0 (automatic), 1 or 2");
-    }
-    return lanes;
-  }
-  // SLABCAST_CAST=pairs (default) | rays: which caster (to time both).
-  static bool cast_pairs_chosen() {
-    const char* env = std::getenv("SLABCAST_CAST");
-    if (env == nullptr || env[0] == '\0' || std::strcmp(env, "pairs") == 0) return true;
-    if (std::strcmp(env, "rays") == 0) return false;
-    throw std::invalid_argument(std::string("slabcast: SLABCAST_CAST is '") + env + "'; it takes pairs or rays");
-  }
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
     if (!sync_stages_) return;
@@ -1178,8 +1011,9 @@ class CudaRenderer final : public Renderer {
     // ---- 4. cast, and 5. shade into the caller's surface, by the same threads ----
     record_stage_event(5);
     const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
-    launch_cast(static_cast<unsigned>(c.tiles_x * c.tiles_y), p,
-                CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits});
+    cast_kernel<kCastChunk><<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(
+        p, CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits});
+    SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
     stage_done("cast");
     // The shade stage has no kernel of its own (session 6), and no events either: two back to back cost ~1 us.
     record_stage_event(kTimedStages);
@@ -1188,8 +1022,6 @@ class CudaRenderer final : public Renderer {
   RendererOptions options_;
   bool sync_stages_ = false;
   bool frame_graph_ = true;
-  int cast_lanes_ = 0;  // 0: by the triangles per tile
-  bool cast_pairs_ = true;
   cudaGraphExec_t frame_exec_ = nullptr;
   GraphShape frame_exec_shape_;
   bool capturing_ = false;  // encode_frame is being captured into the frame's graph

@@ -132,10 +132,6 @@ struct RendererOptions {
   // When a frame needs more, the buffers grow geometrically and the frame is redone (FrameStats::frame_redone).
   // Tests set a tiny value to exercise that path.
   uint64_t initial_reference_capacity = 0;
-  // Threads per pixel ray in the cuda caster: 1, 2, or 0 = automatic (two where the mesh has at least
-  // kCastTwoLanesTrianglesPerTile triangles per screen tile, constants.h). The environment variable
-  // SLABCAST_CAST_LANES=1|2 sets it where this is 0, to time both on a scene. Every choice gives the same image.
-  int cast_lanes = 0;
 };
 std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options);
 
