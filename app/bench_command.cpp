@@ -581,21 +581,26 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   sample_memory();
 
   const int total = ctx.plan.warmup + ctx.plan.frames;
-  std::vector<double> deform, bin, l1, l2, l3, build, cast, shade, all, feed, blit, shown;
+  std::vector<double> deform, bin, l1, l2, l3, build, cast, shade, all, host, feed, blit, shown;
   std::vector<double> references, tests, binned, hit;
-  for (std::vector<double>* v : {&deform, &bin, &l1, &l2, &l3, &build, &cast, &shade, &all, &feed, &blit, &shown,
-                                 &references, &tests, &binned, &hit}) {
+  for (std::vector<double>* v : {&deform, &bin, &l1, &l2, &l3, &build, &cast, &shade, &all, &host, &feed, &blit,
+                                 &shown, &references, &tests, &binned, &hit}) {
     v->reserve(size_t(ctx.plan.frames));
   }
   for (int i = 0; i < total; ++i) {
     const FrameSettings s = settings_for(ctx.options, camera, size, slabs, i);
     FrameStats stats;
-    double feed_ms = 0, blit_ms = 0;
+    double feed_ms = 0, blit_ms = 0, host_ms = 0;
+    const auto render_timed = [&](const Surface& target) {
+      const Clock::time_point start = Clock::now();
+      stats = renderer->render(s, target);
+      host_ms = ms_between(start, Clock::now());
+    };
 #if SLABCAST_HAVE_VIEWER
     if (display) {
       const Surface target = display->acquire();
       try {
-        stats = renderer->render(s, target);
+        render_timed(target);
       } catch (...) {
         display->present();  // unmaps the buffer before the error goes on
         throw;
@@ -604,10 +609,10 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
       feed_ms = display->feed_ms();
       blit_ms = display->blit_ms();
     } else {
-      stats = renderer->render(s, plain.surface());
+      render_timed(plain.surface());
     }
 #else
-    stats = renderer->render(s, plain.surface());
+    render_timed(plain.surface());
 #endif
     row.renderer_peak_bytes = std::max<uint64_t>(row.renderer_peak_bytes, renderer->device_bytes_in_use());
     if (i + 1 == ctx.plan.warmup) sample_memory();
@@ -622,6 +627,7 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
       cast.push_back(t.cast);
       shade.push_back(t.shade);
       all.push_back(t.total);
+      host.push_back(host_ms);
       feed.push_back(feed_ms);
       blit.push_back(blit_ms);
       shown.push_back(feed_ms + blit_ms);
@@ -649,6 +655,7 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   row.cast = summarize(cast);
   row.shade = summarize(shade);
   row.total = summarize(all);
+  row.host = summarize(host);
 #if SLABCAST_HAVE_VIEWER
   if (display) {
     row.display_measured = true;
@@ -831,6 +838,7 @@ const std::vector<CsvColumn>& csv_columns() {
       BENCH_SUMMARY_COLUMNS(deform), BENCH_SUMMARY_COLUMNS(bin), BENCH_SUMMARY_COLUMNS(l1),
       BENCH_SUMMARY_COLUMNS(l2), BENCH_SUMMARY_COLUMNS(l3), BENCH_SUMMARY_COLUMNS(build),
       BENCH_SUMMARY_COLUMNS(cast), BENCH_SUMMARY_COLUMNS(shade), BENCH_SUMMARY_COLUMNS(total),
+      BENCH_SUMMARY_COLUMNS(host),
       {"display_feed", [](const BenchRow& r) { return r.display_measured ? csv_text(r.display_feed) : std::string(); }},
       BENCH_DISPLAY_COLUMNS(feed), BENCH_DISPLAY_COLUMNS(blit), BENCH_DISPLAY_COLUMNS(display),
       {"references", [](const BenchRow& r) { return number(r.references); }},
@@ -878,6 +886,9 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
     << quote(env.backend == "cuda" ? "stage times from CUDA events around each stage; total = first to last event "
                                      "(deform + bin + L1 + L2 + L3 + cast + shade into the surface)"
                                    : "stage times by the host's wall clock (cpu backend)")
+    << ",\n    \"host_timing\": "
+    << quote("host_ms = the host's wall time of one Renderer::render call (build and launch the frame, wait for it, "
+             "read its statistics back)")
     << ",\n    \"display_timing\": "
     << quote("feed = host wall time of the CUDA-GL map + unmap (interop) or of the PBO upload (cpu backend); blit = GL "
              "timer query (GL_TIME_ELAPSED) around PBO -> texture + full-screen pass, waited for every frame")
@@ -895,7 +906,8 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
       << ",\n     \"ms\": {\"deform\": " << summary_json(r.deform) << ", \"bin\": " << summary_json(r.bin)
       << ", \"l1\": " << summary_json(r.l1) << ", \"l2\": " << summary_json(r.l2) << ", \"l3\": " << summary_json(r.l3)
       << ",\n            \"build\": " << summary_json(r.build) << ", \"cast\": " << summary_json(r.cast)
-      << ", \"shade\": " << summary_json(r.shade) << ", \"total\": " << summary_json(r.total) << "},\n     \"display\": ";
+      << ", \"shade\": " << summary_json(r.shade) << ", \"total\": " << summary_json(r.total) << "},\n     \"host_ms\": "
+      << summary_json(r.host) << ",\n     \"display\": ";
     if (r.display_measured) {
       f << "{\"feed\": " << quote(r.display_feed) << ", \"feed_ms\": " << summary_json(r.feed) << ", \"blit_ms\": "
         << summary_json(r.blit) << ", \"display_ms\": " << summary_json(r.display) << "}";
@@ -979,20 +991,22 @@ std::string fixed(double v, int digits) {
 void print_bench_tables(std::ostream& out, const std::vector<BenchRow>& rows) {
   if (rows.empty()) return;
   std::vector<std::vector<std::string>> cells = {
-      {"scene", "tris", "size", "slabs", "deform", "bin", "build", "cast", "shade", "total", "p99", "display",
+      {"scene", "tris", "size", "slabs", "deform", "bin", "build", "cast", "shade", "total", "p99", "host", "display",
        "refs", "tests", "peak MiB", "raster", "speedup", "IDs equal"}};
   for (const BenchRow& r : rows) {
     cells.push_back({r.scene, millions(double(r.triangles)), size_text(r.width, r.height), std::to_string(r.slabs),
                      short_ms(r.deform.median), short_ms(r.bin.median), short_ms(r.build.median),
                      short_ms(r.cast.median), short_ms(r.shade.median), short_ms(r.total.median),
-                     short_ms(r.total.p99), r.display_measured ? short_ms(r.display.median) : "-",
+                     short_ms(r.total.p99), short_ms(r.host.median),
+                     r.display_measured ? short_ms(r.display.median) : "-",
                      millions(r.references), millions(r.ray_triangle_tests), mib(r.renderer_peak_bytes),
                      r.reference_measured ? short_ms(r.reference_ms.median) : "-",
                      r.reference_measured ? fixed(r.speedup, 2) + "x" : "-",
                      r.ids.measured ? fixed(100.0 * r.ids.fraction(), 2) + "%" : "-"});
   }
-  out << "per row: medians over the timed frames, ms (p99 of the total); refs and tests per frame; peak = the "
-         "renderer's device memory; raster = the gl-raster reference; speedup = raster / total\n";
+  out << "per row: medians over the timed frames, ms (p99 of the total); host = the host's wall time of one render() "
+         "call; refs and tests per frame; peak = the renderer's device memory; raster = the gl-raster reference; "
+         "speedup = raster / total\n";
   print_table(out, cells);
 
   // The thesis's tables for the first scene, at its first size: Table 7.2 (build, cast, total vs slabs) and

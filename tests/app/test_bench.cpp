@@ -281,6 +281,7 @@ std::vector<BenchRow> two_rows() {
   a.slabs = 1;
   a.frames = 3;
   a.total = {0.5, 0.75};
+  a.host = {0.625, 0.875};
   a.cast = {0.25, 0.5};
   a.ray_triangle_tests = 123456;
   a.renderer_peak_bytes = 4096;
@@ -327,6 +328,8 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
   ASSERT_EQ(rows.items.size(), 2u);
   EXPECT_EQ(rows[0]["ms"]["total"]["median"].number, 0.5);
   EXPECT_EQ(rows[0]["ms"]["total"]["p99"].number, 0.75);
+  EXPECT_EQ(rows[0]["host_ms"]["median"].number, 0.625);
+  EXPECT_EQ(rows[0]["host_ms"]["p99"].number, 0.875);
   EXPECT_EQ(rows[0]["ray_triangle_tests"].number, 123456);
   EXPECT_TRUE(rows[0]["display"].is_null());
   EXPECT_TRUE(rows[0]["reference"].is_null());
@@ -357,6 +360,7 @@ TEST(BenchWriters, CsvHasOneLinePerRowAndEmptyCellsForWhatWasNotMeasured) {
   EXPECT_EQ(a[column("scene")], "sphere:1000");
   EXPECT_EQ(a[column("total_ms_median")], "0.5");
   EXPECT_EQ(a[column("cast_ms_p99")], "0.5");
+  EXPECT_EQ(a[column("host_ms_median")], "0.625");
   EXPECT_EQ(a[column("ray_triangle_tests")], "123456");
   EXPECT_EQ(a[column("display_ms_median")], "");
   EXPECT_EQ(a[column("speedup")], "");
