@@ -5,8 +5,8 @@
 //
 // The per-item work of every stage is the shared __host__ __device__ code of frame_params.h, which the cpu
 // backend runs in plain loops; the kernels here are thin shims around it, except the caster, whose block
-// cooperation (chunks of triangles in shared memory, lanes per ray, the block-wide early exit) is GPU-specific;
-// it shades each pixel with the same shade_ray the cpu backend uses, straight into the target.
+// cooperation ((triangle, pixel) pairs over chunks of triangles in shared memory, the block-wide early exit) is
+// GPU-specific; it shades each pixel with the same shade_ray the cpu backend uses, straight into the target.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -143,10 +143,10 @@ __device__ __forceinline__ void finish_pixel(const FrameParams& p, const CastTar
 }
 
 // The block's share of the frame's statistics: per-block sums, one atomic each. Every block adds to the same few
-// words, so only non-zero contributions go out: same-address atomics queue up at one L2 slice. `counted`: whether
-// this thread's ray counts (one thread a ray). Every thread of the block calls this.
-__device__ __forceinline__ void add_cast_statistics(const FrameParams& p, const uint64_t* slab_begin, bool counted,
-                                                    uint32_t tests, bool hit) {
+// words, so only non-zero contributions go out: same-address atomics queue up at one L2 slice. Every thread of the
+// block calls this, with its ray's test count and whether it hit.
+__device__ __forceinline__ void add_cast_statistics(const FrameParams& p, const uint64_t* slab_begin, uint32_t tests,
+                                                    bool hit) {
   __shared__ unsigned long long block_tests;
   __shared__ unsigned int block_hits;
   if (threadIdx.x == 0) {
@@ -154,10 +154,8 @@ __device__ __forceinline__ void add_cast_statistics(const FrameParams& p, const 
     block_hits = 0;
   }
   __syncthreads();
-  if (counted) {
-    atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
-    if (hit) atomicAdd(&block_hits, 1u);
-  }
+  atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
+  if (hit) atomicAdd(&block_hits, 1u);
   __syncthreads();
   if (threadIdx.x == 0) {
     if (block_tests > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
@@ -358,7 +356,7 @@ __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(Fra
   }
 
   if (inside) finish_pixel(p, target, px, py, best_id, best_t, tests, tile_end - tile_begin);
-  add_cast_statistics(p, slab_begin, true, tests, inside && best_id != kNoHit);
+  add_cast_statistics(p, slab_begin, tests, inside && best_id != kNoHit);
 }
 
 // ---- set_mesh helpers ----
