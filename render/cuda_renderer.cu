@@ -260,14 +260,14 @@ __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(Fra
   const SlabRange sr = frame_slab_range(p);
   pixel_shear[pixel] = shear;
   pixel_best[pixel] = hit_key(INFINITY, kNoHit);
+  // Whether every ray of the tile has the same axis order (always, below a 90-degree field of view: z dominates):
+  // then each triangle enters shared memory already in that order, and the tests skip the per-ray permutation.
   __shared__ int tile_axes;
   const int axes = shear.kx * 9 + shear.ky * 3 + shear.kz;
   if (pixel == 0) tile_axes = axes;
   __syncthreads();
-  const bool same_axes = __syncthreads_and(axes == tile_axes) != 0;  // as in cast_kernel
-  bool finished = !inside;
-  if (pixel % 32 == 0) pixel_finished[pixel / 32] = 0;
-  __syncthreads();
+  const bool same_axes = __syncthreads_and(axes == tile_axes) != 0;
+  bool finished = !inside;  // pixels past the image's right / bottom edge take no part
   {
     const uint32_t warp_finished = __ballot_sync(0xffffffffu, finished);
     if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_finished;
