@@ -432,7 +432,7 @@ class CudaRenderer final : public Renderer {
   }
   ~CudaRenderer() override {
     if (stream_) cudaStreamSynchronize(stream_);
-    if (frame_exec_) cudaGraphExecDestroy(frame_exec_);
+    release_frame_graph();
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
     if (host_counters_) cudaFreeHost(host_counters_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -691,6 +691,7 @@ class CudaRenderer final : public Renderer {
   // runtime error is reported as usual.
   template <typename T>
   void allocate(DeviceArray<T>& array, size_t count, const std::string& what) const {
+    ++buffers_generation_;  // a frame graph that pointed into the old buffer must not be launched again
     const cudaError_t status = array.try_allocate(count);
     if (status == cudaSuccess) return;
     if (status != cudaErrorMemoryAllocation) detail::check_cuda(status, "cudaMalloc", __FILE__, __LINE__);
@@ -876,12 +877,73 @@ class CudaRenderer final : public Renderer {
     }
   }
 
+  // What decides the frame graph's nodes: the smooth-normal kernels, the sizes from which the primitives choose
+  // their grids and kernels (CUB's scans pick single- or multi-pass by size), and the buffers the nodes point into
+  // (a new allocation anywhere, e.g. another mesh of the same size, makes a new graph).
+  struct GraphShape {
+    bool smooth_normals = false;
+    int width = 0, height = 0, slabs = 0;
+    int64_t triangles = 0, vertices = 0;
+    uint64_t capacity = 0;
+    uint64_t buffers_generation = 0;
+    bool operator==(const GraphShape& o) const {
+      return smooth_normals == o.smooth_normals && width == o.width && height == o.height && slabs == o.slabs &&
+             triangles == o.triangles && vertices == o.vertices && capacity == o.capacity &&
+             buffers_generation == o.buffers_generation;
+    }
+  };
+  // A kernel node of the frame graph whose arguments are the frame's (FrameParams, and for the caster CastTarget).
+  struct FrameKernelNode {
+    cudaGraphNode_t node;
+    cudaKernelNodeParams params;  // as captured; the argument pointers are replaced at each launch
+    bool cast;
+  };
+
   // The frame as one CUDA graph: encode_frame captured, then launched. Launching the ~25 kernels one by one left
   // the GPU idle between them (most stages are a few microseconds of work); a graph's nodes follow one another
-  // with less of that. The parameters change every frame (time, camera, target), so the frame is captured again
-  // each time and the executable graph updated in place, which is cheap while the topology stays; a change of it
-  // (smooth normals on or off, another size) makes a new one.
+  // with less of that. The graph is captured once per shape of frame (GraphShape: what decides its kernels, grids and
+  // buffers). Between frames of one shape only the arguments of this file's kernels change (FrameParams: time,
+  // camera, shading; CastTarget: the surface), so each frame sets those on the executable graph's kernel nodes and
+  // launches it. Session 6 captured the whole frame again every frame and updated the executable graph from it,
+  // which cost the host about 45 us a frame (session 7, `slabcast bench`'s host column).
   void launch_frame_graph(const FrameParams& p, const Surface& target, bool write_hits) {
+    const GraphShape shape = graph_shape(p);
+    if (!frame_exec_ || !(shape == frame_exec_shape_)) capture_frame_graph(p, target, write_hits, shape);
+    if (!frame_exec_) {  // the device is too full for the graph itself: the buffers are in place, launch directly
+      encode_frame(p, target, write_hits);
+      return;
+    }
+    FrameParams params = p;
+    CastTarget cast = cast_target(target, write_hits);
+    void* frame_args[] = {&params};
+    void* cast_args[] = {&params, &cast};
+    for (const FrameKernelNode& node : frame_nodes_) {
+      cudaKernelNodeParams kernel = node.params;
+      kernel.kernelParams = node.cast ? cast_args : frame_args;
+      SLABCAST_CUDA_CHECK(cudaGraphExecKernelNodeSetParams(frame_exec_, node.node, &kernel));
+    }
+    const cudaError_t status = cudaGraphLaunch(frame_exec_, stream_);
+    if (status == cudaErrorMemoryAllocation) {  // as above, found at launch
+      cudaGetLastError();
+      release_frame_graph();
+      encode_frame(p, target, write_hits);
+      return;
+    }
+    SLABCAST_CUDA_CHECK(status);
+  }
+
+  void release_frame_graph() {
+    if (frame_exec_) cudaGraphExecDestroy(frame_exec_);
+    if (frame_graph_template_) cudaGraphDestroy(frame_graph_template_);
+    frame_exec_ = nullptr;
+    frame_graph_template_ = nullptr;
+    frame_nodes_.clear();
+  }
+
+  // Captures encode_frame for a new shape of frame and instantiates it. Leaves frame_exec_ null if the device has no
+  // memory left for the graph (the caller then launches the frame directly); throws on any other error.
+  void capture_frame_graph(const FrameParams& p, const Surface& target, bool write_hits, const GraphShape& shape) {
+    release_frame_graph();
     SLABCAST_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     capturing_ = true;
     cudaGraph_t graph = nullptr;
@@ -896,56 +958,64 @@ class CudaRenderer final : public Renderer {
     }
     capturing_ = false;
     SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-    // An update is only tried where the topology cannot have changed; the runtime reports a refused update as an
-    // API error (which compute-sanitizer flags), so a new shape of frame gets a new graph without asking.
-    const GraphShape shape = graph_shape(p);
-    if (frame_exec_ && !(shape == frame_exec_shape_)) {
-      cudaGraphExecDestroy(frame_exec_);
-      frame_exec_ = nullptr;
-    }
-    if (frame_exec_) {
-      cudaGraphExecUpdateResultInfo info{};
-      if (cudaGraphExecUpdate(frame_exec_, graph, &info) != cudaSuccess) {
-        cudaGetLastError();  // not expected for the same shape; instantiating afresh is still right
-        cudaGraphExecDestroy(frame_exec_);
-        frame_exec_ = nullptr;
-      }
-    }
-    frame_exec_shape_ = shape;
-    cudaError_t status = cudaSuccess;
-    if (!frame_exec_) status = cudaGraphInstantiate(&frame_exec_, graph, 0);
-    cudaGraphDestroy(graph);
-    if (status == cudaSuccess) status = cudaGraphLaunch(frame_exec_, stream_);
+    frame_graph_template_ = graph;  // kept: its nodes name the executable graph's nodes to update
+    // encode_frame launches deform, bin and cast once a frame, and the two normal kernels when the shading needs them.
+    const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, p.need_smooth_normals ? 5 : 3);
+    const cudaError_t status = cudaGraphInstantiate(&frame_exec_, graph, 0);
     if (status == cudaErrorMemoryAllocation) {
-      // The device is too full for the graph itself: the frame's buffers are all in place, so launch it directly.
       cudaGetLastError();
-      if (frame_exec_) cudaGraphExecDestroy(frame_exec_);
       frame_exec_ = nullptr;
-      encode_frame(p, target, write_hits);
+      release_frame_graph();
       return;
     }
-    if (status != cudaSuccess && frame_exec_) {
-      cudaGraphExecDestroy(frame_exec_);
+    if (status != cudaSuccess) {
       frame_exec_ = nullptr;
+      release_frame_graph();
+      SLABCAST_CUDA_CHECK(status);
     }
-    SLABCAST_CUDA_CHECK(status);
+    frame_nodes_ = nodes;
+    frame_exec_shape_ = shape;
   }
 
-  // What decides the frame graph's nodes: the smooth-normal kernels, and the sizes from which the primitives choose
-  // their grids and kernels (CUB's scans pick single- or multi-pass by size).
-  struct GraphShape {
-    bool smooth_normals = false;
-    int width = 0, height = 0, slabs = 0;
-    int64_t triangles = 0, vertices = 0;
-    uint64_t capacity = 0;
-    bool operator==(const GraphShape& o) const {
-      return smooth_normals == o.smooth_normals && width == o.width && height == o.height && slabs == o.slabs &&
-             triangles == o.triangles && vertices == o.vertices && capacity == o.capacity;
+  // The captured graph's nodes of this file's per-frame kernels, found by their function. Each must be there as
+  // often as encode_frame launches it (the primitives' kernels take only buffers, which the shape fixes).
+  std::vector<FrameKernelNode> frame_kernel_nodes(cudaGraph_t graph, size_t expected) const {
+    size_t count = 0;
+    SLABCAST_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+    std::vector<cudaGraphNode_t> all(count);
+    SLABCAST_CUDA_CHECK(cudaGraphGetNodes(graph, all.data(), &count));
+    const void* frame_kernels[] = {reinterpret_cast<const void*>(deform_kernel),
+                                   reinterpret_cast<const void*>(face_normal_kernel),
+                                   reinterpret_cast<const void*>(vertex_normal_kernel),
+                                   reinterpret_cast<const void*>(bin_kernel)};
+    const void* cast = reinterpret_cast<const void*>(cast_kernel<kCastChunk>);
+    std::vector<FrameKernelNode> nodes;
+    for (cudaGraphNode_t node : all) {
+      cudaGraphNodeType type;
+      SLABCAST_CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+      if (type != cudaGraphNodeTypeKernel) continue;
+      cudaKernelNodeParams params{};
+      SLABCAST_CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
+      const bool is_cast = params.func == cast;
+      const bool is_frame = std::find(std::begin(frame_kernels), std::end(frame_kernels), params.func) !=
+                            std::end(frame_kernels);
+      if (is_cast || is_frame) nodes.push_back(FrameKernelNode{node, params, is_cast});
     }
-  };
+    if (nodes.size() != expected) {
+      throw std::logic_error("slabcast: the frame graph has " + std::to_string(nodes.size()) +
+                             " nodes of the frame's kernels, expected " + std::to_string(expected));
+    }
+    return nodes;
+  }
+
   GraphShape graph_shape(const FrameParams& p) const {
     return GraphShape{p.need_smooth_normals, configured_.width, configured_.height, configured_.slabs,
-                      num_triangles_,         num_vertices_,      capacity_};
+                      num_triangles_,         num_vertices_,      capacity_,          buffers_generation_};
+  }
+
+  static CastTarget cast_target(const Surface& target, bool write_hits) {
+    const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
+    return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits};
   }
 
   // The stage timing events; inside a capture they become event-record nodes of the graph.
@@ -1008,9 +1078,8 @@ class CudaRenderer final : public Renderer {
 
     // ---- 4. cast, and 5. shade into the caller's surface, by the same threads ----
     record_stage_event(5);
-    const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
     cast_kernel<kCastChunk><<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(
-        p, CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits});
+        p, cast_target(target, write_hits));
     SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
     stage_done("cast");
     // The shade stage has no kernel of its own (session 6), and no events either: two back to back cost ~1 us.
@@ -1021,7 +1090,10 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_ = true;
   cudaGraphExec_t frame_exec_ = nullptr;
+  cudaGraph_t frame_graph_template_ = nullptr;  // what frame_exec_ was instantiated from
+  std::vector<FrameKernelNode> frame_nodes_;    // its nodes whose arguments change every frame
   GraphShape frame_exec_shape_;
+  mutable uint64_t buffers_generation_ = 0;     // counts device allocations (GraphShape)
   bool capturing_ = false;  // encode_frame is being captured into the frame's graph
   cudaStream_t stream_ = nullptr;
   cudaEvent_t events_[kEventCount] = {};

@@ -242,6 +242,29 @@ TEST(CudaBackend, ReusesBuffersAcrossSizesSlabsAndTimes) {
   expect_same_frame(render_frame(*cpu, f), render_frame(*gpu, f), "second mesh");
 }
 
+// The frame graph is captured once per shape of frame and relaunched with each frame's arguments: frames of one shape
+// (same size, slabs, mesh) at other times, from other cameras, in other shadings, each against the cpu; then another
+// mesh with exactly as many triangles and vertices (same shape, new buffers), which must not reuse the old graph.
+TEST(CudaBackend, FramesOfOneShapeFollowTheirOwnSettings) {
+  Scene s = procedural_scene("sphere", 20000, Deformer::twist);
+  auto cpu = make_renderer(Backend::cpu);
+  auto gpu = make_renderer(Backend::cuda);
+  cpu->set_mesh(s.mesh);
+  gpu->set_mesh(s.mesh);
+  const Shading shadings[] = {Shading::phong, Shading::normals, Shading::phong, Shading::depth, Shading::slab};
+  for (int k = 0; k < 5; ++k) {
+    FrameSettings f = settings_for(s, 101, 77, 8, shadings[k]);
+    f.deform.time = 0.3f * static_cast<float>(k);
+    f.camera.eye += glm::vec3(0.2f * static_cast<float>(k), -0.1f * static_cast<float>(k), 0.0f);
+    expect_same_frame(render_frame(*cpu, f), render_frame(*gpu, f), "frame " + std::to_string(k));
+  }
+  for (glm::vec3& v : s.mesh.positions) v = glm::vec3(v.x * 0.5f, v.y, v.z * 0.8f);  // same counts, another mesh
+  cpu->set_mesh(s.mesh);
+  gpu->set_mesh(s.mesh);
+  const FrameSettings f = settings_for(s, 101, 77, 8);
+  expect_same_frame(render_frame(*cpu, f), render_frame(*gpu, f), "another mesh of the same size");
+}
+
 TEST(CudaBackend, TinyInitialCapacityGrowsAndRedoes) {
   const Scene s = procedural_scene("stress", 4000, Deformer::twist, 0.5f);
   RendererOptions tiny;
