@@ -66,8 +66,9 @@ struct BenchRow {
 
   // Per-stage times, ms (median and p99 over the timed frames). build = l1 + l2 + l3 of each frame.
   Summary deform, bin, l1, l2, l3, build, cast, shade, total;
-  // The host's wall time of one Renderer::render call, ms: building and launching the frame (on the cuda backend its
-  // graph is captured and updated), the wait for it and the statistics' read-back. 1000 / host is the frame rate a
+  // The host's wall time of one Renderer::render call, ms: building and launching the frame (on the cuda backend:
+  // setting the frame's arguments on its CUDA graph, captured again only when the frame's shape changes), the wait
+  // for it and the statistics' read-back. 1000 / host is the frame rate a
   // loop of render() calls reaches; host - total is what the host adds to the GPU's frame.
   Summary host;
 

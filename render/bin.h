@@ -53,7 +53,7 @@ constexpr float kCulledDepth = INFINITY;
 
 struct BinResult {
   TileRange range;
-  PixelBox pixels;      // the pixels range is made of (empty when culled)
+  PixelBox pixels;      // the pixel box that range is made from (empty when culled)
   float nearest_depth;  // view depth (-z) of the nearest vertex; kStraddleDepth / kCulledDepth as above
 };
 

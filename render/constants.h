@@ -15,8 +15,8 @@ constexpr int kMaxTilesPerAxis = 2048;
 
 // Cast: a tile's references are brought into shared memory this many at a time, across slab boundaries (each
 // thread loads kCastChunk / kTilePixels of them; their loads are independent, so one chunk costs one round trip
-// for the references and one for their triangles and pixel boxes). Session 5 measured the caster latency-bound with one chunk per
-// cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
+// for the references and one for their triangles and pixel boxes). Session 5 measured the caster latency-bound with
+// one chunk per cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
 // whole; what a tile loads beyond the slab where its rays finish is read but not tested.
 constexpr int kCastChunk = 2 * kTilePixels;
 // Cast blocks an SM: caps the caster at 56 registers.

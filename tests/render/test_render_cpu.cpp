@@ -96,11 +96,11 @@ TEST(Bin, CullsBehindDegenerateAndOffScreen) {
 }
 
 // Binning is conservative: every pixel whose centre ray the caster's own test (intersect_watertight) hits lies in
-// the triangle's pixel box (where the casters skip the test for other pixels) and so in a tile of its range. The triangles are built to sit on the edge of that: the vertex that bounds the
-// projected box in x and in y is put on a pixel centre, or within 1e-4 pixel of one, so rounding in the
-// projection or in the ray test decides whether that pixel is hit. The other two vertices lie beyond it (0.2 to
-// 30 pixels away), or one of them just in front of the eye, where it projects far off screen. Without the bin
-// margin (constants.h) this test fails.
+// the triangle's pixel box (where the casters skip the test for other pixels) and so in a tile of its range. The
+// triangles are built to sit on the edge of that: the vertex that bounds the projected box in x and in y is put on a
+// pixel centre, or within 1e-4 pixel of one, so rounding in the projection or in the ray test decides whether that
+// pixel is hit. The other two vertices lie beyond it (0.2 to 30 pixels away), or one of them just in front of the
+// eye, where it projects far off screen. Without the bin margin (constants.h) this test fails.
 TEST(Bin, EveryPixelTheRayTestHitsIsInThePixelBoxAndTheTileRange) {
   struct Frame {
     int width, height;
