@@ -40,7 +40,7 @@ constexpr int kTriangleBlock = 256;
 
 // Vertex normals (frame_params.h): a vertex with more adjacent triangles than this is summed by a warp of
 // kWarpSumLanes lanes instead of one thread. The 4M-triangle sphere's poles have 2000 triangles each, the 16M one's
-// 4000; the dragon's vertices have at most a few dozen, so its normals are added as before.
+// 4000; the dragon's vertices have at most 15, so its normals are added as before.
 constexpr int kWarpSumValence = 64;
 constexpr int kWarpSumLanes = 32;
 
