@@ -146,13 +146,7 @@ class CpuRenderer final : public Renderer {
     for (int64_t v = 0; v < V; ++v) deform_one(p, v);
     if (p.need_smooth_normals) {
       for (int64_t i = 0; i < T; ++i) face_normal_one(p, i);
-      for (int64_t v = 0; v < V; ++v) {
-        if (summed_by_lanes(p, v)) {
-          vertex_normal_by_lanes_on_host(p, v);
-        } else {
-          vertex_normal_one(p, v);
-        }
-      }
+      for (int64_t v = 0; v < V; ++v) vertex_normal_on_host(p, v);
     }
     stats.ms.deform = ms_since(t);
 

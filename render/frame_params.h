@@ -142,6 +142,15 @@ inline void vertex_normal_by_lanes_on_host(const FrameParams& p, int64_t v) {
   p.vertex_normals[v] = normalize_or_zero(lane_sum[0]);
 }
 
+// Any vertex, on the host: the cpu backend's loop body (the cuda kernel makes the same choice per warp).
+inline void vertex_normal_on_host(const FrameParams& p, int64_t v) {
+  if (summed_by_lanes(p, v)) {
+    vertex_normal_by_lanes_on_host(p, v);
+  } else {
+    vertex_normal_one(p, v);
+  }
+}
+
 // Returns whether the triangle was binned (for the caller's count).
 SC_HD bool bin_one(const FrameParams& p, int64_t t) {
   const Vec3 a = p.view_positions[p.indices[3 * t]].p;
