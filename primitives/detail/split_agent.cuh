@@ -88,29 +88,54 @@ __device__ __forceinline__ int64_t resolve_count(const ItemCount& n) {
 
 // The records one block of a split kernel owns, and where its bucket counts live in the spine table.
 // Table entry of bucket d for this block: table_base + d * table_stride. Its output base for bucket d is
-// scanned[that entry] + bias.
+// scanned[that entry] + bias. The block's count of bucket d spans table_span consecutive entries from there (the
+// upsweep may count a downsweep block's records in several parts).
 struct BlockWork {
   int64_t begin = 0;  // records [begin, end)
   int64_t end = 0;
   int64_t table_base = 0;
   int64_t table_stride = 1;
+  int64_t table_span = 1;
 };
 
-// Even share (plain split): block b of G owns tiles [T*b/G, T*(b+1)/G) of the T tiles of the input; the table is
-// bucket-major, counts[d * G + b], so one exclusive scan orders bucket 0 of all blocks, then bucket 1, ...
+// Even share (plain split): downsweep block b of G owns tiles [T*b/G, T*(b+1)/G) of the T tiles of the input. The
+// upsweep counts each such chunk with kUpsweepBlocksPerChunk blocks, each an even share of the chunk's tiles: a
+// grid of two blocks an SM left the upsweep at 60% of DRAM bandwidth (Nsight Compute, H100, 2^26 keys), and the
+// counting between a block's tiles is then the only overlap. The table is bucket-major, counts[d * G*K + b*K + j]
+// (K = kUpsweepBlocksPerChunk, j the part), so one exclusive scan orders bucket 0 of all blocks, then bucket 1, ...
 template <int TILE_ITEMS>
 struct EvenSharePartition {
+  static constexpr int kUpsweepBlocksPerChunk = 4;
   ItemCount n;
 
-  __device__ __forceinline__ BlockWork work(uint32_t /*num_buckets*/) const {
-    const int64_t count = resolve_count(n);
+  // Tiles [first, last) of part `part` of `parts` of chunk `chunk` of `chunks`, as records, clipped to the count.
+  __device__ __forceinline__ static void share(int64_t count, int64_t chunk, int64_t chunks, int64_t part,
+                                               int64_t parts, BlockWork& w) {
     const int64_t num_tiles = (count + TILE_ITEMS - 1) / TILE_ITEMS;
-    const int64_t grid = gridDim.x;
-    BlockWork w;
-    w.begin = num_tiles * blockIdx.x / grid * TILE_ITEMS;
-    w.end = num_tiles * (blockIdx.x + 1) / grid * TILE_ITEMS;
+    const int64_t t0 = num_tiles * chunk / chunks;
+    const int64_t t1 = num_tiles * (chunk + 1) / chunks;
+    w.begin = (t0 + (t1 - t0) * part / parts) * TILE_ITEMS;
+    w.end = (t0 + (t1 - t0) * (part + 1) / parts) * TILE_ITEMS;
     if (w.end > count) w.end = count;
     if (w.begin > w.end) w.begin = w.end;
+  }
+
+  // Downsweep block blockIdx.x of a grid of G.
+  __device__ __forceinline__ BlockWork work(uint32_t /*num_buckets*/) const {
+    const int64_t grid = gridDim.x;
+    BlockWork w;
+    share(resolve_count(n), blockIdx.x, grid, 0, 1, w);
+    w.table_base = int64_t{blockIdx.x} * kUpsweepBlocksPerChunk;
+    w.table_stride = grid * kUpsweepBlocksPerChunk;
+    w.table_span = kUpsweepBlocksPerChunk;
+    return w;
+  }
+  // Upsweep block blockIdx.x of a grid of G * kUpsweepBlocksPerChunk.
+  __device__ __forceinline__ BlockWork upsweep_work(uint32_t /*num_buckets*/) const {
+    const int64_t grid = gridDim.x;
+    BlockWork w;
+    share(resolve_count(n), blockIdx.x / kUpsweepBlocksPerChunk, grid / kUpsweepBlocksPerChunk,
+          blockIdx.x % kUpsweepBlocksPerChunk, kUpsweepBlocksPerChunk, w);
     w.table_base = blockIdx.x;
     w.table_stride = grid;
     return w;
@@ -128,6 +153,7 @@ struct EvenSharePartition {
 // entry is subtracted again and the segment's own start added (bias): segments without blocks are then allowed.
 // Blocks past block_first[num_segments] are idle and zero their share of the table.
 struct SegmentedPartition {
+  static constexpr int kUpsweepBlocksPerChunk = 1;  // the upsweep and the downsweep share the blocks' ranges
   const uint64_t* seg_offsets;  // [num_segments + 1] record offsets of the segments
   const uint32_t* block_first;  // [num_segments + 1] first block of each segment; [num_segments] = blocks used
   uint32_t num_segments;
@@ -164,6 +190,7 @@ struct SegmentedPartition {
     w.table_stride = nb;
     return w;
   }
+  __device__ __forceinline__ BlockWork upsweep_work(uint32_t num_buckets) const { return work(num_buckets); }
   __device__ __forceinline__ int64_t bias(const uint64_t* scanned, uint32_t num_buckets) const {
     if (blockIdx.x >= block_first[num_segments]) return 0;
     const uint32_t s = segment_of(blockIdx.x);
@@ -179,15 +206,14 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
   return mask;
 }
 
-// Block 0 of a plain (even-share) split publishes the bucket offsets: scanned[d * grid] is bucket d's first output
-// position, and the zero entry past the table scans into the total of valid records. Shared by the stable and the
-// unstable downsweep, so both report the same offsets.
+// Block 0 of a plain (even-share) split publishes the bucket offsets: scanned[d * table_stride] is bucket d's first
+// output position, and the zero entry past the table scans into the total of valid records. Shared by the stable
+// and the unstable downsweep, so both report the same offsets.
 __device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict__ scanned, uint32_t num_buckets,
-                                                     uint64_t* bucket_offsets) {
+                                                     const BlockWork& w, uint64_t* bucket_offsets) {
   if (blockIdx.x != 0 || bucket_offsets == nullptr) return;
-  const int grid = gridDim.x;
   for (uint32_t d = threadIdx.x; d <= num_buckets; d += blockDim.x) {
-    bucket_offsets[d] = scanned[static_cast<int64_t>(d) * grid];  // d == num_buckets: the total
+    bucket_offsets[d] = scanned[static_cast<int64_t>(d) * w.table_stride];  // d == num_buckets: the total
   }
 }
 
@@ -231,7 +257,7 @@ struct SplitUpsweepAgent {
     if (tid == 0) temp.invalid = 0;
     __syncthreads();
 
-    const BlockWork w = part.work(num_buckets);
+    const BlockWork w = part.upsweep_work(num_buckets);
     uint32_t* hist = temp.hist[warp];
     uint32_t my_invalid = 0;
 
@@ -285,6 +311,13 @@ struct SplitUpsweepAgent {
 
 // ------------------------------------------------------------------------------------------------------------
 // Downsweep: stable rank + exchange + scatter. `scanned` is the exclusive scan of the upsweep's table.
+//
+// A tile is *clean* when it is full and its chunk has no invalid record (the upsweep's counts say so: the chunk's
+// valid records sum to its size). A clean tile has no sinks, so it keeps no digit array and no sink bookkeeping
+// in registers: the ranker asks the bucket functor itself, and the staging asks it once more. That keeps the
+// 384-thread, 16-item tile within its 80 registers (Nsight Compute, H100: the tile that kept digits and sink
+// ballots for the ranker spilled 72 bytes a thread, and its spill traffic was the largest stall). Every other tile
+// (a chunk's partial last tile, a chunk with invalid records) takes the general path with the sink digit.
 // ------------------------------------------------------------------------------------------------------------
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
 struct SplitDownsweepAgent {
@@ -292,8 +325,11 @@ struct SplitDownsweepAgent {
   static constexpr int IPT = Policy::ITEMS_PER_THREAD;
   static constexpr int TILE = Policy::TILE_ITEMS;
   static constexpr int D = Policy::RADIX_DIGITS;
-  using Ranker = cub::BlockRadixRankMatch<THREADS, Policy::RADIX_BITS, false>;
+  // Early counts: warp histograms by shared atomics, one block scan, then match-any ranks. It keeps no per-item
+  // counter pointers across the scan, as BlockRadixRankMatch does (16 more live registers at 16 items).
+  using Ranker = cub::BlockRadixRankMatchEarlyCounts<THREADS, Policy::RADIX_BITS, false>;
   static constexpr int BINS = Ranker::BINS_TRACKED_PER_THREAD;
+  static_assert(IPT <= 32, "a tile's sink flags are one bit an item");
 
   static constexpr bool kStageKeys = OUT == SplitOutput::keys || OUT == SplitOutput::pairs;
   static constexpr bool kStageValues = OUT == SplitOutput::pairs || OUT == SplitOutput::gather_index;
@@ -310,6 +346,23 @@ struct SplitDownsweepAgent {
     int64_t shift[D];         // global position of staged slot i of digit d: shift[d] + i
     uint16_t digit[TILE];     // digit of each staged slot (bucket order)
     int warp_sinks[Policy::WARPS];
+    unsigned long long chunk_valid;
+  };
+
+  // The clean tile's digit: the functor (every bucket is valid there).
+  struct BucketDigit {
+    BucketOp bucket_of;
+    __device__ __forceinline__ uint32_t Digit(const KeyT& key) { return bucket_of(key); }
+  };
+
+  // Everything a tile needs besides its position.
+  struct Io {
+    const KeyT* __restrict__ keys_in;
+    KeyT* __restrict__ keys_out;
+    const ValueT* __restrict__ values_in;
+    ValueT* __restrict__ values_out;
+    uint32_t num_buckets;
+    BucketOp bucket_of;
   };
 
   __device__ __forceinline__ static void run(TempStorage& temp, const KeyT* __restrict__ keys_in,
@@ -318,139 +371,192 @@ struct SplitDownsweepAgent {
                                              BucketOp bucket_of, const uint64_t* __restrict__ scanned,
                                              uint64_t* bucket_offsets) {
     const int tid = threadIdx.x;
-    const int lane = tid % Policy::WARP_THREADS;
-    const int warp = tid / Policy::WARP_THREADS;
-    const uint32_t lt = lanemask_lt();
-
-    write_bucket_offsets(scanned, num_buckets, bucket_offsets);  // only meaningful for the even-share partition
-
     const BlockWork w = part.work(num_buckets);
     const int64_t bias = part.bias(scanned, num_buckets);
-    // Running output base of each bucket this thread tracks (digits tid*BINS .. tid*BINS+BINS-1).
+    write_bucket_offsets(scanned, num_buckets, w, bucket_offsets);  // only meaningful for the even-share partition
+    if (tid == 0) temp.chunk_valid = 0;
+    __syncthreads();
+    // Running output base of each bucket this thread tracks (digits tid*BINS .. tid*BINS+BINS-1), and the chunk's
+    // valid records: the scan across the block's table_span entries of a bucket grows by the chunk's count of it.
     uint64_t base[BINS];
+    unsigned long long my_valid = 0;
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;
-      base[t] = d < num_buckets ? scanned[w.table_base + static_cast<int64_t>(d) * w.table_stride] + bias : 0;
+      base[t] = 0;
+      if (d < num_buckets) {
+        const int64_t entry = w.table_base + static_cast<int64_t>(d) * w.table_stride;
+        base[t] = scanned[entry] + bias;
+        my_valid += scanned[entry + w.table_span] - scanned[entry];
+      }
     }
-    // The sink digit is a real bucket only when every digit is a bucket.
-    const bool sink_is_bucket = num_buckets == static_cast<uint32_t>(D);
+    if (my_valid) atomicAdd(&temp.chunk_valid, my_valid);
+    __syncthreads();
+    const bool chunk_clean = temp.chunk_valid == static_cast<unsigned long long>(w.end - w.begin);
 
+    const Io io{keys_in, keys_out, values_in, values_out, num_buckets, bucket_of};
     for (int64_t tile_base = w.begin; tile_base < w.end; tile_base += TILE) {
       const int64_t remaining = w.end - tile_base;
-      const int in_tile = remaining < TILE ? static_cast<int>(remaining) : TILE;
+      if (chunk_clean && remaining >= TILE) {
+        split_tile<true>(temp, io, tile_base, TILE, base);
+      } else {
+        split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base);
+      }
+    }
+  }
 
-      // ---- load keys (warp-striped: the ranker's stable order) and compute digits ----
-      KeyT keys[IPT];
-      uint32_t digits[IPT];
-      uint32_t sink_ballot[IPT];
-      int my_warp_sinks = 0;
+  template <bool kClean>
+  __device__ __forceinline__ static void split_tile(TempStorage& temp, const Io& io, int64_t tile_base, int in_tile,
+                                                    uint64_t (&base)[BINS]) {
+    const int tid = threadIdx.x;
+    const int lane = tid % Policy::WARP_THREADS;
+    const int warp = tid / Policy::WARP_THREADS;
+    const uint32_t lt = lanemask_lt();
+    // The sink digit is a real bucket only when every digit is a bucket.
+    const bool sink_is_bucket = io.num_buckets == static_cast<uint32_t>(D);
+
+    // ---- load keys (warp-striped: the ranker's stable order) ----
+    // The clean tile keeps its keys; the general tile keeps digits and sink flags instead, and reads its keys
+    // again for the staging (from L1/L2, and only on a chunk's last tile or one with invalid records).
+    auto local_of = [&](int item) { return warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane; };
+    KeyT keys[IPT];           // clean tile only
+    uint32_t digits[IPT];     // general tile only: the clean one asks the functor again
+    uint32_t sink_bits = 0;   // general tile only: bit `item` = this thread's item is a sink
 #pragma unroll
-      for (int item = 0; item < IPT; ++item) {
-        const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
+    for (int item = 0; item < IPT; ++item) {
+      const int local = local_of(item);
+      if constexpr (kClean) {
+        keys[item] = io.keys_in[tile_base + local];
+      } else {
         bool sink = true;
         if (local < in_tile) {
-          keys[item] = keys_in[tile_base + local];
-          const uint32_t b = bucket_of(keys[item]);
-          sink = b >= num_buckets;
+          const uint32_t b = io.bucket_of(io.keys_in[tile_base + local]);
+          sink = b >= io.num_buckets;
           digits[item] = sink ? Policy::SINK_DIGIT : b;
         } else {
           digits[item] = Policy::SINK_DIGIT;
         }
-        sink_ballot[item] = __ballot_sync(0xFFFFFFFFu, sink);
-        my_warp_sinks += __popc(sink_ballot[item]);
+        sink_bits |= static_cast<uint32_t>(sink) << item;
+      }
+    }
+    if constexpr (!kClean) {
+      int my_warp_sinks = 0;
+#pragma unroll
+      for (int item = 0; item < IPT; ++item) {
+        my_warp_sinks += __popc(__ballot_sync(0xFFFFFFFFu, (sink_bits >> item) & 1u));
       }
       if (lane == 0) temp.warp_sinks[warp] = my_warp_sinks;
+    }
 
-      // ---- stable rank by digit (contains barriers; warp_sinks is visible after it) ----
-      int ranks[IPT];
-      int excl[BINS];
-      int counts[BINS];
+    // ---- stable rank by digit (contains barriers; warp_sinks is visible after it) ----
+    int ranks[IPT];
+    int excl[BINS];
+    int counts[BINS];
+    if constexpr (kClean) {
+      Ranker(temp.u.rank).RankKeys(keys, ranks, BucketDigit{io.bucket_of}, excl, CaptureCounts<BINS>{counts});
+    } else {
       Ranker(temp.u.rank).RankKeys(digits, ranks, IdentityDigit{}, excl, CaptureCounts<BINS>{counts});
+    }
 
+    int tile_sinks = 0;
+    if constexpr (!kClean) {
       int sinks_before_warp = 0;
-      int tile_sinks = 0;
 #pragma unroll
       for (int w = 0; w < Policy::WARPS; ++w) {
         const int s = temp.warp_sinks[w];
         sinks_before_warp += w < warp ? s : 0;
         tile_sinks += s;
       }
-      const int valid_in_tile = TILE - tile_sinks;
-
-      // Dense slots for real records: subtract the sinks that precede a record of the sink-digit bucket.
-      int slots[IPT];
-      {
+      // Dense slots for real records: subtract the sinks that precede a record of the sink-digit bucket (the
+      // ranks of the sinks themselves are not used).
+      if (sink_is_bucket) {
         int running = sinks_before_warp;
 #pragma unroll
         for (int item = 0; item < IPT; ++item) {
-          const int before = running + __popc(sink_ballot[item] & lt);
-          running += __popc(sink_ballot[item]);
-          slots[item] = ranks[item] - ((sink_is_bucket && digits[item] == Policy::SINK_DIGIT) ? before : 0);
+          const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, (sink_bits >> item) & 1u);
+          const int before = running + __popc(ballot & lt);
+          running += __popc(ballot);
+          if (digits[item] == Policy::SINK_DIGIT) ranks[item] -= before;
         }
       }
-
-#pragma unroll
-      for (int t = 0; t < BINS; ++t) {
-        const uint32_t d = tid * BINS + t;
-        if (d < num_buckets) {
-          temp.shift[d] = static_cast<int64_t>(base[t]) - excl[t];
-          const int real = counts[t] - (d == Policy::SINK_DIGIT ? tile_sinks : 0);
-          base[t] += static_cast<uint64_t>(real);
-        }
-      }
-      __syncthreads();  // ranker storage is dead from here on (the exchange aliases it); shift[] is visible
-
-      if constexpr (OUT == SplitOutput::scatter_index) {
-#pragma unroll
-        for (int item = 0; item < IPT; ++item) {
-          const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
-          if (!((sink_ballot[item] >> lane) & 1u)) {
-            values_out[tile_base + local] = static_cast<ValueT>(temp.shift[digits[item]] + slots[item]);
-          }
-        }
+    }
+    const int valid_in_tile = TILE - tile_sinks;
+    auto is_real = [&](int item) { return kClean || !((sink_bits >> item) & 1u); };
+    auto key_of = [&](int item) -> KeyT {
+      if constexpr (kClean) {
+        return keys[item];
       } else {
-        // ---- stage digits (and keys) in bucket order ----
+        return io.keys_in[tile_base + local_of(item)];
+      }
+    };
+    auto digit_of = [&](int item) -> uint32_t {
+      if constexpr (kClean) {
+        return io.bucket_of(keys[item]);
+      } else {  // general tile
+        return digits[item];
+      }
+    };
+
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = tid * BINS + t;
+      if (d < io.num_buckets) {
+        temp.shift[d] = static_cast<int64_t>(base[t]) - excl[t];
+        const int real = counts[t] - (d == Policy::SINK_DIGIT ? tile_sinks : 0);
+        base[t] += static_cast<uint64_t>(real);
+      }
+    }
+    __syncthreads();  // ranker storage is dead from here on (the exchange aliases it); shift[] is visible
+
+    if constexpr (OUT == SplitOutput::scatter_index) {
+#pragma unroll
+      for (int item = 0; item < IPT; ++item) {
+        const int local = local_of(item);
+        if (is_real(item)) {
+          io.values_out[tile_base + local] = static_cast<ValueT>(temp.shift[digit_of(item)] + ranks[item]);
+        }
+      }
+    } else {
+      // ---- stage digits (and keys) in bucket order ----
+#pragma unroll
+      for (int item = 0; item < IPT; ++item) {
+        if (is_real(item)) {
+          temp.digit[ranks[item]] = static_cast<uint16_t>(digit_of(item));
+          if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[ranks[item]] = key_of(item);
+        }
+      }
+      __syncthreads();
+      if constexpr (kStageKeys) {
+        const KeyT* staged = reinterpret_cast<const KeyT*>(temp.u.exchange);
+#pragma unroll
+        for (int k = 0; k < IPT; ++k) {
+          const int i = k * THREADS + tid;
+          if (kClean || i < valid_in_tile) io.keys_out[temp.shift[temp.digit[i]] + i] = staged[i];
+        }
+      }
+      if constexpr (kStageValues) {
+        if constexpr (kStageKeys) __syncthreads();  // the keys' exchange buffer is reused for the values
+        ValueT* staged = reinterpret_cast<ValueT*>(temp.u.exchange);
 #pragma unroll
         for (int item = 0; item < IPT; ++item) {
-          if (!((sink_ballot[item] >> lane) & 1u)) {
-            temp.digit[slots[item]] = static_cast<uint16_t>(digits[item]);
-            if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[slots[item]] = keys[item];
+          const int local = local_of(item);
+          if (is_real(item)) {
+            if constexpr (OUT == SplitOutput::gather_index) {
+              staged[ranks[item]] = static_cast<ValueT>(tile_base + local);
+            } else {
+              staged[ranks[item]] = io.values_in[tile_base + local];
+            }
           }
         }
         __syncthreads();
-        if constexpr (kStageKeys) {
-          const KeyT* staged = reinterpret_cast<const KeyT*>(temp.u.exchange);
 #pragma unroll
-          for (int k = 0; k < IPT; ++k) {
-            const int i = k * THREADS + tid;
-            if (i < valid_in_tile) keys_out[temp.shift[temp.digit[i]] + i] = staged[i];
-          }
-        }
-        if constexpr (kStageValues) {
-          if constexpr (kStageKeys) __syncthreads();  // the keys' exchange buffer is reused for the values
-          ValueT* staged = reinterpret_cast<ValueT*>(temp.u.exchange);
-#pragma unroll
-          for (int item = 0; item < IPT; ++item) {
-            const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
-            if (!((sink_ballot[item] >> lane) & 1u)) {
-              if constexpr (OUT == SplitOutput::gather_index) {
-                staged[slots[item]] = static_cast<ValueT>(tile_base + local);
-              } else {
-                staged[slots[item]] = values_in[tile_base + local];
-              }
-            }
-          }
-          __syncthreads();
-#pragma unroll
-          for (int k = 0; k < IPT; ++k) {
-            const int i = k * THREADS + tid;
-            if (i < valid_in_tile) values_out[temp.shift[temp.digit[i]] + i] = staged[i];
-          }
+        for (int k = 0; k < IPT; ++k) {
+          const int i = k * THREADS + tid;
+          if (kClean || i < valid_in_tile) io.values_out[temp.shift[temp.digit[i]] + i] = staged[i];
         }
       }
-      __syncthreads();  // next tile reuses the ranker storage, shift[] and digit[]
     }
+    __syncthreads();  // next tile reuses the ranker storage, shift[] and digit[]
   }
 };
 

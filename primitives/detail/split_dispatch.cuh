@@ -79,8 +79,9 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   int grid = 1;
   PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
 
-  // counts[bucket][block] (+1 zero entry that scans into the total), its exclusive scan, the scan's scratch.
-  const int64_t table = int64_t{num_buckets} * grid + 1;
+  // counts[bucket][upsweep block] (+1 zero entry that scans into the total), its exclusive scan, the scan's scratch.
+  const int upsweep_grid = grid * Partition::kUpsweepBlocksPerChunk;
+  const int64_t table = int64_t{num_buckets} * upsweep_grid + 1;
   TempCarver carver(d_temp);
   uint64_t* counts = carver.take<uint64_t>(static_cast<size_t>(table));
   uint64_t* scanned = carver.take<uint64_t>(static_cast<size_t>(table));
@@ -93,8 +94,8 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
 
   // ---- upsweep: per-chunk bucket histogram ----
   const Partition partition{n};
-  upsweep<<<grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, counts,
-                                                      d_num_invalid);
+  upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, counts,
+                                                              d_num_invalid);
   PRIM_TRY_LAUNCH();
   // ---- spine: exclusive scan of the bucket-major table ----
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, scanned, table, stream));

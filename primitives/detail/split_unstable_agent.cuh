@@ -99,7 +99,6 @@ struct SplitUnstableDownsweepAgent {
                                              ValueT* __restrict__ values_out, Partition part, uint32_t num_buckets,
                                              BucketOp bucket_of, const uint64_t* __restrict__ scanned,
                                              uint64_t* bucket_offsets) {
-    write_bucket_offsets(scanned, num_buckets, bucket_offsets);
     const int tid = threadIdx.x;
     // Zero the counters once; every tile's scan zeroes what it read, so they are zero again for the next one.
     for (int i = tid; i < kPaddedDigits; i += THREADS) temp.count[i] = 0;
@@ -107,6 +106,7 @@ struct SplitUnstableDownsweepAgent {
     SplitUnstableDownsweepAgent agent{temp, keys_in, keys_out, values_in, values_out, num_buckets, bucket_of, {}};
     const BlockWork w = part.work(num_buckets);
     const int64_t bias = part.bias(scanned, num_buckets);
+    write_bucket_offsets(scanned, num_buckets, w, bucket_offsets);
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;

@@ -15,7 +15,18 @@ struct SplitOptions {
   prim::SplitOrder order = prim::SplitOrder::stable;
   bool device_count = false;  // pass n as a device-resident count (max = n + slack)
   int64_t slack = 0;          // extra capacity beyond n in the device-count case
+  int input_offset = 0;       // the input starts this many records into its allocation (alignment below 16 B)
 };
+
+// The input on the device, `offset` records into its allocation (those records are filler).
+template <typename R>
+void upload_at_offset(DeviceBuffer<R>& d, const std::vector<R>& in, int offset) {
+  std::vector<R> padded(in.size() + static_cast<size_t>(offset));
+  if (offset > 0) std::memset(static_cast<void*>(padded.data()), 0x5A, sizeof(R) * static_cast<size_t>(offset));
+  std::copy(in.begin(), in.end(), padded.begin() + offset);
+  d.upload(padded);
+  if (padded.empty()) d.resize(1);
+}
 
 // Output positions [valid, out.size()) must still hold the poison bytes.
 template <typename R>
@@ -43,9 +54,9 @@ template <typename R, typename Op>
 void check_split(const std::vector<R>& in, uint32_t num_buckets, Op op, SplitOptions opt = {}) {
   const int64_t n = static_cast<int64_t>(in.size());
   const int64_t capacity = n + opt.slack;
-  DeviceBuffer<R> d_in;
-  d_in.upload(in);
-  if (in.empty()) d_in.resize(1);
+  DeviceBuffer<R> d_in_alloc;
+  upload_at_offset(d_in_alloc, in, opt.input_offset);
+  R* const d_in = d_in_alloc.get() + opt.input_offset;
   DeviceBuffer<R> d_out(std::max<int64_t>(capacity, 1));
   d_out.poison();
   DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
@@ -57,11 +68,11 @@ void check_split(const std::vector<R>& in, uint32_t num_buckets, Op op, SplitOpt
   const prim::ItemCount count = opt.device_count ? prim::ItemCount(capacity, d_scalars.get() + 1) : prim::ItemCount(n);
 
   size_t bytes = 0;
-  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
+  ASSERT_CUDA(prim::split(nullptr, bytes, d_in, d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
                           opt.order, d_scalars.get()));
   DeviceBuffer<unsigned char> d_temp(bytes);
   d_temp.poison();
-  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
+  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in, d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
                           opt.order, d_scalars.get()));
   ASSERT_CUDA(cudaDeviceSynchronize());
 
@@ -81,8 +92,10 @@ void check_split(const std::vector<R>& in, uint32_t num_buckets, Op op, SplitOpt
   } else {
     expect_same_buckets_unordered(got, want, want_offsets);
   }
-  const std::vector<R> in_after = d_in.download(in.size());
-  for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(same_bytes(in_after[i], in[i])) << "input changed at " << i;
+  const std::vector<R> in_after = d_in_alloc.download(in.size() + static_cast<size_t>(opt.input_offset));
+  for (size_t i = 0; i < in.size(); ++i) {
+    ASSERT_TRUE(same_bytes(in_after[i + static_cast<size_t>(opt.input_offset)], in[i])) << "input changed at " << i;
+  }
 }
 
 // Same for split_pairs: keys are R, values the input position (uint32_t).
@@ -91,14 +104,12 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   const int64_t n = static_cast<int64_t>(keys.size());
   std::vector<uint32_t> values(keys.size());
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
-  DeviceBuffer<K> d_keys;
-  d_keys.upload(keys);
-  DeviceBuffer<uint32_t> d_values;
-  d_values.upload(values);
-  if (keys.empty()) {
-    d_keys.resize(1);
-    d_values.resize(1);
-  }
+  DeviceBuffer<K> d_keys_alloc;
+  upload_at_offset(d_keys_alloc, keys, opt.input_offset);
+  DeviceBuffer<uint32_t> d_values_alloc;
+  upload_at_offset(d_values_alloc, values, opt.input_offset);
+  K* const d_keys = d_keys_alloc.get() + opt.input_offset;
+  uint32_t* const d_values = d_values_alloc.get() + opt.input_offset;
   DeviceBuffer<K> d_keys_out(std::max<int64_t>(n, 1));
   DeviceBuffer<uint32_t> d_values_out(std::max<int64_t>(n, 1));
   d_keys_out.poison();
@@ -109,10 +120,10 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   d_invalid.zero();
 
   size_t bytes = 0;
-  ASSERT_CUDA(prim::split_pairs(nullptr, bytes, d_keys.get(), d_keys_out.get(), d_values.get(), d_values_out.get(),
+  ASSERT_CUDA(prim::split_pairs(nullptr, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(),
                                 n, num_buckets, op, d_offsets.get(), 0, opt.order, d_invalid.get()));
   DeviceBuffer<unsigned char> d_temp(bytes);
-  ASSERT_CUDA(prim::split_pairs(d_temp.get(), bytes, d_keys.get(), d_keys_out.get(), d_values.get(),
+  ASSERT_CUDA(prim::split_pairs(d_temp.get(), bytes, d_keys, d_keys_out.get(), d_values,
                                 d_values_out.get(), n, num_buckets, op, d_offsets.get(), 0, opt.order,
                                 d_invalid.get()));
   ASSERT_CUDA(cudaDeviceSynchronize());

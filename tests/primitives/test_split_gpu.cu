@@ -92,6 +92,34 @@ TEST(Split, OutOfRangeBucketIsReportedNotWritten) {
             prim::split(ws, d_in.get(), d_out.get(), static_cast<int64_t>(keys.size()), 512, BucketIsKey{}, nullptr));
 }
 
+// A large input with a few out-of-range records: most blocks' chunks are clean (every tile full and valid) and a
+// few are not, so one call mixes both kinds of downsweep tile. The out-of-range keys sit at a chunk's first record,
+// in the middle, in front of records of the last bucket, and in the last, partial tile.
+TEST(Split, FewOutOfRangeBucketsInALargeInput) {
+  const size_t n = (size_t{1} << 22) + 4321;
+  for (uint32_t b : {7u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    std::vector<uint32_t> keys = uniform_keys(n, b, kSeed + 11);
+    for (size_t i : {size_t{0}, n / 3, n / 3 + 1, n / 2 + 5, n - 2}) keys[i] = b + static_cast<uint32_t>(i % 5);
+    keys[n / 2 + 6] = b - 1;  // a record of the last bucket right behind an out-of-range one
+    check_split(keys, b, BucketIsKey{});
+    check_split_pairs(keys, b, BucketIsKey{});
+  }
+}
+
+// Inputs that start 4 or 8 bytes past a 16-byte boundary (a caller's sub-array): nothing may assume more than the
+// records' own alignment.
+TEST(Split, InputsNotSixteenByteAligned) {
+  const std::vector<uint32_t> keys = uniform_keys((size_t{1} << 20) + 5, 256, kSeed + 13);
+  for (int offset : {1, 2, 3}) {
+    SCOPED_TRACE(offset);
+    SplitOptions opt;
+    opt.input_offset = offset;
+    check_split(keys, 256, BucketByKeyMod{256}, opt);
+    check_split_pairs(keys, 256, BucketByKeyMod{256}, opt);
+  }
+}
+
 TEST(Split, RejectsBadBucketCounts) {
   size_t bytes = 0;
   uint32_t* none = nullptr;
