@@ -24,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cub/block/block_radix_rank.cuh>
 
 #include "prim/item_count.h"
@@ -215,6 +216,27 @@ __device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict_
   for (uint32_t d = threadIdx.x; d <= num_buckets; d += blockDim.x) {
     bucket_offsets[d] = scanned[static_cast<int64_t>(d) * w.table_stride];  // d == num_buckets: the total
   }
+}
+
+// A load of input that streams through: evict-first in L1 and L2 (ld.global.cs), so that it does not push out of
+// L2 the output's sectors that the downsweep has only partly written yet. Measured on the H100 (2^26 u32 pairs,
+// 256 buckets): the downsweep's DRAM reads 752 -> 713 MB, 1.144 -> 1.112 ms.
+template <class T>
+__device__ __forceinline__ T load_streaming(const T* p) {
+  T out;
+  if constexpr (sizeof(T) == 4 && alignof(T) >= 4) {
+    const unsigned int v = __ldcs(reinterpret_cast<const unsigned int*>(p));
+    memcpy(&out, &v, sizeof(T));
+  } else if constexpr (sizeof(T) == 8 && alignof(T) >= 8) {
+    const unsigned long long v = __ldcs(reinterpret_cast<const unsigned long long*>(p));
+    memcpy(&out, &v, sizeof(T));
+  } else if constexpr (sizeof(T) == 16 && alignof(T) >= 16) {
+    const uint4 v = __ldcs(reinterpret_cast<const uint4*>(p));
+    memcpy(&out, &v, sizeof(T));
+  } else {
+    out = *p;
+  }
+  return out;
 }
 
 // The ranker ranks precomputed digits: the "key" it sees is the digit itself.
@@ -426,11 +448,11 @@ struct SplitDownsweepAgent {
     for (int item = 0; item < IPT; ++item) {
       const int local = local_of(item);
       if constexpr (kClean) {
-        keys[item] = io.keys_in[tile_base + local];
+        keys[item] = load_streaming(&io.keys_in[tile_base + local]);
       } else {
         bool sink = true;
         if (local < in_tile) {
-          const uint32_t b = io.bucket_of(io.keys_in[tile_base + local]);
+          const uint32_t b = io.bucket_of(load_streaming(&io.keys_in[tile_base + local]));
           sink = b >= io.num_buckets;
           digits[item] = sink ? Policy::SINK_DIGIT : b;
         } else {
@@ -544,7 +566,7 @@ struct SplitDownsweepAgent {
             if constexpr (OUT == SplitOutput::gather_index) {
               staged[ranks[item]] = static_cast<ValueT>(tile_base + local);
             } else {
-              staged[ranks[item]] = io.values_in[tile_base + local];
+              staged[ranks[item]] = load_streaming(&io.values_in[tile_base + local]);
             }
           }
         }
