@@ -32,6 +32,12 @@
 namespace slabcast {
 namespace {
 
+// L2 and L3 send every segment through the segmented split's tile engine. Its large-segment path (columns or tiles
+// of more than 49152 references) made every scene of `slabcast bench` slower, 0.310 -> 0.330 ms for the dragon at
+// 1024x1024 and 2.996 -> 3.118 ms for the 16M sphere at 3840x2160 (H100, session 9): its launches cost more than
+// the few columns it would take save.
+constexpr prim::SegmentedSplitOptions kBuildSegmentedOptions{false};
+
 // ============================================================================================ kernels
 
 __global__ void __launch_bounds__(kVertexBlock) deform_kernel(FrameParams p) {
@@ -824,12 +830,13 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(prim::segmented_split<TriangleRef>(nullptr, bytes, nullptr, nullptr,
                                                            static_cast<int64_t>(capacity_), column_offsets_.get(),
                                                            c.tiles_x, static_cast<uint32_t>(c.tiles_y), RowOfRef{},
-                                                           tile_offsets_.get(), stream_));
+                                                           tile_offsets_.get(), stream_, nullptr,
+                                                           kBuildSegmentedOptions));
     need = std::max(need, bytes);
     SLABCAST_CUDA_CHECK(prim::segmented_split<TriangleRef>(
         nullptr, bytes, nullptr, nullptr, static_cast<int64_t>(capacity_), tile_offsets_.get(),
         static_cast<int64_t>(c.tiles_x) * c.tiles_y, static_cast<uint32_t>(c.slabs), SlabOfRef{}, cell_offsets_.get(),
-        stream_));
+        stream_, nullptr, kBuildSegmentedOptions));
     need = std::max(need, bytes);
     ensure(scratch_, need, "the build's scratch");
   }
@@ -1065,7 +1072,7 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(prim::segmented_split(scratch_.get(), bytes, static_cast<const TriangleRef*>(refs_a_.get()),
                                               refs_b_.get(), static_cast<int64_t>(capacity_), column_offsets_.get(),
                                               c.tiles_x, static_cast<uint32_t>(c.tiles_y), RowOfRef{},
-                                              tile_offsets_.get(), stream_));
+                                              tile_offsets_.get(), stream_, nullptr, kBuildSegmentedOptions));
     stage_done("L2");
     record_stage_event(4);
     bytes = scratch_.bytes();
@@ -1073,7 +1080,7 @@ class CudaRenderer final : public Renderer {
                                               refs_a_.get(), static_cast<int64_t>(capacity_), tile_offsets_.get(),
                                               static_cast<int64_t>(c.tiles_x) * c.tiles_y,
                                               static_cast<uint32_t>(c.slabs), SlabOfRef{}, cell_offsets_.get(),
-                                              stream_));
+                                              stream_, nullptr, kBuildSegmentedOptions));
     stage_done("L3");
 
     // ---- 4. cast, and 5. shade into the caller's surface, by the same threads ----

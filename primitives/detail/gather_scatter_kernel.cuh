@@ -24,21 +24,23 @@ struct GatherScatterPolicy {
   // The sequential side (gather's output, scatter's input) is touched once: evict-first loads / stores keep it
   // from displacing the random side's lines in L2.
   static constexpr bool kStreamingHints = true;
+  static constexpr bool kStreamMapLoads = false;     // the map, read once, with evict-first loads too
+  static constexpr bool kStreamRandomLoads = false;  // gather's random side with evict-first loads
   // The random side uses plain loads: on the H100 (64-byte records, 2^26) __ldg was equal, and L1::no_allocate
   // (+8%) or an L2::64B / L2::128B prefetch size (+8% / +23%) were slower; so were 8 records in flight per group
   // (+35%) and blocks of 128 or 512 threads (equal or slower). Measurements: docs/bench/README.md.
 };
 
-template <typename Vec>
+template <class Policy, typename Vec>
 __device__ __forceinline__ Vec load_vector(const Vec* p, bool streaming) {
-  if constexpr (GatherScatterPolicy::kStreamingHints) {
+  if constexpr (Policy::kStreamingHints) {
     if (streaming) return __ldcs(p);
   }
   return *p;
 }
-template <typename Vec>
+template <class Policy, typename Vec>
 __device__ __forceinline__ void store_vector(Vec* p, const Vec& v, bool streaming) {
-  if constexpr (GatherScatterPolicy::kStreamingHints) {
+  if constexpr (Policy::kStreamingHints) {
     if (streaming) {
       __stcs(p, v);
       return;
@@ -69,11 +71,11 @@ struct GatherScatterArgs {
   bool count_invalid;
 };
 
-template <typename Vec, typename Index, bool kScatter>
-__global__ void __launch_bounds__(GatherScatterPolicy::kBlockThreads)
+template <class Policy, typename Vec, typename Index, bool kScatter>
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     gather_scatter_kernel(const Vec* __restrict__ d_in, Vec* __restrict__ d_out, const Index* __restrict__ d_map,
                           GatherScatterArgs args) {
-  using P = GatherScatterPolicy;
+  using P = Policy;
   constexpr int U = P::kRecordsPerGroup;
   int64_t n = args.max_n;
   if (args.d_n) {
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(GatherScatterPolicy::kBlockThreads)
   for (int u = 0; u < U; ++u) {
     const int64_t i = tile_base + static_cast<int64_t>(u) * groups_per_block + group;
     const bool in_range = i < n;
-    const int64_t idx = in_range ? map_entry_as_index(d_map[i]) : -1;
+    const int64_t idx = in_range ? map_entry_as_index(P::kStreamMapLoads ? __ldcs(d_map + i) : d_map[i]) : -1;
     const bool valid = in_range && idx >= 0 && idx < args.bound;
     invalid += (in_range && !valid && lane == 0) ? 1u : 0u;
     moves[u] = valid && idx >= args.window_lo && idx < args.window_hi;
@@ -117,11 +119,11 @@ __global__ void __launch_bounds__(GatherScatterPolicy::kBlockThreads)
     Vec buf[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      if (moves[u] && v < vpr) buf[u] = load_vector(d_in + from[u] + v, kScatter);
+      if (moves[u] && v < vpr) buf[u] = load_vector<P>(d_in + from[u] + v, kScatter || P::kStreamRandomLoads);
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      if (moves[u] && v < vpr) store_vector(d_out + to[u] + v, buf[u], !kScatter);
+      if (moves[u] && v < vpr) store_vector<P>(d_out + to[u] + v, buf[u], !kScatter);
     }
   }
 

@@ -31,8 +31,10 @@
 #include <cub/block/block_exchange.cuh>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
+#include <limits>
 
 #include "detail/bits.h"
+#include "detail/segmented_large_segments.cuh"
 #include "prim/error.h"
 #include "prim/scan.h"
 #include "prim/temp_storage.h"
@@ -92,44 +94,18 @@ struct TileHeader {
   bool a_goes_on;  // A continues past hi: slot 2k+1 is A's (zero) slot
 };
 
-// Validity of the whole call (device-resident count): offsets start at 0 and the total fits max_items.
-__device__ __forceinline__ bool segmented_input_ok(const uint64_t* offsets, int64_t num_segments, int64_t max_items) {
-  return offsets[0] == 0 && offsets[num_segments] <= static_cast<uint64_t>(max_items);
-}
-
-// First index i in [0, m) with a[i] > x (m if none); the 32 lanes of a warp probe 32 places per step.
-__device__ __forceinline__ int64_t warp_upper_bound(const uint64_t* a, int64_t m, uint64_t x) {
-  const int lane = threadIdx.x & 31;
-  int64_t l = 0, r = m;  // the answer lies in [l, r]
-  while (r > l) {
-    const int64_t step = (r - l + 31) / 32;
-    const int64_t p = l + lane * step;
-    const bool greater = p >= r || a[p] > x;
-    const unsigned ballot = __ballot_sync(0xffffffffu, greater);
-    if (ballot == 0) {
-      l = l + 31 * step + 1;
-    } else {
-      const int f = __ffs(ballot) - 1;
-      const int64_t pf = l + f * step;
-      const int64_t new_l = f == 0 ? l : l + (f - 1) * step + 1;
-      r = pf < r ? pf : r;
-      l = new_l;
-    }
-  }
-  return l;
-}
 
 // ---- kernel 1: tile plan (one warp per boundary) ----
 template <class Policy>
 __global__ __launch_bounds__(Policy::kPlanWarpsPerBlock * 32) void segmented_plan_kernel(
     const uint64_t* offsets, int64_t num_segments, int64_t max_items, int64_t num_boundaries, TileBoundary* plan,
-    uint64_t* d_num_invalid, bool overflow_counts_invalid) {
+    uint64_t* d_num_invalid) {
   const int64_t j = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x & 31;
   if (j >= num_boundaries) return;  // warp-uniform
   const uint64_t total = offsets[num_segments];
   if (!segmented_input_ok(offsets, num_segments, max_items)) {
-    if (j == 0 && lane == 0 && d_num_invalid && overflow_counts_invalid) {
+    if (j == 0 && lane == 0 && d_num_invalid) {
       atomicAdd(reinterpret_cast<unsigned long long*>(d_num_invalid), static_cast<unsigned long long>(total));
     }
     return;
@@ -158,9 +134,11 @@ __device__ __forceinline__ CrossingPart make_crossing_part(uint64_t start, uint6
   return CrossingPart{start, end, int64_t{num_buckets} * first_slot, 2 * (t1 - t0), slot - first_slot};
 }
 
+// large_above: a crossing segment of more records than this is the large-segment path's
+// (segmented_large_segments.cuh); its records leave the tile, which keeps the segments between such parts.
 template <class Policy>
 __device__ TileHeader make_tile_header(int64_t k, const TileBoundary* plan, const uint64_t* offsets,
-                                       uint32_t num_buckets) {
+                                       uint32_t num_buckets, int64_t large_above) {
   const TileBoundary p0 = plan[k];
   const TileBoundary p1 = plan[k + 1];
   TileHeader h;
@@ -191,6 +169,17 @@ __device__ TileHeader make_tile_header(int64_t k, const TileBoundary* plan, cons
       h.has_b = true;
       h.b = make_crossing_part<Policy>(b_start, b_end, k, num_buckets);
     }
+    const auto is_large = [&](const CrossingPart& c) { return c.end - c.start > static_cast<uint64_t>(large_above); };
+    if (h.has_a && is_large(h.a)) {  // the tile starts where A ends (or holds nothing when A goes on)
+      h.lo = h.a.end < h.hi ? h.a.end : h.hi;
+      h.has_a = h.a_goes_on = false;
+    }
+    if (h.has_b && is_large(h.b)) {  // the tile ends where B starts; B is not the tile's to publish
+      h.hi = h.b.start;
+      h.has_b = false;
+      h.own_end = sb;
+      h.starts_end = sb;
+    }
   }
   return h;
 }
@@ -199,7 +188,7 @@ __device__ TileHeader make_tile_header(int64_t k, const TileBoundary* plan, cons
 template <class Policy, class Io, class CountT>
 __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_kernel(
     Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
-    uint32_t num_buckets, CountT* matrix) {
+    uint32_t num_buckets, int64_t large_above, CountT* matrix) {
   extern __shared__ uint32_t segmented_hist[];  // [2 * num_buckets]: A's part, then B's part
   __shared__ TileHeader h;
   const int64_t k = blockIdx.x;
@@ -208,7 +197,7 @@ __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_ker
     for (uint32_t i = threadIdx.x; i < 2 * num_buckets; i += blockDim.x) matrix[2 * k * num_buckets + i] = 0;
     return;
   }
-  if (threadIdx.x == 0) h = make_tile_header<Policy>(k, plan, offsets, num_buckets);
+  if (threadIdx.x == 0) h = make_tile_header<Policy>(k, plan, offsets, num_buckets, large_above);
   for (uint32_t i = threadIdx.x; i < 2 * num_buckets; i += blockDim.x) segmented_hist[i] = 0;
   __syncthreads();
 
@@ -275,7 +264,8 @@ struct SegmentedDownsweep {
 template <class Policy, class Io, class CountT>
 __global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void segmented_downsweep_kernel(
     Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
-    uint32_t num_buckets, const CountT* scanned, uint64_t* d_bucket_offsets, uint64_t* d_num_invalid) {
+    uint32_t num_buckets, int64_t large_above, const CountT* scanned, uint64_t* d_bucket_offsets,
+    uint64_t* d_num_invalid) {
   using D = SegmentedDownsweep<Policy, Io, CountT>;
   using Record = typename D::Record;
   constexpr int BT = D::BT;
@@ -289,7 +279,7 @@ __global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks)
   const int64_t k = blockIdx.x;
   const int t = threadIdx.x;
   if (t == 0) {
-    sm.h = make_tile_header<Policy>(k, plan, offsets, num_buckets);
+    sm.h = make_tile_header<Policy>(k, plan, offsets, num_buckets, large_above);
     if (sm.h.has_a) sm.a_base = scanned[sm.h.a.base];
     if (sm.h.has_b) sm.b_base = scanned[sm.h.b.base];
     if (k == 0 && d_bucket_offsets) {
@@ -316,7 +306,11 @@ __global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks)
   // ---- segment starts inside the tile ----
   for (int i = t; i < D::C; i += BT) sm.phase.starts[i] = 0;
   __syncthreads();
-  for (int64_t s = h.starts_first + t; s < h.starts_end; s += BT) sm.phase.starts[offsets[s] - h.lo] = 1;
+  // (Empty segments just before a large B start at hi: they mark nothing.)
+  for (int64_t s = h.starts_first + t; s < h.starts_end; s += BT) {
+    const uint64_t p = offsets[s] - h.lo;
+    if (p < static_cast<uint64_t>(n)) sm.phase.starts[p] = 1;
+  }
   __syncthreads();
 
   // ---- ord (segment starts in (lo, p]) and invalid counts, packed into one scan: ord << 16 | invalid ----
@@ -464,11 +458,19 @@ template <class CountT, class Io>
 cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io io, int64_t max_items,
                                             const uint64_t* d_segment_offsets, int64_t num_segments,
                                             uint32_t num_buckets, uint64_t* d_bucket_offsets, cudaStream_t stream,
-                                            uint64_t* d_num_invalid, bool overflow_counts_invalid) {
+                                            uint64_t* d_num_invalid, bool large_segment_path) {
   using Policy = SegmentedSplitPolicy<static_cast<int>(sizeof(typename Io::Record))>;
+  using SplitKey = typename Io::SplitKey;
+  using SplitValue = typename Io::SplitValue;
   // At least one tile: tile 0 also writes the final total.
   const int64_t num_tiles = max_items > 0 ? ceil_div(max_items, Policy::kTileStride) : 1;
   const int64_t matrix_size = 2 * int64_t{num_buckets} * num_tiles;
+  // Segments of more than a window's records take the large-segment path; a window holds more than a tile, so
+  // such a segment always crosses tiles (the tile engine leaves out crossing parts only).
+  const int64_t window = large_segment_window<SplitKey, SplitValue>(num_buckets);
+  static_assert(large_segment_window<SplitKey, SplitValue>(1) >= Policy::kTileCapacity &&
+                    large_segment_window<SplitKey, SplitValue>(kMaxSegmentedBuckets) >= Policy::kTileCapacity,
+                "a large segment crosses tiles");
 
   TempCarver carver(d_temp);
   TileBoundary* plan = carver.take<TileBoundary>(static_cast<size_t>(num_tiles + 1));
@@ -476,6 +478,9 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   size_t scan_bytes = 0;
   PRIM_TRY(exclusive_sum(nullptr, scan_bytes, matrix, matrix, matrix_size, stream));
   void* scan_temp = carver.take<unsigned char>(scan_bytes);
+  LargeSegmentScratch large;
+  if (large_segment_path) PRIM_TRY(carve_large_segment_scratch(carver, max_items, window, num_buckets, stream, large));
+  const int64_t large_above = large.grid > 0 ? window : std::numeric_limits<int64_t>::max();
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
@@ -484,21 +489,26 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   constexpr int kPlanThreads = Policy::kPlanWarpsPerBlock * 32;
   const int64_t plan_blocks = ceil_div(num_tiles + 1, Policy::kPlanWarpsPerBlock);
   segmented_plan_kernel<Policy><<<static_cast<unsigned>(plan_blocks), kPlanThreads, 0, stream>>>(
-      d_segment_offsets, num_segments, max_items, num_tiles + 1, plan, d_num_invalid, overflow_counts_invalid);
+      d_segment_offsets, num_segments, max_items, num_tiles + 1, plan, d_num_invalid);
   PRIM_TRY_LAUNCH();
   // ---- upsweep: counts of the crossing parts ----
   segmented_upsweep_kernel<Policy, Io, CountT>
       <<<static_cast<unsigned>(num_tiles), Policy::kUpsweepThreads, 2 * num_buckets * sizeof(uint32_t), stream>>>(
-          io, d_segment_offsets, num_segments, max_items, plan, num_buckets, matrix);
+          io, d_segment_offsets, num_segments, max_items, plan, num_buckets, large_above, matrix);
   PRIM_TRY_LAUNCH();
   // ---- spine: one exclusive scan over every crossing segment's (bucket, slot) counts ----
   PRIM_TRY(exclusive_sum(scan_temp, scan_bytes, matrix, matrix, matrix_size, stream));
   // ---- downsweep ----
   segmented_downsweep_kernel<Policy, Io, CountT>
       <<<static_cast<unsigned>(num_tiles), Policy::kBlockThreads, 2 * num_buckets * sizeof(uint16_t), stream>>>(
-          io, d_segment_offsets, num_segments, max_items, plan, num_buckets, matrix, d_bucket_offsets,
+          io, d_segment_offsets, num_segments, max_items, plan, num_buckets, large_above, matrix, d_bucket_offsets,
           d_num_invalid);
   PRIM_TRY_LAUNCH();
+  // ---- large segments: the split engine, a window part a block ----
+  PRIM_TRY((launch_large_segment_split<Io::kSplitOutput>(large, io.split_keys_in(), io.split_keys_out(),
+                                                         io.split_values_in(), io.split_values_out(),
+                                                         d_segment_offsets, num_segments, max_items, num_buckets,
+                                                         io.bucket_of, d_bucket_offsets, stream, d_num_invalid)));
   if (d_bucket_offsets && num_segments > 0) {
     constexpr int kThreads = 256;
     constexpr int64_t kMaxBlocks = 4096;  // grid-stride beyond: enough to fill the GPU
@@ -515,7 +525,7 @@ template <class Io>
 cudaError_t segmented_split_dispatch(void* d_temp, size_t& temp_bytes, Io io, int64_t max_items,
                                      const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
                                      uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid,
-                                     bool overflow_counts_invalid = true) {
+                                     bool large_segment_path) {
   if (max_items < 0 || num_segments < 0 || num_buckets == 0 || num_buckets > kMaxSegmentedBuckets ||
       d_segment_offsets == nullptr) {
     return cudaErrorInvalidValue;
@@ -523,20 +533,28 @@ cudaError_t segmented_split_dispatch(void* d_temp, size_t& temp_bytes, Io io, in
   if (max_items <= int64_t{UINT32_MAX}) {
     return segmented_split_dispatch_counts<uint32_t>(d_temp, temp_bytes, io, max_items, d_segment_offsets,
                                                      num_segments, num_buckets, d_bucket_offsets, stream,
-                                                     d_num_invalid, overflow_counts_invalid);
+                                                     d_num_invalid, large_segment_path);
   }
   return segmented_split_dispatch_counts<uint64_t>(d_temp, temp_bytes, io, max_items, d_segment_offsets, num_segments,
                                                    num_buckets, d_bucket_offsets, stream, d_num_invalid,
-                                                   overflow_counts_invalid);
+                                                   large_segment_path);
 }
 
 // ---- record access: keys only, key-value pairs ----
+// Each also gives the split engine's view of its arrays (the large-segment path).
 template <class T, class BucketOp>
 struct SegmentedKeysIo {
   using Record = T;
+  using SplitKey = T;
+  using SplitValue = NoValue;
+  static constexpr SplitOutput kSplitOutput = SplitOutput::keys;
   const T* in;
   T* out;
   BucketOp bucket_of;
+  const T* split_keys_in() const { return in; }
+  T* split_keys_out() const { return out; }
+  const NoValue* split_values_in() const { return nullptr; }
+  NoValue* split_values_out() const { return nullptr; }
   __device__ __forceinline__ T load(uint64_t i) const { return in[i]; }
   __device__ __forceinline__ uint32_t bucket_at(uint64_t i) const { return static_cast<uint32_t>(bucket_of(in[i])); }
   __device__ __forceinline__ uint32_t bucket(const T& r) const { return static_cast<uint32_t>(bucket_of(r)); }
@@ -552,11 +570,18 @@ struct KeyValue {
 template <class K, class V, class BucketOp>
 struct SegmentedPairsIo {
   using Record = KeyValue<K, V>;
+  using SplitKey = K;
+  using SplitValue = V;
+  static constexpr SplitOutput kSplitOutput = SplitOutput::pairs;
   const K* keys_in;
   K* keys_out;
   const V* values_in;
   V* values_out;
   BucketOp bucket_of;
+  const K* split_keys_in() const { return keys_in; }
+  K* split_keys_out() const { return keys_out; }
+  const V* split_values_in() const { return values_in; }
+  V* split_values_out() const { return values_out; }
   __device__ __forceinline__ Record load(uint64_t i) const { return Record{keys_in[i], values_in[i]}; }
   __device__ __forceinline__ uint32_t bucket_at(uint64_t i) const {
     return static_cast<uint32_t>(bucket_of(keys_in[i]));

@@ -95,15 +95,36 @@ __device__ __forceinline__ int64_t resolve_count(const ItemCount& n) {
 
 // The records one block of a split kernel owns, and where its bucket counts live in the spine table.
 // Table entry of bucket d for this block: table_base + d * table_stride. Its output base for bucket d is
-// scanned[that entry] + bias. The block's count of bucket d spans table_span consecutive entries from there (the
-// upsweep may count a downsweep block's records in several parts).
+// scanned[that entry] + bias (block_bias). The block's count of bucket d spans table_span consecutive entries from
+// there (the upsweep may count a downsweep block's records in several parts).
 struct BlockWork {
   int64_t begin = 0;  // records [begin, end)
   int64_t end = 0;
   int64_t table_base = 0;
   int64_t table_stride = 1;
   int64_t table_span = 1;
+  // Segmented partitions number a segment's output from its own start: bias = segment_start - scanned[segment_entry]
+  // (the scan's value at the segment's first table entry). segment_entry < 0: positions are global, no bias.
+  int64_t segment_start = 0;
+  int64_t segment_entry = -1;
+  // offsets_row >= 0: this block publishes bucket_offsets[offsets_row + d] = output base of bucket d, d < offsets_count.
+  int64_t offsets_row = -1;
+  int64_t offsets_count = 0;
 };
+
+__device__ __forceinline__ int64_t block_bias(const uint64_t* __restrict__ scanned, const BlockWork& w) {
+  return w.segment_entry < 0 ? 0 : w.segment_start - static_cast<int64_t>(scanned[w.segment_entry]);
+}
+
+// The bucket offsets a block publishes (BlockWork::offsets_row); shared by the stable and the unstable downsweep,
+// so both report the same offsets.
+__device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict__ scanned, const BlockWork& w,
+                                                     int64_t bias, uint64_t* bucket_offsets) {
+  if (w.offsets_row < 0 || bucket_offsets == nullptr) return;
+  for (int64_t d = threadIdx.x; d < w.offsets_count; d += blockDim.x) {
+    bucket_offsets[w.offsets_row + d] = scanned[w.table_base + d * w.table_stride] + bias;
+  }
+}
 
 // Even share (plain split): downsweep block b of G owns tiles [T*b/G, T*(b+1)/G) of the T tiles of the input. The
 // upsweep counts each such chunk with kUpsweepBlocksPerChunk blocks, each an even share of the chunk's tiles: a
@@ -128,13 +149,17 @@ struct EvenSharePartition {
   }
 
   // Downsweep block blockIdx.x of a grid of G.
-  __device__ __forceinline__ BlockWork work(uint32_t /*num_buckets*/) const {
+  __device__ __forceinline__ BlockWork work(uint32_t num_buckets) const {
     const int64_t grid = gridDim.x;
     BlockWork w;
     share(resolve_count(n), blockIdx.x, grid, 0, 1, w);
     w.table_base = int64_t{blockIdx.x} * kUpsweepBlocksPerChunk;
     w.table_stride = grid * kUpsweepBlocksPerChunk;
     w.table_span = kUpsweepBlocksPerChunk;
+    if (blockIdx.x == 0) {  // block 0's bases are the bucket starts; the zero entry past the table scans into the total
+      w.offsets_row = 0;
+      w.offsets_count = int64_t{num_buckets} + 1;
+    }
     return w;
   }
   // Upsweep block blockIdx.x of a grid of G * kUpsweepBlocksPerChunk.
@@ -147,7 +172,6 @@ struct EvenSharePartition {
     w.table_stride = grid;
     return w;
   }
-  __device__ __forceinline__ int64_t bias(const uint64_t* /*scanned*/, uint32_t /*num_buckets*/) const { return 0; }
   // Records that exist (device count) beyond the capacity are all invalid and none is written.
   __device__ __forceinline__ uint64_t overflow_invalid() const {
     return (n.device && *n.device > static_cast<uint64_t>(n.max)) ? *n.device : 0;
@@ -155,10 +179,11 @@ struct EvenSharePartition {
 };
 
 // Segmented (every segment split on its own, e.g. level 2 of the hierarchical split): segment s gets
-// block_first[s+1] - block_first[s] blocks (0 for a segment another kernel handles), each an even share of it.
-// The table is segment-major, then bucket-major inside the segment, so the scan's value at a segment's first
+// block_first[s+1] - block_first[s] blocks (0 for a segment another kernel handles), each an even share of its
+// tiles. The table is segment-major, then bucket-major inside the segment, so the scan's value at a segment's first
 // entry is subtracted again and the segment's own start added (bias): segments without blocks are then allowed.
-// Blocks past block_first[num_segments] are idle and zero their share of the table.
+// Blocks past block_first[num_segments] are idle and zero their share of the table. It publishes no bucket offsets
+// (the hierarchical split asks for none).
 struct SegmentedPartition {
   static constexpr int kUpsweepBlocksPerChunk = 1;  // the upsweep and the downsweep share the blocks' ranges
   const uint64_t* seg_offsets;  // [num_segments + 1] record offsets of the segments
@@ -195,15 +220,11 @@ struct SegmentedPartition {
     w.end = seg_begin + size * (sub + 1) / nb;
     w.table_base = int64_t{block_first[s]} * num_buckets + sub;
     w.table_stride = nb;
+    w.segment_start = seg_begin;
+    w.segment_entry = int64_t{block_first[s]} * num_buckets;
     return w;
   }
   __device__ __forceinline__ BlockWork upsweep_work(uint32_t num_buckets) const { return work(num_buckets); }
-  __device__ __forceinline__ int64_t bias(const uint64_t* scanned, uint32_t num_buckets) const {
-    if (blockIdx.x >= block_first[num_segments]) return 0;
-    const uint32_t s = segment_of(blockIdx.x);
-    return static_cast<int64_t>(seg_offsets[s]) -
-           static_cast<int64_t>(scanned[int64_t{block_first[s]} * num_buckets]);
-  }
   __device__ __forceinline__ uint64_t overflow_invalid() const { return 0; }
 };
 
@@ -211,17 +232,6 @@ __device__ __forceinline__ uint32_t lanemask_lt() {
   uint32_t mask;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
   return mask;
-}
-
-// Block 0 of a plain (even-share) split publishes the bucket offsets: scanned[d * table_stride] is bucket d's first
-// output position, and the zero entry past the table scans into the total of valid records. Shared by the stable
-// and the unstable downsweep, so both report the same offsets.
-__device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict__ scanned, uint32_t num_buckets,
-                                                     const BlockWork& w, uint64_t* bucket_offsets) {
-  if (blockIdx.x != 0 || bucket_offsets == nullptr) return;
-  for (uint32_t d = threadIdx.x; d <= num_buckets; d += blockDim.x) {
-    bucket_offsets[d] = scanned[static_cast<int64_t>(d) * w.table_stride];  // d == num_buckets: the total
-  }
 }
 
 // A load of input that streams through: evict-first in L1 and L2 (ld.global.cs), so that it does not push out of
@@ -400,8 +410,8 @@ struct SplitDownsweepAgent {
                                              uint64_t* bucket_offsets) {
     const int tid = threadIdx.x;
     const BlockWork w = part.work(num_buckets);
-    const int64_t bias = part.bias(scanned, num_buckets);
-    write_bucket_offsets(scanned, num_buckets, w, bucket_offsets);  // only meaningful for the even-share partition
+    const int64_t bias = block_bias(scanned, w);
+    write_bucket_offsets(scanned, w, bias, bucket_offsets);
     if (tid == 0) temp.chunk_valid = 0;
     __syncthreads();
     // Running output base of each bucket this thread tracks (digits tid*BINS .. tid*BINS+BINS-1), and the chunk's

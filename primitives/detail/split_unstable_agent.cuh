@@ -105,8 +105,8 @@ struct SplitUnstableDownsweepAgent {
 
     SplitUnstableDownsweepAgent agent{temp, keys_in, keys_out, values_in, values_out, num_buckets, bucket_of, {}};
     const BlockWork w = part.work(num_buckets);
-    const int64_t bias = part.bias(scanned, num_buckets);
-    write_bucket_offsets(scanned, num_buckets, w, bucket_offsets);
+    const int64_t bias = block_bias(scanned, w);
+    write_bucket_offsets(scanned, w, bias, bucket_offsets);
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;

@@ -50,7 +50,7 @@ cudaError_t launch(const void* d_in, void* d_out, const Index* d_map, const deta
   const int64_t records_per_tile = int64_t(P::kBlockThreads >> args.log_group_lanes) * P::kRecordsPerGroup;
   const int64_t tiles = (args.max_n + records_per_tile - 1) / records_per_tile;
   if (tiles > int64_t(std::numeric_limits<int32_t>::max())) return cudaErrorInvalidConfiguration;
-  detail::gather_scatter_kernel<Vec, Index, kScatter><<<static_cast<unsigned>(tiles), P::kBlockThreads, 0, stream>>>(
+  detail::gather_scatter_kernel<P, Vec, Index, kScatter><<<static_cast<unsigned>(tiles), P::kBlockThreads, 0, stream>>>(
       static_cast<const Vec*>(d_in), static_cast<Vec*>(d_out), d_map, args);
   return cudaGetLastError();
 }

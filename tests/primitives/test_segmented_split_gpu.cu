@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -300,17 +301,19 @@ TEST(SegmentedSplitGpu, WideRecords) {
   check_segmented(records<Rec64>(off.back(), 64, Distribution::uniform, 29), off, 64, BucketByKeyMod{64});
 }
 
-TEST(SegmentedSplitGpu, Pairs) {
-  const auto off = offsets_from_sizes(random_sizes(500, 3000, 30));
+void check_pairs(const std::vector<uint64_t>& sizes, uint32_t num_buckets, uint32_t seed) {
+  const auto off = offsets_from_sizes(sizes);
+  const int64_t num_segments = static_cast<int64_t>(sizes.size());
   const size_t n = off.back();
-  const auto keys = split_test::make_bucket_keys(n, 1000, Distribution::uniform, 31);
+  const auto keys = split_test::make_bucket_keys(n, 1000, Distribution::uniform, seed);
   std::vector<uint64_t> values(n);
   for (size_t i = 0; i < n; ++i) values[i] = i * 0x9E3779B97F4A7C15ull;
-  const auto op = BucketByKeyMod{100};
+  const auto op = BucketByKeyMod{num_buckets};
   std::vector<uint32_t> want_keys(n);
-  std::vector<uint64_t> want_values(n), want_offsets(500 * 100 + 1);
+  std::vector<uint64_t> want_values(n), want_offsets(static_cast<size_t>(num_segments) * num_buckets + 1);
   prim::reference::segmented_split_pairs(keys.data(), want_keys.data(), values.data(), want_values.data(),
-                                         static_cast<int64_t>(n), off.data(), 500, 100, op, want_offsets.data());
+                                         static_cast<int64_t>(n), off.data(), num_segments, num_buckets, op,
+                                         want_offsets.data());
   DeviceBuffer<uint32_t> d_keys, d_keys_out(n);
   DeviceBuffer<uint64_t> d_values, d_values_out(n), d_seg, d_offsets(want_offsets.size());
   d_keys.upload(keys);
@@ -321,10 +324,60 @@ TEST(SegmentedSplitGpu, Pairs) {
   d_offsets.poison();
   prim::Workspace ws;
   ASSERT_CUDA(prim::segmented_split_pairs(ws, d_keys.get(), d_keys_out.get(), d_values.get(), d_values_out.get(),
-                                          static_cast<int64_t>(n), d_seg.get(), 500, 100, op, d_offsets.get()));
+                                          static_cast<int64_t>(n), d_seg.get(), num_segments, num_buckets, op,
+                                          d_offsets.get()));
   EXPECT_EQ(want_keys, d_keys_out.download());
   EXPECT_EQ(want_values, d_values_out.download());
   EXPECT_EQ(want_offsets, d_offsets.download());
+}
+
+TEST(SegmentedSplitGpu, Pairs) {
+  check_pairs(random_sizes(500, 3000, 30), 100, 31);
+  // Large segments (the split engine's path) between small ones, with 8- and 11-bit rankers.
+  for (uint32_t b : {100u, 256u, 2048u}) check_pairs({70000, 3, 0, 200000, 50, 0}, b, 32 + b);
+}
+
+// The large-segment path (segmented_large_segments.cuh) takes segments of more than a window of records.
+template <typename R>
+int64_t large_window(uint32_t num_buckets) {
+  return prim::detail::large_segment_window<R, prim::detail::NoValue>(num_buckets);
+}
+
+TEST(SegmentedSplitGpu, LargeSegmentsAroundTheWindowSize) {
+  for (uint32_t b : {16u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    const uint64_t w = static_cast<uint64_t>(large_window<Rec8>(b));
+    // Just below, at and above the window; one starting exactly on a window boundary (after a segment of w);
+    // adjacent large segments; empty segments right before a large one (they start where it starts) and after.
+    check_sizes({w - 1, w, w + 1, 1, 2 * w, 2 * w + 1, 3 * w + 5}, b, Distribution::uniform, b);
+    check_sizes({w, w + 1, w + 1, w + 1, 0, 0, 7}, b, Distribution::uniform, b + 1);
+    check_sizes({5000, 0, 0, w + 7, 0, 3, 0, w + 1, 0}, b, Distribution::zipf, b + 2);
+    check_sizes({0, 0, 4 * w + 3}, b, Distribution::uniform, b + 3);
+    // Many small segments, then large ones: the tile engine's tiles end where a large segment starts.
+    auto sizes = random_sizes(3000, 40, b + 4);
+    for (uint64_t s : std::initializer_list<uint64_t>{w + 1, 100, w + 1000, 0, 2 * w}) sizes.push_back(s);
+    check_sizes(sizes, b, Distribution::uniform, b + 5);
+  }
+}
+
+TEST(SegmentedSplitGpu, LargeSegmentsWithInvalidRecordsAndDeviceCounts) {
+  const uint64_t w = static_cast<uint64_t>(large_window<Rec8>(16));
+  const auto off = offsets_from_sizes({300, w + 5, 7, 0, 3 * w});
+  // Keys in [0, 24) with 16 buckets: a third invalid, in the large segments too.
+  check_segmented(records(off.back(), 24, Distribution::uniform, 40), off, 16, BucketIsKey{});
+  // A handful of invalid records: the part that holds one takes the general path, the others stay clean.
+  auto in = records(off.back(), 16, Distribution::uniform, 41);
+  for (size_t i : {size_t{5}, size_t{301}, size_t(w), size_t(w + 312), size_t(2 * w + 400)}) in[i].key = 1000;
+  check_segmented(in, off, 16, BucketIsKey{});
+  // max_items is only a bound (the windows past the count are idle), or is exceeded (nothing is written).
+  check_sizes({w + 5, 17, 2 * w}, 16, Distribution::uniform, 42, Options{static_cast<int64_t>(5 * w)});
+  check_sizes({w + 5, 17, 2 * w}, 256, Distribution::uniform, 43, Options{-1});
+  Options graph;
+  graph.graph = true;
+  check_sizes({w + 5, 17, 2 * w, 3}, 256, Distribution::uniform, 44, graph);
+  Options workspace;
+  workspace.workspace = true;
+  check_segmented(records(off.back(), 20, Distribution::uniform, 45), off, 16, BucketIsKey{}, workspace);
 }
 
 TEST(SegmentedSplitGpu, WorkspaceOverload) {

@@ -29,8 +29,11 @@
 // overloads); safe inside CUDA graph capture. The scratch size depends only on max_items, num_buckets and the
 // record size (not on the segments).
 //
-// Implementation (detail/segmented_split_kernels.cuh): small segments are packed whole into block tiles and split
-// in shared memory in one pass; big segments are cut into tiles whose bucket counts go through one global scan.
+// Implementation: the tile engine (detail/segmented_split_kernels.cuh) packs small segments whole into block tiles
+// and splits them in shared memory in one pass, and cuts medium ones into tiles whose bucket counts go through one
+// global scan; segments of more than a window of records (detail/segmented_large_segments.cuh: 8 tiles of the plain
+// split, 49152 records of up to 8 bytes with <= 256 buckets) go through the plain split's engine, a window part per
+// block (SegmentedSplitOptions).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -45,14 +48,23 @@ namespace prim {
 // Largest num_buckets a segmented split call accepts.
 constexpr uint32_t kMaxSegmentedSplitBuckets = detail::kMaxSegmentedBuckets;
 
+// Per-call choices; the defaults suit any input, and the output is the same with every choice.
+struct SegmentedSplitOptions {
+  // Large segments through the plain split's engine. The path adds three launches to every call whose max_items
+  // exceeds a window, even when no segment is that large: a caller whose segments are known to be smaller (the
+  // renderer: 20 us a frame on the H100, docs/bench/README.md) turns it off, and then every segment goes through the
+  // tile engine. Pass the same options to the size query and to the call (the scratch differs).
+  bool large_segment_path = true;
+};
+
 template <typename T, typename BucketOp>
 cudaError_t segmented_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, int64_t max_items,
                             const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
                             BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0,
-                            uint64_t* d_num_invalid = nullptr) {
+                            uint64_t* d_num_invalid = nullptr, SegmentedSplitOptions options = {}) {
   return detail::segmented_split_dispatch(d_temp, temp_bytes, detail::SegmentedKeysIo<T, BucketOp>{d_in, d_out, bucket_of},
                                           max_items, d_segment_offsets, num_segments, num_buckets, d_bucket_offsets,
-                                          stream, d_num_invalid);
+                                          stream, d_num_invalid, options.large_segment_path);
 }
 
 // Key-value variant: the functor sees the key; values follow their keys.
@@ -61,11 +73,12 @@ cudaError_t segmented_split_pairs(void* d_temp, size_t& temp_bytes, const K* d_k
                                   const V* d_values_in, V* d_values_out, int64_t max_items,
                                   const uint64_t* d_segment_offsets, int64_t num_segments, uint32_t num_buckets,
                                   BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream = 0,
-                                  uint64_t* d_num_invalid = nullptr) {
+                                  uint64_t* d_num_invalid = nullptr, SegmentedSplitOptions options = {}) {
   return detail::segmented_split_dispatch(
       d_temp, temp_bytes,
       detail::SegmentedPairsIo<K, V, BucketOp>{d_keys_in, d_keys_out, d_values_in, d_values_out, bucket_of}, max_items,
-      d_segment_offsets, num_segments, num_buckets, d_bucket_offsets, stream, d_num_invalid);
+      d_segment_offsets, num_segments, num_buckets, d_bucket_offsets, stream, d_num_invalid,
+      options.large_segment_path);
 }
 
 // ---- Workspace overloads (allocate on growth, synchronise, report invalid records as cudaErrorInvalidValue) ----

@@ -1,0 +1,220 @@
+// The segmented split's path for large segments: the split engine (split_agent.cuh) with a partition that cuts
+// every large segment into window-sized parts, one block a part.
+//
+// Why. The tile engine (segmented_split_kernels.cuh) sorts every tile by (segment, bucket) with two block radix
+// sort passes and scatters its records one by one; for a segment spanning many tiles that is two rank passes and
+// runs of a few records per bucket and tile. The split engine ranks by the bucket in one pass, with chunks of
+// several tiles per block, and writes every bucket's run of a tile through shared memory.
+//
+// Windows. The input is cut into windows of W records (kLargeSegmentWindowTiles split tiles). A segment of more
+// than W records is *large*; it always spans two windows or more, and a window holds parts of at most two large
+// segments: "A", begun in an earlier window, holding the window's first record, and "B", begun in this window and
+// holding its last record. Block 2j + 0 splits window j's A part, block 2j + 1 its B part. The table slots follow
+// the tile engine's layout: large segment s over windows t0..t1 owns slots [2*t0+1, 2*t1], bucket-major inside its
+// range (entry B*(2*t0+1) + b*L + slot - (2*t0+1), L = 2*(t1-t0)), so that one exclusive scan over the table gives
+// every (segment, bucket, part) its place; slots no large segment owns, and the B slots in a segment's middle,
+// hold zeros. The tile engine leaves the large segments' records out of its tiles.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <cub/device/device_scan.cuh>
+#include <limits>
+
+#include "detail/bits.h"
+#include "detail/split_agent.cuh"
+#include "prim/error.h"
+#include "prim/temp_storage.h"
+
+namespace prim {
+namespace detail {
+
+// Validity of the whole call (device-resident count): offsets start at 0 and the total fits max_items.
+__device__ __forceinline__ bool segmented_input_ok(const uint64_t* offsets, int64_t num_segments, int64_t max_items) {
+  return offsets[0] == 0 && offsets[num_segments] <= static_cast<uint64_t>(max_items);
+}
+
+// First index i in [0, m) with a[i] > x (m if none); the 32 lanes of a warp probe 32 places per step.
+__device__ __forceinline__ int64_t warp_upper_bound(const uint64_t* a, int64_t m, uint64_t x) {
+  const int lane = threadIdx.x & 31;
+  int64_t l = 0, r = m;  // the answer lies in [l, r]
+  while (r > l) {
+    const int64_t step = (r - l + 31) / 32;
+    const int64_t p = l + lane * step;
+    const bool greater = p >= r || a[p] > x;
+    const unsigned ballot = __ballot_sync(0xffffffffu, greater);
+    if (ballot == 0) {
+      l = l + 31 * step + 1;
+    } else {
+      const int f = __ffs(ballot) - 1;
+      const int64_t pf = l + f * step;
+      const int64_t new_l = f == 0 ? l : l + (f - 1) * step + 1;
+      r = pf < r ? pf : r;
+      l = new_l;
+    }
+  }
+  return l;
+}
+
+// Split tiles per window. Eight keep a block's fixed costs (its table row, two searches of the offsets) small
+// against its records, and still make segments of 2^16 four-byte records (the benchmark's) large.
+constexpr int64_t kLargeSegmentWindowTiles = 8;
+
+// The split engine's policy for this path: the plain split's, by the radix width the bucket count needs.
+template <int RADIX_BITS, class KeyT, class ValueT>
+using LargeSegmentPolicy =
+    typename SplitPolicyFor<RADIX_BITS, (sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT))>::type;
+
+template <class KeyT, class ValueT>
+constexpr int64_t large_segment_window(uint32_t num_buckets) {
+  return kLargeSegmentWindowTiles * (num_buckets <= 256 ? LargeSegmentPolicy<8, KeyT, ValueT>::TILE_ITEMS
+                                                        : LargeSegmentPolicy<11, KeyT, ValueT>::TILE_ITEMS);
+}
+
+struct LargeSegmentPartition {
+  static constexpr int kUpsweepBlocksPerChunk = 1;  // the upsweep and the downsweep share the blocks' parts
+  const uint64_t* offsets;  // [num_segments + 1]
+  int64_t num_segments;
+  int64_t max_items;
+  int64_t window;  // W: a segment of more than W records is large
+
+  // Warp 0 finds the block's part; the others wait at one barrier (every thread of the block calls this).
+  __device__ __forceinline__ BlockWork work(uint32_t num_buckets) const {
+    __shared__ alignas(BlockWork) unsigned char shared[sizeof(BlockWork)];  // raw: BlockWork has initialisers
+    if (threadIdx.x < 32) {
+      const BlockWork w = find_part(num_buckets);
+      if (threadIdx.x == 0) memcpy(shared, &w, sizeof(BlockWork));
+    }
+    __syncthreads();
+    BlockWork w;
+    memcpy(&w, shared, sizeof(BlockWork));
+    return w;
+  }
+  __device__ __forceinline__ BlockWork upsweep_work(uint32_t num_buckets) const { return work(num_buckets); }
+  __device__ __forceinline__ uint64_t overflow_invalid() const { return 0; }  // the tile engine counts it
+
+ private:
+  __device__ __forceinline__ BlockWork find_part(uint32_t num_buckets) const {
+    const int64_t slot = blockIdx.x;
+    const int64_t j = slot / 2;
+    BlockWork w;  // no records; by default the slot's zero entries, B * slot + b
+    w.table_base = int64_t{num_buckets} * slot;
+    if (!segmented_input_ok(offsets, num_segments, max_items)) return w;
+    const uint64_t total = offsets[num_segments];
+    const uint64_t x0 = static_cast<uint64_t>(j) * static_cast<uint64_t>(window);
+    if (x0 >= total) return w;
+    const uint64_t x1 = x0 + window < total ? x0 + window : total;
+    const int64_t sa = warp_upper_bound(offsets, num_segments + 1, x0) - 1;  // holds x0
+    const uint64_t a_start = offsets[sa];
+    const uint64_t a_end = offsets[sa + 1];
+    const bool a_large = a_start < x0 && a_end - a_start > static_cast<uint64_t>(window);
+    if (slot % 2 == 0) {
+      if (a_large) assign(w, sa, a_start, a_end, slot, x0, a_end < x1 ? a_end : x1, num_buckets);
+      return w;
+    }
+    const int64_t sb = warp_upper_bound(offsets, num_segments + 1, x1 - 1) - 1;  // holds x1 - 1
+    const uint64_t b_start = offsets[sb];
+    const uint64_t b_end = offsets[sb + 1];
+    if (b_start >= x0 && b_end - b_start > static_cast<uint64_t>(window)) {
+      assign(w, sb, b_start, b_end, slot, b_start, x1, num_buckets);
+    } else if (a_large && a_end > x1) {
+      assign(w, sa, a_start, a_end, slot, x1, x1, num_buckets);  // A goes on: zeros at this slot of A's range
+    }
+    return w;
+  }
+  __device__ __forceinline__ void assign(BlockWork& w, int64_t s, uint64_t start, uint64_t end, int64_t slot,
+                                         uint64_t begin, uint64_t stop, uint32_t num_buckets) const {
+    const int64_t t0 = static_cast<int64_t>(start / static_cast<uint64_t>(window));
+    const int64_t t1 = static_cast<int64_t>((end - 1) / static_cast<uint64_t>(window));
+    const int64_t first_slot = 2 * t0 + 1;
+    w.begin = static_cast<int64_t>(begin);
+    w.end = static_cast<int64_t>(stop);
+    w.segment_start = static_cast<int64_t>(start);
+    w.segment_entry = int64_t{num_buckets} * first_slot;
+    w.table_base = w.segment_entry + (slot - first_slot);
+    w.table_stride = 2 * (t1 - t0);  // >= 2: a large segment spans two windows or more
+    if (slot == first_slot) {        // the segment's first part publishes its bucket starts
+      w.offsets_row = s * int64_t{num_buckets};
+      w.offsets_count = num_buckets;
+    }
+  }
+};
+
+// Scratch and launches of the path for one call: windows of W records, 2 blocks (parts) a window.
+struct LargeSegmentScratch {
+  int64_t grid = 0;  // 0: the path is off (no segment can be large)
+  int64_t table = 0;
+  uint64_t* counts = nullptr;
+  uint64_t* scanned = nullptr;
+  void* scan_temp = nullptr;
+  size_t scan_bytes = 0;
+};
+
+// Carves the path's scratch; with max_items <= window no segment can be large and the path costs nothing.
+inline cudaError_t carve_large_segment_scratch(TempCarver& carver, int64_t max_items, int64_t window,
+                                               uint32_t num_buckets, cudaStream_t stream, LargeSegmentScratch& out) {
+  out = LargeSegmentScratch{};
+  if (max_items <= window) return cudaSuccess;
+  out.grid = 2 * ceil_div(max_items, window);
+  if (out.grid > int64_t{std::numeric_limits<int32_t>::max()}) return cudaErrorInvalidValue;
+  out.table = int64_t{num_buckets} * out.grid + 1;  // + the zero entry that scans into the total
+  out.counts = carver.take<uint64_t>(static_cast<size_t>(out.table));
+  out.scanned = carver.take<uint64_t>(static_cast<size_t>(out.table));
+  PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, out.scan_bytes, out.counts, out.scanned, out.table, stream));
+  out.scan_temp = carver.take<unsigned char>(out.scan_bytes);
+  return cudaSuccess;
+}
+
+template <int RADIX_BITS, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
+                                            const ValueT* values_in, ValueT* values_out,
+                                            const uint64_t* d_segment_offsets, int64_t num_segments,
+                                            int64_t max_items, uint32_t num_buckets, BucketOp bucket_of,
+                                            uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                            uint64_t* d_num_invalid) {
+  using Policy = LargeSegmentPolicy<RADIX_BITS, KeyT, ValueT>;
+  using Down = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, LargeSegmentPartition>;
+  auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, LargeSegmentPartition>;
+  auto downsweep = split_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, LargeSegmentPartition>;
+  constexpr size_t kSmem = sizeof(typename Down::TempStorage);
+  if (kSmem > 48 * 1024) {
+    PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
+  }
+  const LargeSegmentPartition partition{d_segment_offsets, num_segments, max_items,
+                                        large_segment_window<KeyT, ValueT>(num_buckets)};
+  const unsigned grid = static_cast<unsigned>(scratch.grid);
+  upsweep<<<grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, scratch.counts,
+                                                      d_num_invalid);
+  PRIM_TRY_LAUNCH();
+  size_t scan_bytes = scratch.scan_bytes;
+  PRIM_TRY(cub::DeviceScan::ExclusiveSum(scratch.scan_temp, scan_bytes, scratch.counts, scratch.scanned,
+                                         scratch.table, stream));
+  downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, partition,
+                                                            num_buckets, bucket_of, scratch.scanned,
+                                                            d_bucket_offsets);
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+// The path's launches (none when scratch.grid == 0).
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t launch_large_segment_split(const LargeSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
+                                       const ValueT* values_in, ValueT* values_out, const uint64_t* d_segment_offsets,
+                                       int64_t num_segments, int64_t max_items, uint32_t num_buckets,
+                                       BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                       uint64_t* d_num_invalid) {
+  if (scratch.grid == 0) return cudaSuccess;
+  if (num_buckets <= 256) {
+    return launch_large_segment_split_bits<8, OUT>(scratch, keys_in, keys_out, values_in, values_out,
+                                                   d_segment_offsets, num_segments, max_items, num_buckets, bucket_of,
+                                                   d_bucket_offsets, stream, d_num_invalid);
+  }
+  return launch_large_segment_split_bits<11, OUT>(scratch, keys_in, keys_out, values_in, values_out,
+                                                  d_segment_offsets, num_segments, max_items, num_buckets, bucket_of,
+                                                  d_bucket_offsets, stream, d_num_invalid);
+}
+
+}  // namespace detail
+}  // namespace prim
