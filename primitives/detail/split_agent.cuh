@@ -107,7 +107,8 @@ struct BlockWork {
   // (the scan's value at the segment's first table entry). segment_entry < 0: positions are global, no bias.
   int64_t segment_start = 0;
   int64_t segment_entry = -1;
-  // offsets_row >= 0: this block publishes bucket_offsets[offsets_row + d] = output base of bucket d, d < offsets_count.
+  // offsets_row >= 0: this block publishes bucket_offsets[offsets_row + d] = the output base of bucket d, for
+  // d < offsets_count.
   int64_t offsets_row = -1;
   int64_t offsets_count = 0;
 };
@@ -270,6 +271,17 @@ struct CaptureCounts {
   }
 };
 
+// Everything a downsweep tile needs besides its position (the stable and the unstable downsweep).
+template <class KeyT, class ValueT, class BucketOp>
+struct SplitIo {
+  const KeyT* __restrict__ keys_in;
+  KeyT* __restrict__ keys_out;
+  const ValueT* __restrict__ values_in;
+  ValueT* __restrict__ values_out;
+  uint32_t num_buckets;
+  BucketOp bucket_of;
+};
+
 // ------------------------------------------------------------------------------------------------------------
 // Upsweep: counts[d * gridDim.x + block] = number of valid records of bucket d in this block's chunk.
 // ------------------------------------------------------------------------------------------------------------
@@ -393,15 +405,7 @@ struct SplitDownsweepAgent {
     __device__ __forceinline__ uint32_t Digit(const KeyT& key) { return bucket_of(key); }
   };
 
-  // Everything a tile needs besides its position.
-  struct Io {
-    const KeyT* __restrict__ keys_in;
-    KeyT* __restrict__ keys_out;
-    const ValueT* __restrict__ values_in;
-    ValueT* __restrict__ values_out;
-    uint32_t num_buckets;
-    BucketOp bucket_of;
-  };
+  using Io = SplitIo<KeyT, ValueT, BucketOp>;
 
   __device__ __forceinline__ static void run(TempStorage& temp, const KeyT* __restrict__ keys_in,
                                              KeyT* __restrict__ keys_out, const ValueT* __restrict__ values_in,

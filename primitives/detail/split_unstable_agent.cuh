@@ -86,12 +86,7 @@ struct SplitUnstableDownsweepAgent {
   };
 
   TempStorage& temp;
-  const KeyT* __restrict__ keys_in;
-  KeyT* __restrict__ keys_out;
-  const ValueT* __restrict__ values_in;
-  ValueT* __restrict__ values_out;
-  uint32_t num_buckets;
-  BucketOp bucket_of;
+  SplitIo<KeyT, ValueT, BucketOp> io;
   uint64_t base[BINS];  // running output position of each owned bucket (64-bit: n may exceed 2^32)
 
   __device__ __forceinline__ static void run(TempStorage& temp, const KeyT* __restrict__ keys_in,
@@ -103,7 +98,7 @@ struct SplitUnstableDownsweepAgent {
     // Zero the counters once; every tile's scan zeroes what it read, so they are zero again for the next one.
     for (int i = tid; i < kPaddedDigits; i += THREADS) temp.count[i] = 0;
 
-    SplitUnstableDownsweepAgent agent{temp, keys_in, keys_out, values_in, values_out, num_buckets, bucket_of, {}};
+    SplitUnstableDownsweepAgent agent{temp, {keys_in, keys_out, values_in, values_out, num_buckets, bucket_of}, {}};
     const BlockWork w = part.work(num_buckets);
     const int64_t bias = block_bias(scanned, w);
     write_bucket_offsets(scanned, w, bias, bucket_offsets);
@@ -141,9 +136,9 @@ struct SplitUnstableDownsweepAgent {
       const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
       tag[item] = kSkip;
       if (FULL_TILE || local < in_tile) {
-        keys[item] = keys_in[tile_base + local];
-        const uint32_t b = bucket_of(keys[item]);
-        if (b < num_buckets) tag[item] = b;
+        keys[item] = io.keys_in[tile_base + local];
+        const uint32_t b = io.bucket_of(keys[item]);
+        if (b < io.num_buckets) tag[item] = b;
       }
     }
 
@@ -168,7 +163,7 @@ struct SplitUnstableDownsweepAgent {
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;
       counts[t] = 0;
-      if (d < num_buckets) {
+      if (d < io.num_buckets) {
         counts[t] = temp.count[padded(d)];
         temp.count[padded(d)] = 0;  // ready for the next tile (its atomics follow two barriers later)
       }
@@ -178,7 +173,7 @@ struct SplitUnstableDownsweepAgent {
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;
-      if (d < num_buckets) {
+      if (d < io.num_buckets) {
         temp.start[padded(d)] = starts[t];
         temp.shift[padded(d)] = static_cast<int64_t>(base[t]) - starts[t];
         base[t] += counts[t];
@@ -207,8 +202,8 @@ struct SplitUnstableDownsweepAgent {
       const int i = k * THREADS + tid;
       if (i < static_cast<int>(valid_in_tile)) {  // even a full tile may hold invalid records
         const int64_t dst = temp.shift[padded(temp.digit[i])] + i;
-        keys_out[dst] = staged_keys[i];
-        if constexpr (kStageTogether) values_out[dst] = reinterpret_cast<const ValueT*>(temp.value_exchange)[i];
+        io.keys_out[dst] = staged_keys[i];
+        if constexpr (kStageTogether) io.values_out[dst] = reinterpret_cast<const ValueT*>(temp.value_exchange)[i];
       }
     }
     if constexpr (kPairs && !kStageTogether) {
@@ -219,7 +214,9 @@ struct SplitUnstableDownsweepAgent {
 #pragma unroll
       for (int k = 0; k < IPT; ++k) {
         const int i = k * THREADS + tid;
-        if (i < static_cast<int>(valid_in_tile)) values_out[temp.shift[padded(temp.digit[i])] + i] = staged_values[i];
+        if (i < static_cast<int>(valid_in_tile)) {
+          io.values_out[temp.shift[padded(temp.digit[i])] + i] = staged_values[i];
+        }
       }
     }
   }
@@ -231,7 +228,7 @@ struct SplitUnstableDownsweepAgent {
 #pragma unroll
     for (int item = 0; item < IPT; ++item) {
       const int local = warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane;
-      if (slot[item] != kSkip) staged[slot[item]] = values_in[tile_base + local];
+      if (slot[item] != kSkip) staged[slot[item]] = io.values_in[tile_base + local];
     }
   }
 };
