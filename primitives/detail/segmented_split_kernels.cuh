@@ -22,6 +22,10 @@
 //
 // Invalid items (bucket >= num_buckets) take the key (max_ord + 1) * num_buckets, after every valid key of the
 // tile; they are not written, and the slots of a local segment shift by the number of invalid items before it.
+//
+// Large segments (more than a window of the large-segment path, segmented_large_segments.cuh) are not this
+// engine's: a tile leaves out a large crossing part, and a tile wholly inside one does nothing. (For 2^26 keys in
+// segments of 2^16 this engine took 1.314 ms, the split engine 0.816 ms with this engine's empty tiles included.)
 #pragma once
 #include <cuda_runtime.h>
 
@@ -102,7 +106,6 @@ struct TileHeader {
   bool has_a, has_b;
   bool a_goes_on;  // A continues past hi: slot 2k+1 is A's (zero) slot
 };
-
 
 // ---- kernel 1: tile plan (one warp per boundary) ----
 template <class Policy>
