@@ -1,5 +1,5 @@
 // The segmented split's path for large segments: the split engine (split_agent.cuh) with a partition that cuts
-// every large segment into window-sized parts, one block a part.
+// every large segment into parts of a few tiles, one block a part.
 //
 // Why. The tile engine (segmented_split_kernels.cuh) sorts every tile by (segment, bucket) with two block radix
 // sort passes and scatters its records one by one; for a segment spanning many tiles that is two rank passes and
@@ -9,7 +9,8 @@
 // Windows. The input is cut into windows of W records (kLargeSegmentWindowTiles split tiles). A segment of more
 // than W records is *large*; it always spans two windows or more, and a window holds parts of at most two large
 // segments: "A", begun in an earlier window, holding the window's first record, and "B", begun in this window and
-// holding its last record. Block 2j + 0 splits window j's A part, block 2j + 1 its B part. The table slots follow
+// holding its last record. Block 2j + 0 takes window j's A part, block 2j + 1 its B part; so a large segment gets
+// one part (block) for every window it touches, and its parts share its tiles evenly (assign). The table slots follow
 // the tile engine's layout: large segment s over windows t0..t1 owns slots [2*t0+1, 2*t1], bucket-major inside its
 // range (entry B*(2*t0+1) + b*L + slot - (2*t0+1), L = 2*(t1-t0)), so that one exclusive scan over the table gives
 // every (segment, bucket, part) its place; slots no large segment owns, and the B slots in a segment's middle,
@@ -79,6 +80,7 @@ struct LargeSegmentLocator {
   int64_t num_segments;
   int64_t max_items;
   int64_t window;  // W: a segment of more than W records is large
+  int64_t tile;    // records per split tile (W = kLargeSegmentWindowTiles tiles)
 
   // Block `slot` = 2j + part of the path (warp-cooperative: every lane gets the answer).
   __device__ __forceinline__ BlockWork find_part(int64_t slot, uint32_t num_buckets) const {
@@ -95,28 +97,40 @@ struct LargeSegmentLocator {
     const uint64_t a_end = offsets[sa + 1];
     const bool a_large = a_start < x0 && a_end - a_start > static_cast<uint64_t>(window);
     if (slot % 2 == 0) {
-      if (a_large) assign(w, sa, a_start, a_end, slot, x0, a_end < x1 ? a_end : x1, num_buckets);
+      if (a_large) assign(w, sa, a_start, a_end, slot, true, num_buckets);
       return w;
     }
     const int64_t sb = warp_upper_bound(offsets, num_segments + 1, x1 - 1) - 1;  // holds x1 - 1
     const uint64_t b_start = offsets[sb];
     const uint64_t b_end = offsets[sb + 1];
     if (b_start >= x0 && b_end - b_start > static_cast<uint64_t>(window)) {
-      assign(w, sb, b_start, b_end, slot, b_start, x1, num_buckets);
+      assign(w, sb, b_start, b_end, slot, true, num_buckets);
     } else if (a_large && a_end > x1) {
-      assign(w, sa, a_start, a_end, slot, x1, x1, num_buckets);  // A goes on: zeros at this slot of A's range
+      assign(w, sa, a_start, a_end, slot, false, num_buckets);  // A goes on: zeros at this slot of A's range
     }
     return w;
   }
 
  private:
+  // A large segment over windows t0..t1 has P = t1 - t0 + 1 parts: its B part in window t0 (p = 0), its A part in
+  // each later window (p = window - t0). The slots fix where a part's counts go; its records are an even share of
+  // the segment's tiles, counted from the segment's start: only the segment's last tile is partial, and the parts
+  // differ by one tile at most (a window's cut would leave a partial tile in every part, and parts of 1 to 8 tiles).
   __device__ __forceinline__ void assign(BlockWork& w, int64_t s, uint64_t start, uint64_t end, int64_t slot,
-                                         uint64_t begin, uint64_t stop, uint32_t num_buckets) const {
+                                         bool has_records, uint32_t num_buckets) const {
     const int64_t t0 = static_cast<int64_t>(start / static_cast<uint64_t>(window));
     const int64_t t1 = static_cast<int64_t>((end - 1) / static_cast<uint64_t>(window));
     const int64_t first_slot = 2 * t0 + 1;
-    w.begin = static_cast<int64_t>(begin);
-    w.end = static_cast<int64_t>(stop);
+    const int64_t size = static_cast<int64_t>(end - start);
+    const int64_t tiles = ceil_div(size, tile);
+    const int64_t parts = t1 - t0 + 1;
+    const int64_t p = slot == first_slot ? 0 : slot / 2 - t0;
+    const auto tile_start = [&](int64_t q) {
+      const int64_t at = tiles * q / parts * tile;
+      return static_cast<int64_t>(start) + (at < size ? at : size);
+    };
+    w.begin = has_records ? tile_start(p) : static_cast<int64_t>(end);
+    w.end = has_records ? tile_start(p + 1) : static_cast<int64_t>(end);
     w.segment_start = static_cast<int64_t>(start);
     w.segment_entry = int64_t{num_buckets} * first_slot;
     w.table_base = w.segment_entry + (slot - first_slot);
@@ -191,7 +205,7 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
     PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
   }
   const LargeSegmentLocator locator{d_segment_offsets, num_segments, max_items,
-                                    large_segment_window<KeyT, ValueT>(num_buckets)};
+                                    large_segment_window<KeyT, ValueT>(num_buckets), Policy::TILE_ITEMS};
   const unsigned grid = static_cast<unsigned>(scratch.grid);
   const unsigned plan_blocks = static_cast<unsigned>(ceil_div(scratch.grid, kLargeSegmentPlanWarps));
   large_segment_plan_kernel<<<plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream>>>(locator, num_buckets,
