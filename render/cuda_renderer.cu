@@ -32,10 +32,10 @@
 namespace slabcast {
 namespace {
 
-// L2 and L3 send every segment through the segmented split's tile engine. Its large-segment path (columns or tiles
-// of more than 49152 references) made every scene of `slabcast bench` slower, 0.310 -> 0.330 ms for the dragon at
-// 1024x1024 and 2.996 -> 3.118 ms for the 16M sphere at 3840x2160 (H100, session 9): its launches cost more than
-// the few columns it would take save.
+// L2 and L3 send every segment through the segmented split's tile engine. With its large-segment path on (columns
+// or tiles of more than 49152 references; the path's first version, H100, session 9) every scene of `slabcast
+// bench` was slower, 0.310 -> 0.330 ms for the dragon at 1024x1024 and 2.996 -> 3.118 ms for the 16M sphere at
+// 3840x2160: the path's launches cost more than the few large columns gain.
 constexpr prim::SegmentedSplitOptions kBuildSegmentedOptions{false};
 
 // ============================================================================================ kernels
