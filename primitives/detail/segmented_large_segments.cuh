@@ -115,7 +115,8 @@ struct LargeSegmentLocator {
   // A large segment over windows t0..t1 has P = t1 - t0 + 1 parts: its B part in window t0 (p = 0), its A part in
   // each later window (p = window - t0). The slots fix where a part's counts go; its records are an even share of
   // the segment's tiles, counted from the segment's start: only the segment's last tile is partial, and the parts
-  // differ by one tile at most (a window's cut would leave a partial tile in every part, and parts of 1 to 8 tiles).
+  // differ by one tile at most (cutting at the windows left a partial tile in most parts, and parts of a third of a
+// window to a whole one: 0.816 against 0.794 ms, H100, 2^26 keys in segments of 2^16).
   __device__ __forceinline__ void assign(BlockWork& w, int64_t s, uint64_t start, uint64_t end, int64_t slot,
                                          bool has_records, uint32_t num_buckets) const {
     const int64_t t0 = static_cast<int64_t>(start / static_cast<uint64_t>(window));
