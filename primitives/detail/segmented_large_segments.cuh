@@ -63,6 +63,12 @@ __device__ __forceinline__ int64_t warp_upper_bound(const uint64_t* a, int64_t m
 // keys in segments of 2^16, 256 buckets): 4 tiles 0.852 ms, 8 tiles 0.816 ms, 10 tiles 0.822 ms.
 constexpr int64_t kLargeSegmentWindowTiles = 8;
 
+// Upsweep blocks per part (K). A part is 5-6 tiles for segments of 2^16 keys; with one block a part the upsweep
+// ran 4.1 waves of blocks and its last was mostly empty. H100, 2^26 u32 keys, 256 buckets, K = 1 / 2 / 4: segments
+// of 2^16 0.796 / 0.780-0.783 / 0.810 ms (the upsweep 155 -> 131 µs with K = 2); segments of 2^8, where every block
+// of the path is idle, 0.975 / 0.982-0.990 / 1.001-1.017 ms.
+constexpr int64_t kLargeSegmentUpsweepBlocks = 2;
+
 // The split engine's policy for this path: the plain split's, by the radix width the bucket count needs.
 template <int RADIX_BITS, class KeyT, class ValueT>
 using LargeSegmentPolicy =
@@ -85,8 +91,8 @@ struct LargeSegmentLocator {
   // Block `slot` = 2j + part of the path (warp-cooperative: every lane gets the answer).
   __device__ __forceinline__ BlockWork find_part(int64_t slot, uint32_t num_buckets) const {
     const int64_t j = slot / 2;
-    BlockWork w;  // no records; by default the slot's zero entries, B * slot + b
-    w.table_base = int64_t{num_buckets} * slot;
+    BlockWork w;  // no records; by default the slot's zero entries, K * (B * slot + b) + k
+    w.table_base = kLargeSegmentUpsweepBlocks * int64_t{num_buckets} * slot;
     if (!segmented_input_ok(offsets, num_segments, max_items)) return w;
     const uint64_t total = offsets[num_segments];
     const uint64_t x0 = static_cast<uint64_t>(j) * static_cast<uint64_t>(window);
@@ -133,9 +139,10 @@ struct LargeSegmentLocator {
     w.begin = has_records ? tile_start(p) : static_cast<int64_t>(end);
     w.end = has_records ? tile_start(p + 1) : static_cast<int64_t>(end);
     w.segment_start = static_cast<int64_t>(start);
-    w.segment_entry = int64_t{num_buckets} * first_slot;
-    w.table_base = w.segment_entry + (slot - first_slot);
-    w.table_stride = 2 * (t1 - t0);  // >= 2: a large segment spans two windows or more
+    w.segment_entry = kLargeSegmentUpsweepBlocks * int64_t{num_buckets} * first_slot;
+    w.table_base = w.segment_entry + (slot - first_slot) * kLargeSegmentUpsweepBlocks;
+    w.table_stride = 2 * (t1 - t0) * kLargeSegmentUpsweepBlocks;  // a large segment spans two windows or more
+    w.table_span = kLargeSegmentUpsweepBlocks;
     if (slot == first_slot) {        // the segment's first part publishes its bucket starts
       w.offsets_row = s * int64_t{num_buckets};
       w.offsets_count = num_buckets;
@@ -154,12 +161,30 @@ __global__ void __launch_bounds__(kLargeSegmentPlanWarps * 32)
   if ((threadIdx.x & 31) == 0) parts[slot] = w;
 }
 
-// The split engine's partition: block b takes parts[b].
+// The split engine's partition: downsweep block b takes parts[b]; upsweep block u counts the k-th of K even shares
+// of the tiles of parts[u / K] (k = u % K) into the k-th of the part's K entries per bucket.
 struct LargeSegmentPartition {
-  static constexpr int kUpsweepBlocksPerChunk = 1;  // the upsweep and the downsweep share the blocks' parts
+  static constexpr int kUpsweepBlocksPerChunk = kLargeSegmentUpsweepBlocks;
   const BlockWork* parts;
+  int64_t tile;  // records per split tile
   __device__ __forceinline__ BlockWork work(uint32_t /*num_buckets*/) const { return parts[blockIdx.x]; }
-  __device__ __forceinline__ BlockWork upsweep_work(uint32_t /*num_buckets*/) const { return parts[blockIdx.x]; }
+  __device__ __forceinline__ BlockWork upsweep_work(uint32_t num_buckets) const {
+    constexpr int64_t K = kUpsweepBlocksPerChunk;
+    const int64_t k = blockIdx.x % K;
+    BlockWork w = parts[blockIdx.x / K];
+    if (w.segment_entry < 0) {  // a slot no large segment owns: its K * B zero entries, B a block
+      w.table_base += k * num_buckets;
+      w.table_stride = 1;
+      return w;
+    }
+    const int64_t tiles = ceil_div(w.end - w.begin, tile);
+    const int64_t first = w.begin + tiles * k / K * tile;
+    const int64_t last = w.begin + tiles * (k + 1) / K * tile;
+    w.begin = first < w.end ? first : w.end;
+    w.end = last < w.end ? last : w.end;
+    w.table_base += k;
+    return w;
+  }
   __device__ __forceinline__ uint64_t overflow_invalid() const { return 0; }  // the tile engine counts it
 };
 
@@ -180,9 +205,11 @@ inline cudaError_t carve_large_segment_scratch(TempCarver& carver, int64_t max_i
   out = LargeSegmentScratch{};
   if (max_items <= window) return cudaSuccess;
   out.grid = 2 * ceil_div(max_items, window);
-  if (out.grid > int64_t{std::numeric_limits<int32_t>::max()}) return cudaErrorInvalidValue;
+  if (out.grid * kLargeSegmentUpsweepBlocks > int64_t{std::numeric_limits<int32_t>::max()}) {
+    return cudaErrorInvalidValue;
+  }
   out.parts = carver.take<BlockWork>(static_cast<size_t>(out.grid));
-  out.table = int64_t{num_buckets} * out.grid + 1;  // + the zero entry that scans into the total
+  out.table = kLargeSegmentUpsweepBlocks * int64_t{num_buckets} * out.grid + 1;  // + a zero: scans into the total
   out.counts = carver.take<uint64_t>(static_cast<size_t>(out.table));
   out.scanned = carver.take<uint64_t>(static_cast<size_t>(out.table));
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, out.scan_bytes, out.counts, out.scanned, out.table, stream));
@@ -212,9 +239,10 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
   large_segment_plan_kernel<<<plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream>>>(locator, num_buckets,
                                                                                      scratch.grid, scratch.parts);
   PRIM_TRY_LAUNCH();
-  const LargeSegmentPartition partition{scratch.parts};
-  upsweep<<<grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, scratch.counts,
-                                                      d_num_invalid);
+  const LargeSegmentPartition partition{scratch.parts, Policy::TILE_ITEMS};
+  const unsigned upsweep_grid = static_cast<unsigned>(scratch.grid * kLargeSegmentUpsweepBlocks);
+  upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of,
+                                                              scratch.counts, d_num_invalid);
   PRIM_TRY_LAUNCH();
   size_t scan_bytes = scratch.scan_bytes;
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(scratch.scan_temp, scan_bytes, scratch.counts, scratch.scanned,
