@@ -12,9 +12,10 @@
 // holding its last record. Block 2j + 0 takes window j's A part, block 2j + 1 its B part; so a large segment gets
 // one part (block) for every window it touches, and its parts share its tiles evenly (assign). The table slots follow
 // the tile engine's layout: large segment s over windows t0..t1 owns slots [2*t0+1, 2*t1], bucket-major inside its
-// range (entry B*(2*t0+1) + b*L + slot - (2*t0+1), L = 2*(t1-t0)), so that one exclusive scan over the table gives
-// every (segment, bucket, part) its place; slots no large segment owns, and the B slots in a segment's middle,
-// hold zeros. The tile engine leaves the large segments' records out of its tiles.
+// range, with K entries per (slot, bucket), one per upsweep block of the part (entry K*(B*(2*t0+1) + b*L + slot -
+// (2*t0+1)) + k, L = 2*(t1-t0)), so that one exclusive scan over the table gives every (segment, bucket, part) its
+// place; slots no large segment owns, and the B slots in a segment's middle, hold zeros. The tile engine leaves the
+// large segments' records out of its tiles.
 #pragma once
 #include <cuda_runtime.h>
 
