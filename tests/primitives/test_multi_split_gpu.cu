@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "common/quick_mode.h"
 #include "primitives/test_split_util.h"
 #include "reference/multi_split_reference.h"
 
@@ -267,6 +268,7 @@ TEST(MultiSplitGpu, UnderCudaGraphCapture) {
 }
 
 TEST(MultiSplitGpu, Large) {
+  if (slabtest::quick_mode()) GTEST_SKIP() << "SLABCAST_TEST_QUICK";
   // ~2^24 elements emitting 1-4 pairs into 480 buckets (a 4K frame's L1), and one huge element.
   auto counts = random_counts(uint64_t{1} << 24, 3, 29);
   for (auto& c : counts) c += 1;

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "common/quick_mode.h"
 #include "primitives/test_split_util.h"
 #include "reference/segmented_split_reference.h"
 
@@ -337,8 +338,7 @@ TEST(SegmentedSplitGpu, Pairs) {
   for (uint32_t b : {100u, 256u, 2048u}) check_pairs({70000, 3, 0, 200000, 50, 0}, b, 32 + b);
 }
 
-// The large-segment path (segmented_large_segments.cuh) takes segments of more than a window of records. (The tests'
-// names avoid "Large": the sanitizer runs leave out tests so named, for their size, and these are small.)
+// The large-segment path (segmented_large_segments.cuh) takes segments of more than a window of records.
 template <typename R>
 int64_t large_window(uint32_t num_buckets) {
   return prim::detail::large_segment_window<R, prim::detail::NoValue>(num_buckets);
@@ -396,6 +396,7 @@ TEST(SegmentedSplitGpu, UnderCudaGraphCapture) {
 }
 
 TEST(SegmentedSplitGpu, Large) {
+  if (slabtest::quick_mode()) GTEST_SKIP() << "SLABCAST_TEST_QUICK";
   // 2^26 records: one segment, 2^8-sized and 2^16-sized segments (the benchmark's shapes).
   const uint64_t n = uint64_t{1} << 26;
   check_sizes({n}, 256, Distribution::uniform, 35);
@@ -404,6 +405,7 @@ TEST(SegmentedSplitGpu, Large) {
 }
 
 TEST(SegmentedSplitGpu, LargeU32KeysBenchmarkShapeRepeated) {
+  if (slabtest::quick_mode()) GTEST_SKIP() << "SLABCAST_TEST_QUICK";
   // The benchmark's exact shape: 2^26 4-byte keys over the full 32-bit range, segments of 2^8, bucket = low byte.
   // prim_bench once saw this differ from CUB while Rec8 records passed; run it three times, since an error that
   // comes and goes on the same input is a race.
