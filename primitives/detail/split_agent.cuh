@@ -1,19 +1,23 @@
-// The split engine's device side: tile policy, the upsweep (per-chunk bucket histogram) and the downsweep
-// (stable block-wide ranking by bucket, exchange through shared memory, coalesced scatter).
+// The split engine's device side: tile policy, partitions, the upsweep (per-chunk bucket histogram) and the stable
+// downsweep (block-wide ranking by bucket, exchange through shared memory, coalesced scatter).
 //
-// Why this shape (thesis ch. 3/4, and CUB's pre-onesweep radix pass):
+// Why this shape (thesis ch. 3/4; CUB's radix passes, the one-sweep look-back among them):
 //   * upsweep   — every downsweep block owns one contiguous chunk of tiles (an even share of the input); a few
 //                 upsweep blocks count its records per bucket, a part of the chunk each; only the keys are read
 //                 and only the bucket functor is evaluated.
 //   * spine     — an exclusive scan of the bucket-major table counts[bucket][part] gives every (bucket, block)
 //                 pair its first output position (cub::DeviceScan, a building block; the table is small:
 //                 num_buckets x a few parts per SM).
-//   * downsweep — every block walks its chunk again, tile by tile, keeping one running output base per bucket in
-//                 registers: load a tile, rank it stably by bucket (warp match-any ranking), stage it in shared
-//                 memory in bucket order, write it out with consecutive threads on consecutive addresses.
-// A chunk per block instead of a per-tile table keeps the spine tiny and needs no inter-block communication
-// inside a kernel (so no decoupled look-back, no reliance on forward progress), at the cost of reading the keys
-// twice (upsweep + downsweep). Memory traffic per record: key read twice, value read once, both written once.
+//   * downsweep — with <= 256 buckets (TileLookbackPartition): blocks claim tiles in input order, one at a time;
+//                 a tile's output base for a bucket is its chunk's base from the spine plus the bucket's records
+//                 in the chunk's earlier tiles, found by decoupled look-back inside the chunk. With more buckets
+//                 (EvenSharePartition) and in the segmented splits: every block walks its chunk again, tile by
+//                 tile, keeping one running output base per bucket in registers. Either way a tile is loaded,
+//                 ranked stably by bucket (warp match-any ranking), staged in shared memory in bucket order and
+//                 written out with consecutive threads on consecutive addresses.
+// The spine stays small (num_buckets x a few parts per SM) because the look-back covers only the tiles inside a
+// chunk; the keys are read twice (upsweep + downsweep). Memory traffic per record: key read twice, value read once,
+// both written once.
 //
 // Records whose bucket is out of range, and the unused tail of a partial tile, are ranked under a "sink" digit
 // (the last digit of the ranker). When num_buckets < 2^RADIX_BITS the sink digit is not a bucket, so sinks
@@ -21,10 +25,10 @@
 // the last real bucket; the sinks in front of a real record of that bucket are counted (one ballot per item)
 // and subtracted from its rank, so real records still get dense, stable slots.
 //
-// Measured against CUB's one-sweep pass (H100, 2^26 u32 pairs, 256 buckets): the chunk a block moves 30% more DRAM
-// bytes than the records (a bucket's run that ends inside a 32-byte sector is completed a tile time later, after
-// the L2 has written the sector back), and the downsweep's warps stall twice as long per instruction. One tile a
-// block fixes the bytes but needs a per-tile table; docs/bench/README.md ("Session 8") has the numbers.
+// Why claimed tiles (H100, 2^26 u32 pairs, 256 buckets; docs/bench/README.md, "Session 8" and "Session 10"): when a
+// block walks a chunk, a bucket's run that ends inside a 32-byte sector is completed a tile time later, after the
+// L2 has written the half sector back, and the downsweep moved 30% more DRAM bytes than the records (1.00 ms).
+// Claimed in order, neighbouring tiles are in flight together: CUB's one-sweep bytes, 0.62 ms (CUB's: 0.55 ms).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -32,6 +36,8 @@
 #include <cstdint>
 #include <cstring>
 #include <cub/block/block_radix_rank.cuh>
+#include <cuda/atomic>
+#include <type_traits>
 
 #include "prim/item_count.h"
 
@@ -179,6 +185,102 @@ struct EvenSharePartition {
   }
 };
 
+// Even share with one tile a claim (the plain stable split with <= 256 buckets). The upsweep and its table are
+// EvenSharePartition's: `chunks` chunks of tiles, each counted by kUpsweepBlocksPerChunk blocks. The downsweep does
+// not walk a chunk: its blocks claim tiles in input order from a counter (next_tile), so neighbouring tiles are in
+// flight together and a bucket's run that ends inside a 32-byte sector is completed by the next tile while the
+// sector is still in L2 (walking a chunk, the completing record comes a tile time later and the L2 has written the
+// half sector back: 30% more DRAM bytes, docs/bench/README.md "Session 8"). A tile's output base for bucket d is its
+// chunk's base from the scanned table plus the counts of d in the chunk's earlier tiles, which it reads by decoupled
+// look-back over lookback[tile][d] (Merrill & Garland's single-pass scan, as CUB's one-sweep radix pass). The
+// look-back stops at the chunk's first tile, so its sums stay inside a chunk (< 2^30 records, checked on the host)
+// and fit a 32-bit word beside two flag bits. A block waits only on tiles claimed before its own, by blocks that
+// were running when they claimed them, so it needs no more forward progress than CUB's one-sweep pass does.
+template <int TILE_ITEMS>
+struct TileLookbackPartition : EvenSharePartition<TILE_ITEMS> {
+  static constexpr uint32_t kPartial = 1u << 30;  // the word holds the tile's own count of the bucket
+  static constexpr uint32_t kInclusive = 1u << 31;  // ... the count of the bucket in the chunk up to this tile
+  static constexpr uint32_t kValueMask = kPartial - 1;
+  static constexpr int64_t kMaxChunkRecords = kPartial - 1;
+  uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets], zeroed by the upsweep for the tiles that exist
+  uint32_t* next_tile = nullptr;  // the claim counter, zeroed by the upsweep
+  int64_t chunks = 1;             // the table's chunks (the upsweep grid / kUpsweepBlocksPerChunk)
+
+  // The chunk that holds `tile`: the last c with num_tiles * c / chunks <= tile (EvenSharePartition::share).
+  __device__ __forceinline__ static int64_t chunk_of(int64_t tile, int64_t num_tiles, int64_t chunks) {
+    return ((tile + 1) * chunks - 1) / num_tiles;
+  }
+  // The upsweep block of part `w` zeroes the look-back rows of its tiles (parts are whole tiles, so every tile that
+  // exists has exactly one owner), and the first block the claim counter. The downsweep runs after it in the stream.
+  __device__ __forceinline__ void clear_lookback(const BlockWork& w, uint32_t num_buckets) const {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *next_tile = 0;
+    if (w.begin >= w.end) return;
+    const int64_t first = w.begin / TILE_ITEMS * num_buckets;
+    const int64_t last = (w.end + TILE_ITEMS - 1) / TILE_ITEMS * num_buckets;
+    for (int64_t i = first + threadIdx.x; i < last; i += blockDim.x) lookback[i] = 0;
+  }
+};
+
+template <class Partition, class = void>
+struct UsesLookback : std::false_type {};
+template <class Partition>
+struct UsesLookback<Partition, std::void_t<decltype(Partition::kInclusive)>> : std::true_type {};
+
+// The downsweep's per-tile hooks. publish(real) runs inside the ranker, as soon as the tile's count of every bucket
+// is known (before the ranks themselves), with the counts of the buckets this thread tracks, sinks left out.
+// resolve(real, base) runs after the ranker and turns `base` into the tile's output bases. A chunk-walking block
+// already holds them (running bases): nothing to do.
+struct RunningBases {
+  template <int BINS>
+  __device__ __forceinline__ void publish(const int (&)[BINS], uint32_t) const {}
+  template <int BINS>
+  __device__ __forceinline__ void resolve(const int (&)[BINS], uint64_t (&)[BINS], uint32_t) const {}
+};
+
+// A claimed tile's bases: `base` holds its chunk's bases; add the bucket's count in the chunk's earlier tiles.
+template <class Partition>
+struct LookbackBases {
+  uint32_t* lookback;  // row 0 = the chunk's first tile
+  int64_t tile;        // this tile, counted from the chunk's first
+
+  __device__ __forceinline__ static void store(uint32_t* word, uint32_t value) {
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(*word).store(value, cuda::memory_order_relaxed);
+  }
+  // The tile's own counts, early, so that later tiles need not wait for this tile's ranks and look-back.
+  template <int BINS>
+  __device__ __forceinline__ void publish(const int (&real)[BINS], uint32_t num_buckets) const {
+    uint32_t* row = lookback + tile * num_buckets;
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      if (d < num_buckets) {
+        store(row + d, static_cast<uint32_t>(real[t]) | (tile == 0 ? Partition::kInclusive : Partition::kPartial));
+      }
+    }
+  }
+  template <int BINS>
+  __device__ __forceinline__ void resolve(const int (&real)[BINS], uint64_t (&base)[BINS],
+                                          uint32_t num_buckets) const {
+    if (tile == 0) return;
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      if (d >= num_buckets) continue;
+      uint32_t before = 0;
+      for (int64_t j = tile - 1;; --j) {
+        cuda::atomic_ref<uint32_t, cuda::thread_scope_device> word(lookback[j * num_buckets + d]);
+        uint32_t v;
+        while ((v = word.load(cuda::memory_order_relaxed)) == 0) {
+        }
+        before += v & Partition::kValueMask;
+        if (v & Partition::kInclusive) break;  // tile 0 of the chunk is always inclusive: the walk ends there
+      }
+      store(lookback + tile * num_buckets + d, (before + static_cast<uint32_t>(real[t])) | Partition::kInclusive);
+      base[t] += before;
+    }
+  }
+};
+
 // Segmented (every segment split on its own, e.g. level 2 of the hierarchical split): segment s gets
 // block_first[s+1] - block_first[s] blocks (0 for a segment another kernel handles), each an even share of its
 // tiles. The table is segment-major, then bucket-major inside the segment, so the scan's value at a segment's first
@@ -261,13 +363,29 @@ struct IdentityDigit {
   __device__ __forceinline__ uint32_t Digit(uint32_t digit) const { return digit; }
 };
 
-// Receives the ranker's per-digit tile counts (digits in blocked order over the threads).
-template <int BINS>
+// Receives the ranker's per-digit tile counts (digits in blocked order over the threads) and hands the real ones
+// (sinks left out of the sink digit) to the bases' publish hook. The ranker calls it after a barrier, so the warps'
+// sink counts, written before the ranker, are visible (a clean tile has none: warp_sinks == nullptr).
+template <int BINS, uint32_t SINK_DIGIT, int WARPS, class Bases>
 struct CaptureCounts {
   int* out;
+  const Bases& bases;
+  const int* warp_sinks;
+  uint32_t num_buckets;
   __device__ __forceinline__ void operator()(int (&bins)[BINS]) {
+    int tile_sinks = 0;
+    if (warp_sinks != nullptr) {
 #pragma unroll
-    for (int i = 0; i < BINS; ++i) out[i] = bins[i];
+      for (int w = 0; w < WARPS; ++w) tile_sinks += warp_sinks[w];
+    }
+    int real[BINS];
+#pragma unroll
+    for (int i = 0; i < BINS; ++i) {
+      out[i] = bins[i];
+      const uint32_t d = threadIdx.x * BINS + i;
+      real[i] = d < num_buckets ? bins[i] - (d == SINK_DIGIT ? tile_sinks : 0) : 0;
+    }
+    bases.publish(real, num_buckets);
   }
 };
 
@@ -308,6 +426,7 @@ struct SplitUpsweepAgent {
     __syncthreads();
 
     const BlockWork w = part.upsweep_work(num_buckets);
+    if constexpr (UsesLookback<Partition>::value) part.clear_lookback(w, num_buckets);
     uint32_t* hist = temp.hist[warp];
     uint32_t my_invalid = 0;
 
@@ -397,6 +516,7 @@ struct SplitDownsweepAgent {
     uint16_t digit[TILE];     // digit of each staged slot (bucket order)
     int warp_sinks[Policy::WARPS];
     unsigned long long chunk_valid;
+    uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
   };
 
   // The clean tile's digit: the functor (every bucket is valid there).
@@ -412,7 +532,19 @@ struct SplitDownsweepAgent {
                                              ValueT* __restrict__ values_out, Partition part, uint32_t num_buckets,
                                              BucketOp bucket_of, const uint64_t* __restrict__ scanned,
                                              uint64_t* bucket_offsets) {
+    const Io io{keys_in, keys_out, values_in, values_out, num_buckets, bucket_of};
+    if constexpr (UsesLookback<Partition>::value) {
+      run_claimed_tiles(temp, io, part, scanned, bucket_offsets);
+    } else {
+      run_chunk(temp, io, part, scanned, bucket_offsets);
+    }
+  }
+
+  // A block walks its chunk of tiles with running bases (every partition but TileLookbackPartition).
+  __device__ __forceinline__ static void run_chunk(TempStorage& temp, const Io& io, Partition part,
+                                                   const uint64_t* __restrict__ scanned, uint64_t* bucket_offsets) {
     const int tid = threadIdx.x;
+    const uint32_t num_buckets = io.num_buckets;
     const BlockWork w = part.work(num_buckets);
     const int64_t bias = block_bias(scanned, w);
     write_bucket_offsets(scanned, w, bias, bucket_offsets);
@@ -436,20 +568,58 @@ struct SplitDownsweepAgent {
     __syncthreads();
     const bool chunk_clean = temp.chunk_valid == static_cast<unsigned long long>(w.end - w.begin);
 
-    const Io io{keys_in, keys_out, values_in, values_out, num_buckets, bucket_of};
     for (int64_t tile_base = w.begin; tile_base < w.end; tile_base += TILE) {
       const int64_t remaining = w.end - tile_base;
       if (chunk_clean && remaining >= TILE) {
-        split_tile<true>(temp, io, tile_base, TILE, base);
+        split_tile<true>(temp, io, tile_base, TILE, base, RunningBases{});
       } else {
-        split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base);
+        split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base,
+                          RunningBases{});
       }
     }
   }
 
-  template <bool kClean>
+  // A block claims tiles in input order until none is left (TileLookbackPartition). A tile is clean when it is
+  // full and the whole input has no invalid record (the scan's total of valid records equals the count).
+  __device__ __forceinline__ static void run_claimed_tiles(TempStorage& temp, const Io& io, Partition part,
+                                                           const uint64_t* __restrict__ scanned,
+                                                           uint64_t* bucket_offsets) {
+    const int tid = threadIdx.x;
+    const uint32_t num_buckets = io.num_buckets;
+    const int64_t count = resolve_count(part.n);
+    const int64_t num_tiles = (count + TILE - 1) / TILE;
+    const int64_t stride = part.chunks * Partition::kUpsweepBlocksPerChunk;  // one bucket's row of the table
+    if (blockIdx.x == 0 && bucket_offsets != nullptr) {
+      for (int64_t d = tid; d <= num_buckets; d += THREADS) bucket_offsets[d] = scanned[d * stride];
+    }
+    const bool all_valid = scanned[num_buckets * stride] == static_cast<uint64_t>(count);
+    for (;;) {
+      if (tid == 0) temp.claimed_tile = atomicAdd(part.next_tile, 1u);
+      __syncthreads();
+      const int64_t tile = temp.claimed_tile;  // rewritten only after split_tile's last barrier
+      if (tile >= num_tiles) break;
+      const int64_t chunk = Partition::chunk_of(tile, num_tiles, part.chunks);
+      const int64_t chunk_first_tile = num_tiles * chunk / part.chunks;
+      uint64_t base[BINS];
+#pragma unroll
+      for (int t = 0; t < BINS; ++t) {
+        const uint32_t d = tid * BINS + t;
+        base[t] = d < num_buckets ? scanned[d * stride + chunk * Partition::kUpsweepBlocksPerChunk] : 0;
+      }
+      const LookbackBases<Partition> bases{part.lookback + chunk_first_tile * num_buckets, tile - chunk_first_tile};
+      const int64_t tile_base = tile * TILE;
+      const int64_t remaining = count - tile_base;
+      if (all_valid && remaining >= TILE) {
+        split_tile<true>(temp, io, tile_base, TILE, base, bases);
+      } else {
+        split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base, bases);
+      }
+    }
+  }
+
+  template <bool kClean, class Bases>
   __device__ __forceinline__ static void split_tile(TempStorage& temp, const Io& io, int64_t tile_base, int in_tile,
-                                                    uint64_t (&base)[BINS]) {
+                                                    uint64_t (&base)[BINS], const Bases& bases) {
     const int tid = threadIdx.x;
     const int lane = tid % Policy::WARP_THREADS;
     const int warp = tid / Policy::WARP_THREADS;
@@ -494,10 +664,13 @@ struct SplitDownsweepAgent {
     int ranks[IPT];
     int excl[BINS];
     int counts[BINS];
+    using Capture = CaptureCounts<BINS, Policy::SINK_DIGIT, Policy::WARPS, Bases>;
     if constexpr (kClean) {
-      Ranker(temp.u.rank).RankKeys(keys, ranks, BucketDigit{io.bucket_of}, excl, CaptureCounts<BINS>{counts});
+      Ranker(temp.u.rank).RankKeys(keys, ranks, BucketDigit{io.bucket_of}, excl,
+                                   Capture{counts, bases, nullptr, io.num_buckets});
     } else {
-      Ranker(temp.u.rank).RankKeys(digits, ranks, IdentityDigit{}, excl, CaptureCounts<BINS>{counts});
+      Ranker(temp.u.rank).RankKeys(digits, ranks, IdentityDigit{}, excl,
+                                   Capture{counts, bases, temp.warp_sinks, io.num_buckets});
     }
 
     int tile_sinks = 0;
@@ -539,13 +712,19 @@ struct SplitDownsweepAgent {
       }
     };
 
+    int real[BINS];  // the tile's records of each tracked bucket, sinks left out
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = tid * BINS + t;
+      real[t] = d < io.num_buckets ? counts[t] - (d == Policy::SINK_DIGIT ? tile_sinks : 0) : 0;
+    }
+    bases.resolve(real, base, io.num_buckets);
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;
       if (d < io.num_buckets) {
         temp.shift[d] = static_cast<int64_t>(base[t]) - excl[t];
-        const int real = counts[t] - (d == Policy::SINK_DIGIT ? tile_sinks : 0);
-        base[t] += static_cast<uint64_t>(real);
+        base[t] += static_cast<uint64_t>(real[t]);
       }
     }
     __syncthreads();  // ranker storage is dead from here on (the exchange aliases it); shift[] is visible

@@ -65,7 +65,11 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
                                 uint64_t* d_num_invalid) {
   constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   using Policy = typename SplitPolicyFor<RADIX_BITS, kRecordBytes>::type;
-  using Partition = EvenSharePartition<Policy::TILE_ITEMS>;
+  // The 8-bit downsweeps claim tiles in input order and find their bases by look-back (TileLookbackPartition); the
+  // 11-bit ones walk a chunk a block (a look-back row of 2048 buckets would cost as much as their 2048-record tile).
+  constexpr bool kClaimTiles = RADIX_BITS == 8;
+  using Partition = std::conditional_t<kClaimTiles, TileLookbackPartition<Policy::TILE_ITEMS>,
+                                       EvenSharePartition<Policy::TILE_ITEMS>>;
   using Down = SplitDownsweepFor<ORDER, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
   auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, Partition>;
   auto downsweep = Down::kernel();
@@ -88,12 +92,25 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   size_t scan_bytes = 0;
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, scanned, table, stream));
   void* scan_temp = carver.take<unsigned char>(scan_bytes);
+  uint32_t* lookback = nullptr;
+  uint32_t* next_tile = nullptr;
+  if constexpr (kClaimTiles) {
+    // A chunk's look-back sums must fit their 30-bit field (a chunk of more than 2^30 records needs > 2^38 in all).
+    if (ceil_div(max_tiles, grid) * Policy::TILE_ITEMS > Partition::kMaxChunkRecords) return cudaErrorInvalidValue;
+    lookback = carver.take<uint32_t>(static_cast<size_t>(max_tiles * num_buckets));
+    next_tile = carver.take<uint32_t>(1);
+  }
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
 
   // ---- upsweep: per-chunk bucket histogram ----
-  const Partition partition{n};
+  Partition partition{n};
+  if constexpr (kClaimTiles) {
+    partition.lookback = lookback;
+    partition.next_tile = next_tile;
+    partition.chunks = grid;
+  }
   upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, counts,
                                                               d_num_invalid);
   PRIM_TRY_LAUNCH();

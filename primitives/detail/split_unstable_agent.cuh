@@ -20,9 +20,10 @@
 //              a bucket's run of the tile lands on consecutive addresses (coalesced), exactly as in the stable
 //              path. Keys and values are staged together (one barrier) when both fit in twice the per-tile
 //              exchange budget, which holds for every record up to 128 bytes; larger ones share one buffer.
-//   scatter  — output bases per bucket come from the same scanned upsweep table and are carried in registers
-//              from tile to tile, so bucket offsets, invalid-record accounting (the upsweep's) and the error
-//              behaviour are identical to the stable split; only the order inside a bucket differs.
+//   scatter  — output bases per bucket come from the same scanned upsweep table, through the same partition as the
+//              stable split (look-back over claimed tiles with <= 256 buckets, running bases along a chunk with
+//              more), so bucket offsets, invalid-record accounting (the upsweep's) and the error behaviour are
+//              identical to the stable split; only the order inside a bucket differs.
 //
 // Barriers per tile: 4 (after the atomics; inside the block scan; after publishing the offsets; after staging), for
 // keys and for pairs staged together (6 when they share a buffer). The stable downsweep has 7 for keys and 9 for
@@ -83,6 +84,7 @@ struct SplitUnstableDownsweepAgent {
     uint32_t start[kPaddedDigits];  // the tile's first staged slot of each bucket
     uint16_t digit[TILE];           // bucket of each staged slot (bucket order)
     typename BlockScan::TempStorage scan;
+    uint32_t claimed_tile;          // look-back partitions: the tile the block claimed
   };
 
   TempStorage& temp;
@@ -99,6 +101,10 @@ struct SplitUnstableDownsweepAgent {
     for (int i = tid; i < kPaddedDigits; i += THREADS) temp.count[i] = 0;
 
     SplitUnstableDownsweepAgent agent{temp, {keys_in, keys_out, values_in, values_out, num_buckets, bucket_of}, {}};
+    if constexpr (UsesLookback<Partition>::value) {
+      agent.run_claimed_tiles(part, scanned, bucket_offsets);  // its first barrier orders the zeroed counters
+      return;
+    }
     const BlockWork w = part.work(num_buckets);
     const int64_t bias = block_bias(scanned, w);
     write_bucket_offsets(scanned, w, bias, bucket_offsets);
@@ -111,14 +117,50 @@ struct SplitUnstableDownsweepAgent {
 
     // Whole tiles without bounds checks on the loads; only a chunk's last tile can be partial.
     int64_t tile_base = w.begin;
-    for (; tile_base + TILE <= w.end; tile_base += TILE) agent.template tile<true>(tile_base, TILE);
-    if (tile_base < w.end) agent.template tile<false>(tile_base, static_cast<int>(w.end - tile_base));
+    for (; tile_base + TILE <= w.end; tile_base += TILE) agent.template tile<true>(tile_base, TILE, RunningBases{});
+    if (tile_base < w.end) {
+      agent.template tile<false>(tile_base, static_cast<int>(w.end - tile_base), RunningBases{});
+    }
+  }
+
+  // Claimed tiles in input order with look-back bases (TileLookbackPartition; split_agent.cuh has the scheme).
+  __device__ __forceinline__ void run_claimed_tiles(const Partition& part, const uint64_t* __restrict__ scanned,
+                                                    uint64_t* bucket_offsets) {
+    const int tid = threadIdx.x;
+    const uint32_t num_buckets = io.num_buckets;
+    const int64_t count = resolve_count(part.n);
+    const int64_t num_tiles = (count + TILE - 1) / TILE;
+    const int64_t stride = part.chunks * Partition::kUpsweepBlocksPerChunk;  // one bucket's row of the table
+    if (blockIdx.x == 0 && bucket_offsets != nullptr) {
+      for (int64_t d = tid; d <= num_buckets; d += THREADS) bucket_offsets[d] = scanned[d * stride];
+    }
+    for (;;) {
+      // Every thread read the previous claim before the previous tile's first barrier, which tid 0 also passed.
+      if (tid == 0) temp.claimed_tile = atomicAdd(part.next_tile, 1u);
+      __syncthreads();
+      const int64_t claimed = temp.claimed_tile;
+      if (claimed >= num_tiles) break;
+      const int64_t chunk = Partition::chunk_of(claimed, num_tiles, part.chunks);
+      const int64_t chunk_first_tile = num_tiles * chunk / part.chunks;
+#pragma unroll
+      for (int t = 0; t < BINS; ++t) {
+        const uint32_t d = tid * BINS + t;
+        base[t] = d < num_buckets ? scanned[d * stride + chunk * Partition::kUpsweepBlocksPerChunk] : 0;
+      }
+      const LookbackBases<Partition> bases{part.lookback + chunk_first_tile * num_buckets, claimed - chunk_first_tile};
+      const int64_t tile_base = claimed * TILE;
+      if (count - tile_base >= TILE) {
+        tile<true>(tile_base, TILE, bases);
+      } else {
+        tile<false>(tile_base, static_cast<int>(count - tile_base), bases);
+      }
+    }
   }
 
   // One tile. Shared state written here is next written only after the following tile's first barrier, and every
   // thread reads it before reaching that barrier, so tiles need no barrier of their own between them.
-  template <bool FULL_TILE>
-  __device__ __forceinline__ void tile(int64_t tile_base, int in_tile) {
+  template <bool FULL_TILE, class Bases>
+  __device__ __forceinline__ void tile(int64_t tile_base, int in_tile, const Bases& bases) {
     const int tid = threadIdx.x;
     const int lane = tid % Policy::WARP_THREADS;
     const int warp = tid / Policy::WARP_THREADS;
@@ -159,6 +201,7 @@ struct SplitUnstableDownsweepAgent {
     // ---- tile offsets: exclusive scan of the bucket counters; advance the output bases ----
     uint32_t counts[BINS];
     uint32_t starts[BINS];
+    int real[BINS];  // the same counts, for the bases' hooks
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;
@@ -167,9 +210,12 @@ struct SplitUnstableDownsweepAgent {
         counts[t] = temp.count[padded(d)];
         temp.count[padded(d)] = 0;  // ready for the next tile (its atomics follow two barriers later)
       }
+      real[t] = static_cast<int>(counts[t]);
     }
+    bases.publish(real, io.num_buckets);
     uint32_t valid_in_tile = 0;
     BlockScan(temp.scan).ExclusiveSum(counts, starts, valid_in_tile);  // one barrier inside
+    bases.resolve(real, base, io.num_buckets);
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;

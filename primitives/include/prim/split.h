@@ -24,11 +24,15 @@
 // n.max records. The input is not modified. No allocation, no host synchronisation (except the Workspace
 // overloads); safe inside CUDA graph capture.
 //
-// Implementation (detail/split_agent.cuh): upsweep histogram per block chunk, scan of the bucket-major table,
+// Implementation (detail/split_agent.cuh): upsweep histogram per chunk of tiles, scan of the bucket-major table,
 // downsweep with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce.
-// Up to 256 buckets use an 8-bit ranker; 257..2048 an 11-bit ranker in more shared memory (one pass, not two).
-// SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the upsweep, the scan and the exchange but ranks each
-// tile with warp-aggregated shared-memory atomics on one counter per bucket, instead of the stable block-wide rank.
+// Up to 256 buckets use an 8-bit ranker, and the downsweep's blocks claim tiles in input order and find a tile's
+// output bases by decoupled look-back inside its chunk (scratch: 4 bytes per bucket per tile of n.max; with 256
+// buckets and 4-byte records, tiles of 6144, 0.17 bytes a record); 257..2048 buckets use an 11-bit ranker in more shared memory (one pass, not
+// two), a block walking its chunk of tiles. SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the
+// upsweep, the scan, the partition and the exchange but ranks each tile with warp-aggregated shared-memory atomics
+// on one counter per bucket, instead of the stable block-wide rank. Measured on an H100 with 256 buckets, the
+// stable downsweep is now the faster of the two (docs/bench/README.md, "Session 10").
 #pragma once
 #include <cuda_runtime.h>
 
