@@ -80,7 +80,9 @@ constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int
 
 // RADIX_BITS 8 (<= 256 buckets): 384 threads, up to 16 items each (6144-record tiles of 4-byte records), at most
 // 85 registers a thread so that two blocks share an SM (__launch_bounds__(384, 2)). Measured on the H100 (2^26
-// u32+u32 pairs, stable 256-way): 1.34 ms, against 1.92 ms for 256 threads x 16 items with no register cap.
+// u32+u32 pairs, stable 256-way): 1.34 ms, against 1.92 ms for 256 threads x 16 items with no register cap. With
+// claimed tiles (session 10): 18 or 20 items helped some rows and spilled in others (SplitSort keys 2.37 -> 2.57 ms
+// at 20, the functor split 0.59 -> 0.55 ms); 23, CUB's one-sweep count, spilled 28-72 bytes and lost everywhere.
 // RADIX_BITS 11 (<= 2048 buckets): 128 threads, because the match ranker keeps a counter per (digit, warp):
 // 2048 x 5 x 4 B = 40 KiB of shared memory already.
 template <int RADIX_BITS, size_t RECORD_BYTES>
@@ -136,11 +138,12 @@ __device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict_
 // Even share (plain split): downsweep block b of G owns tiles [T*b/G, T*(b+1)/G) of the T tiles of the input. The
 // upsweep counts each such chunk with kUpsweepBlocksPerChunk blocks, each an even share of the chunk's tiles: a
 // grid of two blocks an SM left the upsweep at 60% of DRAM bandwidth (Nsight Compute, H100, 2^26 keys), and the
-// counting between a block's tiles is then the only overlap. The table is bucket-major, counts[d * G*K + b*K + j]
+// counting between a block's tiles is then the only overlap. K = 3 measured best of 3, 4 and 6 (session 10, 2^26
+// u32 pairs: upsweep 145 / 152 / 152 us, with a cap of 4 or 5 blocks an SM 155-230 us). The table is bucket-major, counts[d * G*K + b*K + j]
 // (K = kUpsweepBlocksPerChunk, j the part), so one exclusive scan orders bucket 0 of all blocks, then bucket 1, ...
 template <int TILE_ITEMS>
 struct EvenSharePartition {
-  static constexpr int kUpsweepBlocksPerChunk = 4;
+  static constexpr int kUpsweepBlocksPerChunk = 3;
   ItemCount n;
 
   // Tiles [first, last) of part `part` of `parts` of chunk `chunk` of `chunks`, as records, clipped to the count.
