@@ -16,6 +16,10 @@ namespace {
 struct LowByte {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0xFFu; }
 };
+// 2048 buckets: the split's 11-bit ranker (one pass), against CUB's sort of the same 11 bits.
+struct Low11Bits {
+  __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0x7FFu; }
+};
 // A bucket functor that is not a bit range of the key (Fibonacci hashing, top 8 bits of the product).
 struct HashBucket {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return (key * 2654435761u) >> 24; }
@@ -50,11 +54,12 @@ std::string equal_or(const char* what, const void* a, const void* b, size_t byte
 // position mean the same bucket ranges as the stable peer's.
 __global__ void __launch_bounds__(kIdThreads)
     check_unstable_pairs_kernel(const uint32_t* keys_in, const uint32_t* keys_out, const uint32_t* values_out,
-                                const uint32_t* peer_keys, int64_t n, uint32_t* seen, unsigned long long* errors) {
+                                const uint32_t* peer_keys, int64_t n, uint32_t bucket_mask, uint32_t* seen,
+                                unsigned long long* errors) {
   const int64_t i = blockIdx.x * int64_t(kIdThreads) + threadIdx.x;
   if (i >= n) return;
   const uint32_t v = values_out[i];
-  bool bad = v >= n || keys_out[i] != keys_in[v] || LowByte{}(keys_out[i]) != LowByte{}(peer_keys[i]);
+  bool bad = v >= n || keys_out[i] != keys_in[v] || (keys_out[i] & bucket_mask) != (peer_keys[i] & bucket_mask);
   if (v < n) {
     const uint32_t bit = 1u << (v % 32);
     bad = bad || (atomicOr(&seen[v / 32], bit) & bit) != 0;
@@ -62,8 +67,10 @@ __global__ void __launch_bounds__(kIdThreads)
   if (bad) atomicAdd(errors, 1ull);
 }
 
+// The unstable split's output: a permutation of the input pairs whose bucket (key & bucket_mask) at every position
+// is the peer's (CUB's sort by the same key bits).
 std::string unstable_pairs_or(const uint32_t* keys_in, const uint32_t* keys_out, const uint32_t* values_out,
-                              const uint32_t* peer_keys, int64_t n, cudaStream_t s) {
+                              const uint32_t* peer_keys, int64_t n, uint32_t bucket_mask, cudaStream_t s) {
   Buffer seen(sizeof(uint32_t) * static_cast<size_t>((n + 31) / 32)), errors(sizeof(unsigned long long));
   if (seen.status() != cudaSuccess || errors.status() != cudaSuccess) return "CUDA error: check buffers";
   unsigned long long h_errors = 0;
@@ -74,7 +81,8 @@ std::string unstable_pairs_or(const uint32_t* keys_in, const uint32_t* keys_out,
   }
   if (n > 0) {
     check_unstable_pairs_kernel<<<blocks, kIdThreads, 0, s>>>(keys_in, keys_out, values_out, peer_keys, n,
-                                                              seen.as<uint32_t>(), errors.as<unsigned long long>());
+                                                              bucket_mask, seen.as<uint32_t>(),
+                                                              errors.as<unsigned long long>());
   }
   if (cudaGetLastError() != cudaSuccess ||
       cudaMemcpyAsync(&h_errors, errors.get(), sizeof(h_errors), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
@@ -91,7 +99,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   const cudaStream_t s = ctx.stream;
   const size_t kb = n * sizeof(uint32_t);
   Buffer keys(kb), vals(kb), keys_a(kb), keys_b(kb), vals_a(kb), vals_b(kb), ids(n), ids_out(n);
-  Buffer offsets(sizeof(uint64_t) * (256 + 1));
+  Buffer offsets(sizeof(uint64_t) * (2048 + 1));
   for (const Buffer* b : {&keys, &vals, &keys_a, &keys_b, &vals_a, &vals_b, &ids, &ids_out}) {
     BENCH_TRY(ctx, b->status());
   }
@@ -105,9 +113,13 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
 
   // Scratch: the largest of every call's size query, allocated once.
   size_t t_split_pairs = 0, t_split_pairs_unstable = 0, t_split = 0, t_index = 0, t_sort_k = 0, t_sort_p = 0;
+  size_t t_split_2048 = 0, t_split_2048_unstable = 0;
   size_t c_pairs = 0, c_sort_pairs_ids = 0, c_sort_pairs_ids_seq = 0, c_keys = 0;
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s));
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs_unstable, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s,
+                                   prim::SplitOrder::unstable));
+  BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_2048, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s));
+  BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_2048_unstable, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s,
                                    prim::SplitOrder::unstable));
   BENCH_TRY(ctx, prim::split(nullptr, t_split, k_in, ka, n, 256, HashBucket{}, offs, s));
   BENCH_TRY(ctx, prim::split_index(nullptr, t_index, k_in, n, 256, HashBucket{}, va, prim::PermutationKind::gather, offs, s));
@@ -117,8 +129,9 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, c_sort_pairs_ids, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s));
   c_sort_pairs_ids_seq = c_sort_pairs_ids;
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, c_keys, k_in, kb_, n, 0, 32, s));
-  const size_t temp_bytes = std::max({t_split_pairs, t_split_pairs_unstable, t_split, t_index, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids,
-                                      c_sort_pairs_ids_seq, c_keys});
+  const size_t temp_bytes =
+      std::max({t_split_pairs, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index, t_sort_k,
+                t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys});
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
   void* t = temp.get();
@@ -140,7 +153,23 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
         return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s, prim::SplitOrder::unstable);
       },
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 8, s); },
-      [&] { return unstable_pairs_or(k_in, ka, va, kb_, n, s); });
+      [&] { return unstable_pairs_or(k_in, ka, va, kb_, n, 0xFFu, s); });
+
+  // ---- 2048 buckets (key bits [0, 11)): the 11-bit ranker, stable and unstable, vs SortPairs bits [0, 11) ----
+  measure(ctx, Row{"split pairs u32+u32, 2048 buckets = key[0,11)", "cub SortPairs bits [0,11)", d, n, 0, 0, 0, 16.0 * n, 0, ""},
+      [&] { size_t b = temp_bytes; return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s); },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
+      [&] {
+        const std::string k = equal_or("keys", ka, kb_, kb, s);
+        return k != "ok" ? k : equal_or("values", va, vb, kb, s);
+      });
+  measure(ctx, Row{"split pairs unstable u32+u32, 2048 buckets", "cub SortPairs bits [0,11)", d, n, 0, 0, 0, 16.0 * n, 0, ""},
+      [&] {
+        size_t b = temp_bytes;
+        return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s, prim::SplitOrder::unstable);
+      },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
+      [&] { return unstable_pairs_or(k_in, ka, va, kb_, n, 0x7FFu, s); });
 
   // ---- stable 256-way split of keys by a bucket functor vs id kernel + SortPairs(ids, keys) [0, 8) ----
   measure(ctx, Row{"split u32 keys by functor (256 buckets)", "u8 id kernel + cub SortPairs(ids, keys) [0,8)", d, n, 0, 0, 0, 8.0 * n, 2.0, ""},
