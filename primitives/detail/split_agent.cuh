@@ -139,8 +139,9 @@ __device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict_
 // upsweep counts each such chunk with kUpsweepBlocksPerChunk blocks, each an even share of the chunk's tiles: a
 // grid of two blocks an SM left the upsweep at 60% of DRAM bandwidth (Nsight Compute, H100, 2^26 keys), and the
 // counting between a block's tiles is then the only overlap. K = 3 measured best of 3, 4 and 6 (session 10, 2^26
-// u32 pairs: upsweep 145 / 152 / 152 us, with a cap of 4 or 5 blocks an SM 155-230 us). The table is bucket-major, counts[d * G*K + b*K + j]
-// (K = kUpsweepBlocksPerChunk, j the part), so one exclusive scan orders bucket 0 of all blocks, then bucket 1, ...
+// u32 pairs: upsweep 145 / 152 / 152 us, with a cap of 4 or 5 blocks an SM 155-230 us). The table is bucket-major,
+// counts[d * G*K + b*K + j] (K = kUpsweepBlocksPerChunk, j the part), so one exclusive scan orders bucket 0 of all
+// blocks, then bucket 1, ...
 template <int TILE_ITEMS>
 struct EvenSharePartition {
   static constexpr int kUpsweepBlocksPerChunk = 3;

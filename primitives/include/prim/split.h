@@ -28,11 +28,13 @@
 // downsweep with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce.
 // Up to 256 buckets use an 8-bit ranker, and the downsweep's blocks claim tiles in input order and find a tile's
 // output bases by decoupled look-back inside its chunk (scratch: 4 bytes per bucket per tile of n.max; with 256
-// buckets and 4-byte records, tiles of 6144, 0.17 bytes a record); 257..2048 buckets use an 11-bit ranker in more shared memory (one pass, not
-// two), a block walking its chunk of tiles. SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the
-// upsweep, the scan, the partition and the exchange but ranks each tile with warp-aggregated shared-memory atomics
-// on one counter per bucket, instead of the stable block-wide rank. Measured on an H100 with 256 buckets, the
-// stable downsweep is now the faster of the two (docs/bench/README.md, "Session 10").
+// buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). 257..2048 buckets use an 11-bit ranker in more
+// shared memory (one pass, not two), a block walking its chunk of tiles; that path is slow (H100, 2^26 u32 pairs:
+// 6.6 ms, CUB's sort of the same 11 bits 1.16 ms; docs/bench/README.md, "Session 10").
+// SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the upsweep, the scan, the partition and the
+// exchange but ranks each tile with warp-aggregated shared-memory atomics on one counter per bucket, instead of the
+// stable block-wide rank. Measured on an H100 with 256 buckets, the stable downsweep is now the faster of the two
+// (docs/bench/README.md, "Session 10").
 #pragma once
 #include <cuda_runtime.h>
 
