@@ -21,11 +21,11 @@
 namespace prim {
 namespace detail {
 
-// One pass handles up to 2^11 buckets: <= 256 with an 8-bit ranker, <= 2048 with an 11-bit ranker in dynamic
-// shared memory (chosen over two 8-bit passes, which would move every record twice). Measured in session 10 (H100,
-// 2^26 u32 pairs, 2048 buckets): 6.6 ms with uniform keys, 1.9 ms with low-entropy keys, where CUB sorts the same
-// 11 bits in 1.16 ms and two 8-bit passes would take about 2 x 0.8 ms: 128-thread blocks of 228 registers, two an
-// SM, leave the 11-bit downsweep latency-bound (docs/bench/README.md, "Session 10", 2048 buckets).
+// Up to 2^11 buckets: <= 256 in one pass of the 8-bit ranker; more in two 8-bit passes when records move
+// (dispatch_split_two_passes), or in one pass of an 11-bit ranker in dynamic shared memory for split_index. The
+// 11-bit pass was chosen first because two passes move every record twice, but measured in session 10 (H100, 2^26
+// u32 pairs, 2048 buckets) it took 6.6 ms with uniform keys, 1.9 ms with low-entropy keys, where CUB sorts the same
+// 11 bits in 1.16 ms: 128-thread blocks of 228 registers, two an SM, leave it latency-bound.
 constexpr uint32_t kMaxSplitBuckets = 2048;
 
 // Grid of the upsweep/downsweep pair: one chunk per block, at most what the device keeps resident, so every
@@ -126,6 +126,96 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   return cudaSuccess;
 }
 
+// ---- More than 256 buckets, records moved (keys or pairs): two stable 8-bit passes ----
+// Pass 1 splits by the bucket's low 8 bits (an out-of-range bucket stays out of range, so pass 1 drops and counts
+// it), pass 2 by the rest; both stable, so the result is ordered by bucket and stable inside a bucket (LSD). It
+// replaces the one-pass 11-bit downsweep for these outputs: measured on the H100 (2^26 u32 pairs, 2048 buckets) that
+// one took 6.6 ms with uniform keys (CUB's sort of the same 11 bits: 1.16 ms); docs/bench/README.md, "Session 10".
+// Costs: the records move twice, through a scratch copy of n.max records; the bucket functor runs five times a
+// record. split_index keeps the 11-bit pass (its output is a permutation of the input, which pass 2 would lose).
+template <class BucketOp>
+struct LowBucketByte {
+  BucketOp bucket_of;
+  uint32_t num_buckets;
+  template <class T>
+  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
+    const uint32_t b = bucket_of(record);
+    return b < num_buckets ? (b & 0xFFu) : 0xFFFFFFFFu;
+  }
+};
+template <class BucketOp>
+struct HighBucketBits {
+  BucketOp bucket_of;
+  template <class T>
+  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
+    return bucket_of(record) >> 8;
+  }
+};
+
+// Bucket offsets of records sorted by bucket: bucket b starts at the first position whose bucket is >= b. Position i
+// (0 <= i <= count) writes the starts of the buckets after its predecessor's, up to its own (count: up to
+// num_buckets), so every entry of offsets[0..num_buckets] is written exactly once.
+template <class KeyT, class BucketOp>
+__global__ void sorted_bucket_offsets_kernel(const KeyT* sorted, const uint64_t* d_count, uint32_t num_buckets,
+                                             BucketOp bucket_of, uint64_t* offsets) {
+  const int64_t count = static_cast<int64_t>(*d_count);
+  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i <= count; i += stride) {
+    const uint32_t first = i == 0 ? 0 : bucket_of(sorted[i - 1]) + 1;
+    const uint32_t last = i == count ? num_buckets : bucket_of(sorted[i]);
+    for (uint32_t b = first; b <= last; ++b) offsets[b] = static_cast<uint64_t>(i);
+  }
+}
+
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
+                                      const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
+                                      BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                      uint64_t* d_num_invalid) {
+  static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "two passes move records");
+  constexpr bool kPairs = OUT == SplitOutput::pairs;
+  const LowBucketByte<BucketOp> low{bucket_of, num_buckets};
+  const HighBucketBits<BucketOp> high{bucket_of};
+  const uint32_t high_buckets = (num_buckets + 255) / 256;
+
+  TempCarver carver(d_temp);
+  KeyT* mid_keys = carver.take<KeyT>(static_cast<size_t>(n.max));
+  ValueT* mid_values = kPairs ? carver.take<ValueT>(static_cast<size_t>(n.max)) : nullptr;
+  uint64_t* low_offsets = carver.take<uint64_t>(257);  // [256] = the valid records: pass 2's count
+  size_t low_bytes = 0, high_bytes = 0;
+  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(nullptr, low_bytes, keys_in, mid_keys, values_in,
+                                                             mid_values, n, 256, low, low_offsets, stream,
+                                                             d_num_invalid)));
+  const ItemCount valid(n.max, low_offsets + 256);
+  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(nullptr, high_bytes, mid_keys, keys_out, mid_values,
+                                                             values_out, valid, high_buckets, high, nullptr, stream,
+                                                             nullptr)));
+  void* split_temp = carver.take<unsigned char>(std::max(low_bytes, high_bytes));
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  size_t bytes = low_bytes;
+  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(split_temp, bytes, keys_in, mid_keys, values_in,
+                                                             mid_values, n, 256, low, low_offsets, stream,
+                                                             d_num_invalid)));
+  bytes = high_bytes;
+  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(split_temp, bytes, mid_keys, keys_out, mid_values,
+                                                             values_out, valid, high_buckets, high, nullptr, stream,
+                                                             nullptr)));
+  if (d_bucket_offsets != nullptr) {
+    int device = 0, sms = 0;
+    PRIM_TRY(cudaGetDevice(&device));
+    PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div(n.max + 1, 256), int64_t{sms} * 8));
+    sorted_bucket_offsets_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(keys_out, low_offsets + 256,
+                                                                                     num_buckets, bucket_of,
+                                                                                     d_bucket_offsets);
+    PRIM_TRY_LAUNCH();
+  }
+  return cudaSuccess;
+}
+
 // The library's own callers (sort passes, split_index, the hierarchical and LSD splits) need the stable order and
 // take the default, so they never instantiate the unstable kernels.
 template <SplitOutput OUT, class KeyT, class ValueT, SplitOrder ORDER = SplitOrder::stable, class BucketOp>
@@ -138,8 +228,13 @@ cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in
     return dispatch_split_bits<8, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                               num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
-  return dispatch_split_bits<11, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
-                                             num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  if constexpr (OUT == SplitOutput::keys || OUT == SplitOutput::pairs) {  // either order: two stable passes
+    return dispatch_split_two_passes<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                          num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  } else {
+    return dispatch_split_bits<11, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                               num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  }
 }
 
 // prim::split / split_pairs take the order at run time; each order has its own kernels (and, through its kernel's

@@ -6,7 +6,8 @@
 //   prim::split(d_temp, bytes, d_in, d_out, n, 256, ByLowByte{}, d_offsets, stream);
 //
 // Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const`, returning a bucket in
-// [0, num_buckets). It is evaluated twice per record (count pass and move pass), so it must be pure.
+// [0, num_buckets). It is evaluated several times per record (count pass and move pass; with more than 256 buckets
+// each of two passes, and once more for the offsets), so it must be pure.
 //
 // Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
 // one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
@@ -28,9 +29,10 @@
 // downsweep with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce.
 // Up to 256 buckets use an 8-bit ranker, and the downsweep's blocks claim tiles in input order and find a tile's
 // output bases by decoupled look-back inside its chunk (scratch: 4 bytes per bucket per tile of n.max; with 256
-// buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). 257..2048 buckets use an 11-bit ranker in more
-// shared memory (one pass, not two), a block walking its chunk of tiles; that path is slow (H100, 2^26 u32 pairs:
-// 6.6 ms, CUB's sort of the same 11 bits 1.16 ms; docs/bench/README.md, "Session 10").
+// buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). 257..2048 buckets take two stable 8-bit passes
+// (the bucket's low byte, then the rest) through a scratch copy of n.max records, in either order: the one-pass
+// 11-bit ranker they replace took 6.6 ms for 2^26 u32 pairs on an H100, where CUB sorts the same 11 bits in 1.16
+// ms (docs/bench/README.md, "Session 10"). split_index keeps that 11-bit pass.
 // SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the upsweep, the scan, the partition and the
 // exchange but ranks each tile with warp-aggregated shared-memory atomics on one counter per bucket, instead of the
 // stable block-wide rank. Measured on an H100 with 256 buckets, the stable downsweep is now the faster of the two
