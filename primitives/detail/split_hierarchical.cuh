@@ -31,7 +31,9 @@
 namespace prim {
 namespace detail {
 
-constexpr int kHierarchicalTopBits = 11;  // level 1 uses the 11-bit ranker: 2048 segments
+// Level 1 splits into up to 2048 segments: since session 10 the split runs more than 256 buckets as two 8-bit
+// passes (split_dispatch.cuh), so level 1 moves the records twice, through a scratch copy of them.
+constexpr int kHierarchicalTopBits = 11;
 constexpr int kLocalSortThreads = 256;
 constexpr int kPlanThreads = 1024;
 
