@@ -189,31 +189,45 @@ struct EvenSharePartition {
   }
 };
 
-// Even share with one tile a claim (the plain stable split with <= 256 buckets). The upsweep and its table are
-// EvenSharePartition's: `chunks` chunks of tiles, each counted by kUpsweepBlocksPerChunk blocks. The downsweep does
-// not walk a chunk: its blocks claim tiles in input order from a counter (next_tile), so neighbouring tiles are in
-// flight together and a bucket's run that ends inside a 32-byte sector is completed by the next tile while the
-// sector is still in L2 (walking a chunk, the completing record comes a tile time later and the L2 has written the
-// half sector back: 30% more DRAM bytes, docs/bench/README.md "Session 8"). A tile's output base for bucket d is its
-// chunk's base from the scanned table plus the counts of d in the chunk's earlier tiles, which it reads by decoupled
-// look-back over lookback[tile][d] (Merrill & Garland's single-pass scan, as CUB's one-sweep radix pass). The
-// look-back stops at the chunk's first tile, so its sums stay inside a chunk (< 2^30 records, checked on the host)
-// and fit a 32-bit word beside two flag bits. A block waits only on tiles claimed before its own, by blocks that
-// were running when they claimed them, so it needs no more forward progress than CUB's one-sweep pass does.
-template <int TILE_ITEMS>
-struct TileLookbackPartition : EvenSharePartition<TILE_ITEMS> {
-  static constexpr uint32_t kPartial = 1u << 30;  // the word holds the tile's own count of the bucket
-  static constexpr uint32_t kInclusive = 1u << 31;  // ... the count of the bucket in the chunk up to this tile
+// Decoupled look-back over claimed tiles (Merrill & Garland's single-pass scan, as CUB's one-sweep radix pass): a
+// tile's output base for bucket d is its run's base for d plus the counts of d in the run's earlier tiles, which it
+// reads from one 32-bit word per (tile, bucket): a 30-bit count and two flags. A run is a chunk of tiles
+// (TileLookbackPartition) or the whole input (GlobalLookbackPartition); its first tile's words are always inclusive,
+// so a walk ends there, and its sums stay below 2^30 records (checked on the host). A block waits only on tiles
+// claimed before its own, by blocks that were running when they claimed them, so it needs no more forward progress
+// than CUB's one-sweep pass does.
+struct LookbackWords {
+  static constexpr uint32_t kPartial = 1u << 30;    // the word holds the tile's own count of the bucket
+  static constexpr uint32_t kInclusive = 1u << 31;  // ... the count of the bucket in the run up to this tile
   static constexpr uint32_t kValueMask = kPartial - 1;
-  static constexpr int64_t kMaxChunkRecords = kPartial - 1;
-  uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets], zeroed by the upsweep for the tiles that exist
-  uint32_t* next_tile = nullptr;  // the claim counter, zeroed by the upsweep
-  int64_t chunks = 1;             // the table's chunks (the upsweep grid / kUpsweepBlocksPerChunk)
+  static constexpr int64_t kMaxRunRecords = kPartial - 1;
+};
 
-  // The chunk that holds `tile`: the last c with num_tiles * c / chunks <= tile (EvenSharePartition::share).
-  __device__ __forceinline__ static int64_t chunk_of(int64_t tile, int64_t num_tiles, int64_t chunks) {
-    return ((tile + 1) * chunks - 1) / num_tiles;
-  }
+// A claimed tile's run: its first tile, where the run's bases are in the scanned table (bucket d's:
+// scanned[base_entry + d * entry_stride]), and whether the run has no record of an out-of-range bucket (then its
+// full tiles take the clean path).
+struct LookbackRun {
+  int64_t first_tile;
+  int64_t base_entry;
+  int64_t entry_stride;
+  bool valid;
+};
+
+// Even share with one tile a claim (the plain split with <= 256 buckets, stable or not). The upsweep and its table
+// are EvenSharePartition's: `chunks` chunks of tiles, each counted by kUpsweepBlocksPerChunk blocks. The downsweep
+// does not walk a chunk: its blocks claim tiles in input order from a counter (next_tile), so neighbouring tiles are
+// in flight together and a bucket's run that ends inside a 32-byte sector is completed by the next tile while the
+// sector is still in L2 (walking a chunk, the completing record comes a tile time later and the L2 has written the
+// half sector back: 30% more DRAM bytes, docs/bench/README.md "Session 8"). A run is a chunk: its bases come from
+// the scanned table, and the look-back stays inside it.
+template <int TILE_ITEMS>
+struct TileLookbackPartition : EvenSharePartition<TILE_ITEMS>, LookbackWords {
+  using EvenSharePartition<TILE_ITEMS>::kUpsweepBlocksPerChunk;
+  uint32_t* lookback = nullptr;      // [tiles of n.max][num_buckets], zeroed by the upsweep for the tiles that exist
+  uint32_t* next_tile = nullptr;     // the claim counter, zeroed by the upsweep
+  uint32_t* part_invalid = nullptr;  // [upsweep block]: its part's records of an out-of-range bucket
+  int64_t chunks = 1;                // the table's chunks (the upsweep grid / kUpsweepBlocksPerChunk)
+
   // The upsweep block of part `w` zeroes the look-back rows of its tiles (parts are whole tiles, so every tile that
   // exists has exactly one owner), and the first block the claim counter. The downsweep runs after it in the stream.
   __device__ __forceinline__ void clear_lookback(const BlockWork& w, uint32_t num_buckets) const {
@@ -222,6 +236,55 @@ struct TileLookbackPartition : EvenSharePartition<TILE_ITEMS> {
     const int64_t first = w.begin / TILE_ITEMS * num_buckets;
     const int64_t last = (w.end + TILE_ITEMS - 1) / TILE_ITEMS * num_buckets;
     for (int64_t i = first + threadIdx.x; i < last; i += blockDim.x) lookback[i] = 0;
+  }
+  // Every upsweep block writes its entry (no zeroing needed).
+  __device__ __forceinline__ void record_invalid(uint64_t invalid) const {
+    part_invalid[blockIdx.x] = static_cast<uint32_t>(invalid);  // a part holds < 2^30 records
+  }
+  // Block 0 publishes the bucket offsets: the scanned table's first column (write_bucket_offsets).
+  __device__ __forceinline__ BlockWork offsets_work(uint32_t num_buckets) const {
+    BlockWork w;
+    w.table_stride = chunks * kUpsweepBlocksPerChunk;
+    if (blockIdx.x == 0) {
+      w.offsets_row = 0;
+      w.offsets_count = int64_t{num_buckets} + 1;
+    }
+    return w;
+  }
+  // The chunk that holds `tile` is the last c with num_tiles * c / chunks <= tile (EvenSharePartition::share).
+  __device__ __forceinline__ LookbackRun run_of(int64_t tile, int64_t num_tiles, int64_t /*count*/,
+                                                const uint64_t* __restrict__ /*scanned*/,
+                                                uint32_t /*num_buckets*/) const {
+    const int64_t chunk = ((tile + 1) * chunks - 1) / num_tiles;
+    uint32_t invalid = 0;
+#pragma unroll
+    for (int j = 0; j < kUpsweepBlocksPerChunk; ++j) invalid += part_invalid[chunk * kUpsweepBlocksPerChunk + j];
+    return {num_tiles * chunk / chunks, chunk * kUpsweepBlocksPerChunk, chunks * kUpsweepBlocksPerChunk,
+            invalid == 0};
+  }
+};
+
+// One run over the whole input (the LSD passes' one-sweep route, split_lsd.cuh): no upsweep and no table; the caller
+// scans one histogram of the whole input, scanned[d] = the start of bucket d, scanned[num_buckets] = the valid
+// records, and zeroes the look-back words and the claim counter before the launch. The run's sums reach the whole
+// input: n.max <= kMaxRunRecords. Its full tiles are clean only when the whole input is valid.
+template <int TILE_ITEMS>
+struct GlobalLookbackPartition : LookbackWords {
+  ItemCount n;
+  uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets]
+  uint32_t* next_tile = nullptr;  // the claim counter
+
+  __device__ __forceinline__ BlockWork offsets_work(uint32_t num_buckets) const {
+    BlockWork w;
+    if (blockIdx.x == 0) {
+      w.offsets_row = 0;
+      w.offsets_count = int64_t{num_buckets} + 1;
+    }
+    return w;
+  }
+  __device__ __forceinline__ LookbackRun run_of(int64_t /*tile*/, int64_t /*num_tiles*/, int64_t count,
+                                                const uint64_t* __restrict__ scanned, uint32_t num_buckets) const {
+    return {0, 0, 1, scanned[num_buckets] == static_cast<uint64_t>(count)};
   }
 };
 
@@ -241,11 +304,10 @@ struct RunningBases {
   __device__ __forceinline__ void resolve(const int (&)[BINS], uint64_t (&)[BINS], uint32_t) const {}
 };
 
-// A claimed tile's bases: `base` holds its chunk's bases; add the bucket's count in the chunk's earlier tiles.
-template <class Partition>
-struct LookbackBases {
-  uint32_t* lookback;  // row 0 = the chunk's first tile
-  int64_t tile;        // this tile, counted from the chunk's first
+// A claimed tile's bases: `base` holds its run's bases; add the bucket's count in the run's earlier tiles.
+struct LookbackBases : LookbackWords {
+  uint32_t* lookback;  // row 0 = the run's first tile
+  int64_t tile;        // this tile, counted from the run's first
 
   __device__ __forceinline__ static void store(uint32_t* word, uint32_t value) {
     cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(*word).store(value, cuda::memory_order_relaxed);
@@ -258,7 +320,7 @@ struct LookbackBases {
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = threadIdx.x * BINS + t;
       if (d < num_buckets) {
-        store(row + d, static_cast<uint32_t>(real[t]) | (tile == 0 ? Partition::kInclusive : Partition::kPartial));
+        store(row + d, static_cast<uint32_t>(real[t]) | (tile == 0 ? kInclusive : kPartial));
       }
     }
   }
@@ -276,10 +338,10 @@ struct LookbackBases {
         uint32_t v;
         while ((v = word.load(cuda::memory_order_relaxed)) == 0) {
         }
-        before += v & Partition::kValueMask;
-        if (v & Partition::kInclusive) break;  // tile 0 of the chunk is always inclusive: the walk ends there
+        before += v & kValueMask;
+        if (v & kInclusive) break;  // the run's first tile is always inclusive: the walk ends there
       }
-      store(lookback + tile * num_buckets + d, (before + static_cast<uint32_t>(real[t])) | Partition::kInclusive);
+      store(lookback + tile * num_buckets + d, (before + static_cast<uint32_t>(real[t])) | kInclusive);
       base[t] += before;
     }
   }
@@ -462,6 +524,9 @@ struct SplitUpsweepAgent {
     }
     if (my_invalid) atomicAdd(&temp.invalid, static_cast<unsigned long long>(my_invalid));
     __syncthreads();
+    if constexpr (UsesLookback<Partition>::value) {
+      if (tid == 0) part.record_invalid(temp.invalid);
+    }
 
     for (uint32_t d = tid; d < num_buckets; d += Policy::BLOCK_THREADS) {
       uint64_t total = 0;
@@ -583,8 +648,8 @@ struct SplitDownsweepAgent {
     }
   }
 
-  // A block claims tiles in input order until none is left (TileLookbackPartition). A tile is clean when it is
-  // full and the whole input has no invalid record (the scan's total of valid records equals the count).
+  // A block claims tiles in input order until none is left (the look-back partitions). A tile is clean when it is
+  // full and its run has no invalid record.
   __device__ __forceinline__ static void run_claimed_tiles(TempStorage& temp, const Io& io, Partition part,
                                                            const uint64_t* __restrict__ scanned,
                                                            uint64_t* bucket_offsets) {
@@ -592,28 +657,23 @@ struct SplitDownsweepAgent {
     const uint32_t num_buckets = io.num_buckets;
     const int64_t count = resolve_count(part.n);
     const int64_t num_tiles = (count + TILE - 1) / TILE;
-    const int64_t stride = part.chunks * Partition::kUpsweepBlocksPerChunk;  // one bucket's row of the table
-    if (blockIdx.x == 0 && bucket_offsets != nullptr) {
-      for (int64_t d = tid; d <= num_buckets; d += THREADS) bucket_offsets[d] = scanned[d * stride];
-    }
-    const bool all_valid = scanned[num_buckets * stride] == static_cast<uint64_t>(count);
+    write_bucket_offsets(scanned, part.offsets_work(num_buckets), 0, bucket_offsets);
     for (;;) {
       if (tid == 0) temp.claimed_tile = atomicAdd(part.next_tile, 1u);
       __syncthreads();
       const int64_t tile = temp.claimed_tile;  // rewritten only after split_tile's last barrier
       if (tile >= num_tiles) break;
-      const int64_t chunk = Partition::chunk_of(tile, num_tiles, part.chunks);
-      const int64_t chunk_first_tile = num_tiles * chunk / part.chunks;
+      const LookbackRun run = part.run_of(tile, num_tiles, count, scanned, num_buckets);
       uint64_t base[BINS];
 #pragma unroll
       for (int t = 0; t < BINS; ++t) {
         const uint32_t d = tid * BINS + t;
-        base[t] = d < num_buckets ? scanned[d * stride + chunk * Partition::kUpsweepBlocksPerChunk] : 0;
+        base[t] = d < num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
       }
-      const LookbackBases<Partition> bases{part.lookback + chunk_first_tile * num_buckets, tile - chunk_first_tile};
+      const LookbackBases bases{{}, part.lookback + run.first_tile * num_buckets, tile - run.first_tile};
       const int64_t tile_base = tile * TILE;
       const int64_t remaining = count - tile_base;
-      if (all_valid && remaining >= TILE) {
+      if (run.valid && remaining >= TILE) {
         split_tile<true>(temp, io, tile_base, TILE, base, bases);
       } else {
         split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base, bases);

@@ -97,21 +97,25 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   void* scan_temp = carver.take<unsigned char>(scan_bytes);
   uint32_t* lookback = nullptr;
   uint32_t* next_tile = nullptr;
+  uint32_t* part_invalid = nullptr;
   if constexpr (kClaimTiles) {
     // A chunk's look-back sums must fit their 30-bit field (a chunk of more than 2^30 records needs > 2^38 in all).
-    if (ceil_div(max_tiles, grid) * Policy::TILE_ITEMS > Partition::kMaxChunkRecords) return cudaErrorInvalidValue;
+    if (ceil_div(max_tiles, grid) * Policy::TILE_ITEMS > Partition::kMaxRunRecords) return cudaErrorInvalidValue;
     lookback = carver.take<uint32_t>(static_cast<size_t>(max_tiles * num_buckets));
     next_tile = carver.take<uint32_t>(1);
+    part_invalid = carver.take<uint32_t>(static_cast<size_t>(upsweep_grid));
   }
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
 
   // ---- upsweep: per-chunk bucket histogram ----
-  Partition partition{n};
+  Partition partition{};
+  partition.n = n;
   if constexpr (kClaimTiles) {
     partition.lookback = lookback;
     partition.next_tile = next_tile;
+    partition.part_invalid = part_invalid;
     partition.chunks = grid;
   }
   upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, counts,
@@ -125,6 +129,49 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   PRIM_TRY_LAUNCH();
   return cudaSuccess;
 }
+
+// ---- One stable 8-bit pass with bases from the caller: the LSD one-sweep route (split_lsd.cuh) ----
+// `scanned` holds the pass's bucket starts over the whole input ([num_buckets] = the valid records), from one
+// histogram of every pass (lsd_histogram.cuh); no upsweep, no spine. The downsweep's look-back runs over the whole
+// input (GlobalLookbackPartition), so n.max <= kMaxRunRecords; `lookback` holds split_pass_lookback_words(n.max)
+// words, zeroed here before the launch (one memset node; 1.7 bytes a record).
+template <SplitOutput OUT, class KeyT, class ValueT>
+struct GlobalSplitPass {
+  static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
+  using Policy = typename SplitPolicyFor<8, kRecordBytes>::type;
+  using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS>;
+  static constexpr int64_t kMaxRecords = Partition::kMaxRunRecords;
+
+  static size_t lookback_words(int64_t max_records) {
+    return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * 256 + 1;
+  }
+
+  template <class BucketOp>
+  static cudaError_t launch(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
+                            ItemCount n, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
+                            uint32_t* lookback, cudaStream_t stream) {
+    if (num_buckets == 0 || num_buckets > 256 || n.max < 0 || n.max > kMaxRecords) return cudaErrorInvalidValue;
+    using Down = SplitDownsweepFor<SplitOrder::stable, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+    auto downsweep = Down::kernel();
+    constexpr size_t kSmem = sizeof(typename Down::Agent::TempStorage);
+    if (kSmem > 48 * 1024) {
+      PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
+    }
+    const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), Policy::TILE_ITEMS);
+    int grid = 1;
+    PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
+    const size_t words = static_cast<size_t>(max_tiles) * num_buckets;
+    PRIM_TRY(cudaMemsetAsync(lookback, 0, (words + 1) * sizeof(uint32_t), stream));
+    Partition part{};
+    part.n = n;
+    part.lookback = lookback;
+    part.next_tile = lookback + words;
+    downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, part,
+                                                                num_buckets, bucket_of, scanned, nullptr);
+    PRIM_TRY_LAUNCH();
+    return cudaSuccess;
+  }
+};
 
 // ---- More than 256 buckets, records moved (keys or pairs): two stable 8-bit passes ----
 // Pass 1 splits by the bucket's low 8 bits (an out-of-range bucket stays out of range, so pass 1 drops and counts

@@ -1,6 +1,13 @@
 // LSD driver shared by SplitSort (prim/sort.h) and the iterative split (prim/iterative_split.h): a sequence of
 // stable splits, each on the next digit of a wide key or bucket id, ping-ponging between the caller's output and
 // one alternate buffer carved from the scratch blob so that the last pass lands in the output.
+//
+// Two routes, the same result:
+//   one sweep  (two passes or more, n.max < 2^30): one histogram of every pass's digits (lsd_histogram.cuh), one
+//              scan per pass, then each pass is a single downsweep whose tiles find their bases by look-back over
+//              the whole input (GlobalLookbackPartition), as CUB's one-sweep radix sort does. The keys are read
+//              passes + 1 times instead of 2 x passes.
+//   per pass   (one pass, or more records): every pass is a whole prim::split, with its own upsweep and spine.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,6 +16,7 @@
 #include <cstdint>
 
 #include "detail/bits.h"
+#include "detail/lsd_histogram.cuh"
 #include "detail/split_dispatch.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
@@ -17,10 +25,6 @@
 
 namespace prim {
 namespace detail {
-
-// Widest digit of one LSD pass. 8 bits keep the ranker's shared memory small (several blocks per SM); the
-// 11-bit ranker would save a pass on 32-bit keys (3 instead of 4) but runs at roughly half the occupancy.
-constexpr int kLsdDigitBits = 8;
 
 // Digit [shift, shift + bits) of an unsigned key (bits <= 32).
 template <typename Key>
@@ -57,21 +61,74 @@ struct IdDigit {
 struct LsdPlan {
   int passes;
   int total_bits;
-  int bits_of(int pass) const {
-    const int rest = total_bits - pass * kLsdDigitBits;
-    return std::max(0, std::min(kLsdDigitBits, rest));
-  }
+  int bits_of(int pass) const { return lsd_pass_bits(total_bits, pass); }
 };
 inline LsdPlan lsd_plan(int total_bits) { return {std::max(1, passes_for_bits(total_bits, kLsdDigitBits)), total_bits}; }
 
-// make_op(pass, shift, bits) returns the pass's bucket functor (one type for every pass).
-template <SplitOutput OUT, class K, class V, class MakeOp>
+// The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
+// kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.
+template <SplitOutput OUT, int MAX_PASSES, class K, class V, class MakeOp>
+cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
+                                V* values_out, ItemCount n, int first_bit, const LsdPlan& plan, MakeOp make_op,
+                                cudaStream_t stream, uint64_t* d_num_invalid) {
+  constexpr bool kPairs = OUT == SplitOutput::pairs;
+  using Pass = GlobalSplitPass<OUT, K, V>;
+  TempCarver carver(d_temp);
+  K* alt_keys = carver.take<K>(static_cast<size_t>(n.max));
+  V* alt_values = kPairs ? carver.take<V>(static_cast<size_t>(n.max)) : nullptr;
+  auto* bins = carver.take<unsigned long long>(size_t{MAX_PASSES} * kLsdDigits);
+  uint64_t* scanned = carver.take<uint64_t>(size_t{MAX_PASSES} * (kLsdDigits + 1));
+  uint32_t* lookback = carver.take<uint32_t>(Pass::lookback_words(n.max));
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  // ---- one histogram of every pass, one scan per pass ----
+  using HistPolicy = LsdHistogramPolicy<MAX_PASSES, K>;
+  auto histogram = lsd_histogram_kernel<MAX_PASSES, K, MakeOp>;
+  int grid = 1;
+  const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
+  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 4, max_tiles, grid));
+  PRIM_TRY(cudaMemsetAsync(bins, 0, sizeof(unsigned long long) * MAX_PASSES * kLsdDigits, stream));
+  const LsdPassDigits<MakeOp> digits{make_op, first_bit, plan.total_bits, plan.passes};
+  histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,
+                                                       reinterpret_cast<unsigned long long*>(d_num_invalid));
+  PRIM_TRY_LAUNCH();
+  lsd_scan_bins_kernel<kLsdDigits><<<plan.passes, kLsdDigits, 0, stream>>>(bins, scanned);
+  PRIM_TRY_LAUNCH();
+
+  // ---- the passes: one downsweep each ----
+  const ItemCount valid(n.max, scanned + kLsdDigits);  // pass 0's valid records: the count of every later pass
+  const K* src_keys = keys_in;
+  const V* src_values = values_in;
+  for (int pass = 0; pass < plan.passes; ++pass) {
+    const bool to_out = (plan.passes - 1 - pass) % 2 == 0;  // the last pass writes the caller's output
+    K* dst_keys = to_out ? keys_out : alt_keys;
+    V* dst_values = to_out ? values_out : alt_values;
+    const int bits = plan.bits_of(pass);
+    PRIM_TRY(Pass::launch(src_keys, dst_keys, src_values, dst_values, pass == 0 ? n : valid, uint32_t{1} << bits,
+                          make_op(pass, first_bit + pass * kLsdDigitBits, bits),
+                          scanned + static_cast<size_t>(pass) * (kLsdDigits + 1), lookback, stream));
+    src_keys = dst_keys;
+    src_values = dst_values;
+  }
+  return cudaSuccess;
+}
+
+// make_op(pass, shift, bits) returns the pass's bucket functor (one type for every pass); MAX_PASSES bounds the
+// passes (the key's or id's bits / 8).
+template <SplitOutput OUT, int MAX_PASSES, class K, class V, class MakeOp>
 cudaError_t lsd_split(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
                       V* values_out, ItemCount n, int first_bit, int total_bits, MakeOp make_op, cudaStream_t stream,
                       uint64_t* d_num_invalid) {
   static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "LSD moves keys or pairs");
   if (n.max < 0 || total_bits < 0) return cudaErrorInvalidValue;
   const LsdPlan plan = lsd_plan(total_bits);
+  if (plan.passes > MAX_PASSES) return cudaErrorInvalidValue;
+  if (plan.passes >= 2 && n.max <= GlobalSplitPass<OUT, K, V>::kMaxRecords) {
+    return lsd_split_one_sweep<OUT, MAX_PASSES>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                                first_bit, plan, make_op, stream, d_num_invalid);
+  }
   constexpr bool kPairs = OUT == SplitOutput::pairs;
 
   TempCarver carver(d_temp);

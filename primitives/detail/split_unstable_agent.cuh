@@ -123,31 +123,27 @@ struct SplitUnstableDownsweepAgent {
     }
   }
 
-  // Claimed tiles in input order with look-back bases (TileLookbackPartition; split_agent.cuh has the scheme).
+  // Claimed tiles in input order with look-back bases (the look-back partitions; split_agent.cuh has the scheme).
   __device__ __forceinline__ void run_claimed_tiles(const Partition& part, const uint64_t* __restrict__ scanned,
                                                     uint64_t* bucket_offsets) {
     const int tid = threadIdx.x;
     const uint32_t num_buckets = io.num_buckets;
     const int64_t count = resolve_count(part.n);
     const int64_t num_tiles = (count + TILE - 1) / TILE;
-    const int64_t stride = part.chunks * Partition::kUpsweepBlocksPerChunk;  // one bucket's row of the table
-    if (blockIdx.x == 0 && bucket_offsets != nullptr) {
-      for (int64_t d = tid; d <= num_buckets; d += THREADS) bucket_offsets[d] = scanned[d * stride];
-    }
+    write_bucket_offsets(scanned, part.offsets_work(num_buckets), 0, bucket_offsets);
     for (;;) {
       // Every thread read the previous claim before the previous tile's first barrier, which tid 0 also passed.
       if (tid == 0) temp.claimed_tile = atomicAdd(part.next_tile, 1u);
       __syncthreads();
       const int64_t claimed = temp.claimed_tile;
       if (claimed >= num_tiles) break;
-      const int64_t chunk = Partition::chunk_of(claimed, num_tiles, part.chunks);
-      const int64_t chunk_first_tile = num_tiles * chunk / part.chunks;
+      const LookbackRun run = part.run_of(claimed, num_tiles, count, scanned, num_buckets);
 #pragma unroll
       for (int t = 0; t < BINS; ++t) {
         const uint32_t d = tid * BINS + t;
-        base[t] = d < num_buckets ? scanned[d * stride + chunk * Partition::kUpsweepBlocksPerChunk] : 0;
+        base[t] = d < num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
       }
-      const LookbackBases<Partition> bases{part.lookback + chunk_first_tile * num_buckets, claimed - chunk_first_tile};
+      const LookbackBases bases{{}, part.lookback + run.first_tile * num_buckets, claimed - run.first_tile};
       const int64_t tile_base = claimed * TILE;
       if (count - tile_base >= TILE) {
         tile<true>(tile_base, TILE, bases);

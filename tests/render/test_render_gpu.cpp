@@ -242,6 +242,23 @@ TEST(CudaBackend, ReusesBuffersAcrossSizesSlabsAndTimes) {
   expect_same_frame(render_frame(*cpu, f), render_frame(*gpu, f), "second mesh");
 }
 
+// Frames more than 2048 pixels wide have more than 256 tile columns, so L1's stable split by column
+// (prim::multi_split -> split_pairs) takes the two 8-bit passes instead of one: 2056 px = 257 columns, and
+// 3840 px = 480, the width of 4K. Short frames keep the cpu backend quick.
+TEST(CudaBackend, FramesOfMoreThan256TileColumnsMatchTheCpu) {
+  const Scene s = procedural_scene("torus_knot", 6000, Deformer::wave);
+  auto cpu = make_renderer(Backend::cpu);
+  auto gpu = make_renderer(Backend::cuda);
+  cpu->set_mesh(s.mesh);
+  gpu->set_mesh(s.mesh);
+  for (const auto& [w, h] : {std::make_pair(2056, 40), std::make_pair(3840, 24)}) {
+    const FrameSettings f = settings_for(s, w, h, 4);
+    const Frame a = render_frame(*cpu, f), b = render_frame(*gpu, f);
+    EXPECT_GT(b.stats.references, 0u);
+    expect_same_frame(a, b, std::to_string(w) + "x" + std::to_string(h));
+  }
+}
+
 // The frame graph is captured once per shape of frame and relaunched with each frame's arguments: frames of one shape
 // (same size, slabs, mesh) at other times, from other cameras, in other shadings, each against the cpu; then another
 // mesh with exactly as many triangles and vertices (same shape, new buffers), which must not reuse the old graph.

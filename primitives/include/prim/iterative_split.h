@@ -31,11 +31,14 @@
 namespace prim {
 
 namespace detail {
+constexpr int kIterativeMaxPasses = 64 / kLsdDigitBits;  // ids of up to 64 bits
 template <typename IdOp>
 struct MakeIdDigit {
   IdOp id_of;
   int id_bits;
-  IdDigit<IdOp> operator()(int pass, int shift, int bits) const { return {id_of, shift, bits, pass == 0 ? id_bits : -1}; }
+  __host__ __device__ IdDigit<IdOp> operator()(int pass, int shift, int bits) const {
+    return {id_of, shift, bits, pass == 0 ? id_bits : -1};
+  }
 };
 }  // namespace detail
 
@@ -43,7 +46,7 @@ template <typename T, typename IdOp>
 cudaError_t iterative_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, int id_bits,
                             IdOp id_of, cudaStream_t stream = 0, uint64_t* d_num_invalid = nullptr) {
   if (id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
-  return detail::lsd_split<detail::SplitOutput::keys, T, detail::NoValue>(
+  return detail::lsd_split<detail::SplitOutput::keys, detail::kIterativeMaxPasses>(
       d_temp, temp_bytes, d_in, d_out, static_cast<const detail::NoValue*>(nullptr),
       static_cast<detail::NoValue*>(nullptr), n, 0, id_bits, detail::MakeIdDigit<IdOp>{id_of, id_bits}, stream,
       d_num_invalid);
@@ -55,10 +58,9 @@ cudaError_t iterative_split_pairs(void* d_temp, size_t& temp_bytes, const K* d_k
                                   const V* d_values_in, V* d_values_out, ItemCount n, int id_bits, IdOp id_of,
                                   cudaStream_t stream = 0, uint64_t* d_num_invalid = nullptr) {
   if (id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
-  return detail::lsd_split<detail::SplitOutput::pairs, K, V>(d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in,
-                                                             d_values_out, n, 0, id_bits,
-                                                             detail::MakeIdDigit<IdOp>{id_of, id_bits}, stream,
-                                                             d_num_invalid);
+  return detail::lsd_split<detail::SplitOutput::pairs, detail::kIterativeMaxPasses>(
+      d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, 0, id_bits,
+      detail::MakeIdDigit<IdOp>{id_of, id_bits}, stream, d_num_invalid);
 }
 
 template <typename T, typename IdOp>

@@ -41,7 +41,7 @@ cudaError_t check_bit_range(int begin_bit, int end_bit) {
 }
 template <typename Key>
 struct MakeKeyDigit {
-  KeyDigit<Key> operator()(int /*pass*/, int shift, int bits) const { return {shift, bits}; }
+  __host__ __device__ KeyDigit<Key> operator()(int /*pass*/, int shift, int bits) const { return {shift, bits}; }
 };
 }  // namespace detail
 
@@ -50,7 +50,7 @@ cudaError_t sort_keys(void* d_temp, size_t& temp_bytes, const Key* d_keys_in, Ke
                       int begin_bit = 0, int end_bit = static_cast<int>(sizeof(Key) * 8), cudaStream_t stream = 0) {
   static_assert(is_split_sort_key_v<Key>, "SplitSort keys: uint32_t, uint64_t or prim::uint128");
   PRIM_TRY(detail::check_bit_range<Key>(begin_bit, end_bit));
-  return detail::lsd_split<detail::SplitOutput::keys, Key, detail::NoValue>(
+  return detail::lsd_split<detail::SplitOutput::keys, static_cast<int>(sizeof(Key))>(
       d_temp, temp_bytes, d_keys_in, d_keys_out, static_cast<const detail::NoValue*>(nullptr),
       static_cast<detail::NoValue*>(nullptr), n, begin_bit, end_bit - begin_bit, detail::MakeKeyDigit<Key>{}, stream,
       nullptr);
@@ -62,7 +62,7 @@ cudaError_t sort_pairs(void* d_temp, size_t& temp_bytes, const Key* d_keys_in, K
                        int end_bit = static_cast<int>(sizeof(Key) * 8), cudaStream_t stream = 0) {
   static_assert(is_split_sort_key_v<Key>, "SplitSort keys: uint32_t, uint64_t or prim::uint128");
   PRIM_TRY(detail::check_bit_range<Key>(begin_bit, end_bit));
-  return detail::lsd_split<detail::SplitOutput::pairs, Key, Value>(
+  return detail::lsd_split<detail::SplitOutput::pairs, static_cast<int>(sizeof(Key))>(
       d_temp, temp_bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, begin_bit, end_bit - begin_bit,
       detail::MakeKeyDigit<Key>{}, stream, nullptr);
 }
