@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <cub/block/block_scan.cuh>
 
 #include "detail/split_agent.cuh"
@@ -38,79 +39,92 @@ struct LsdPassDigits {
   int total_bits;
   int passes;
   __device__ __forceinline__ int bits_of(int pass) const { return lsd_pass_bits(total_bits, pass); }
-  template <class KeyT>
-  __device__ __forceinline__ uint32_t digit(int pass, const KeyT& key) const {
-    return make_op(pass, first_bit + pass * kLsdDigitBits, bits_of(pass))(key);
+  __device__ __forceinline__ auto op(int pass) const {
+    return make_op(pass, first_bit + pass * kLsdDigitBits, bits_of(pass));
   }
 };
 
+// Measured on the H100 (2^26 u32 keys, four passes; session 11, docs/bench/README.md): one histogram a block with
+// plain shared atomics, as CUB's; 128 or 384 threads the same (179 us); copies of the counters a lane (4 parts:
+// 187 us) or a warp (with a warp-uniform shortcut: 440 us) slower; the full-tile path 183 -> 162 us, plain loads
+// instead of evict-first ones 162 -> 146 us (CUB's histogram kernel: 120 us).
 template <int MAX_PASSES, class KeyT>
 struct LsdHistogramPolicy {
   static constexpr int kThreads = 384;
   static constexpr int kItems = split_items_per_thread(kThreads, sizeof(KeyT), 16);
   static constexpr int kTile = kThreads * kItems;
-  static constexpr int kWarps = kThreads / 32;
-  // Copies of the histogram, a warp's atomics going to copy warp % kCopies: fewer collisions between warps on a
-  // frequent digit, within 16 KiB of shared memory (4 copies for 32-bit keys, 1 for 128-bit ones).
-  static constexpr int kCopies = MAX_PASSES >= 16 ? 1 : 16 / MAX_PASSES;
+  static_assert(kItems <= 32, "one bit an item");
 };
 
 // bins[p * 256 + d] += the valid records whose pass-p digit is d (bins zeroed by the caller); num_invalid (if
-// non-null) += the records pass 0 finds invalid, and every record of a device count above n.max.
+// non-null) += the records pass 0 finds invalid, and every record of a device count above n.max. Loop order as
+// CUB's histogram: a pass's digits of all the thread's keys, then the next pass's, so the functor of a pass is
+// built once a tile.
 template <int MAX_PASSES, class KeyT, class MakeOp>
 __global__ void __launch_bounds__(LsdHistogramPolicy<MAX_PASSES, KeyT>::kThreads)
     lsd_histogram_kernel(const KeyT* __restrict__ keys, ItemCount n, LsdPassDigits<MakeOp> digits,
                          unsigned long long* bins, unsigned long long* num_invalid) {
   using P = LsdHistogramPolicy<MAX_PASSES, KeyT>;
-  constexpr uint32_t kNotCounted = 0xFFFFFFFFu;
-  __shared__ uint32_t hist[P::kCopies][MAX_PASSES][kLsdDigits];
+  __shared__ uint32_t hist[MAX_PASSES][kLsdDigits];
   __shared__ unsigned long long block_invalid;
   const int tid = threadIdx.x;
-  const int lane = tid % 32;
-  for (int i = tid; i < P::kCopies * MAX_PASSES * kLsdDigits; i += P::kThreads) (&hist[0][0][0])[i] = 0;
+  for (int i = tid; i < MAX_PASSES * kLsdDigits; i += P::kThreads) (&hist[0][0])[i] = 0;
   if (tid == 0) block_invalid = 0;
   __syncthreads();
 
   const int64_t count = resolve_count(n);
   const int64_t num_tiles = (count + P::kTile - 1) / P::kTile;
-  uint32_t(*my_hist)[kLsdDigits] = hist[(tid / 32) % P::kCopies];
+  const uint32_t first_buckets = 1u << digits.bits_of(0);
   uint32_t my_invalid = 0;
-  // A warp whose 32 records share a digit (skewed keys) adds 32 once instead of colliding 32 times.
-  auto add = [&](uint32_t* h, uint32_t digit) {
-    const uint32_t first = __shfl_sync(0xFFFFFFFFu, digit, 0);
-    if (__all_sync(0xFFFFFFFFu, digit == first)) {
-      if (lane == 0 && first != kNotCounted) atomicAdd(&h[first], 32u);
-    } else if (digit != kNotCounted) {
-      atomicAdd(&h[digit], 1u);
+  // One tile; a full one needs no bounds checks.
+  auto count_tile = [&](auto full, int64_t tile_base, int64_t in_tile) {
+    constexpr bool kFull = decltype(full)::value;
+    KeyT k[P::kItems];
+#pragma unroll
+    for (int item = 0; item < P::kItems; ++item) {
+      const int local = item * P::kThreads + tid;
+      if (kFull || local < in_tile) k[item] = keys[tile_base + local];
+    }
+    // Pass 0 decides which records count: bit `item` of `counted`.
+    uint32_t counted = 0;
+    const auto first_op = digits.op(0);
+#pragma unroll
+    for (int item = 0; item < P::kItems; ++item) {
+      if (kFull || item * P::kThreads + tid < in_tile) {
+        const uint32_t d = first_op(k[item]);
+        if (d < first_buckets) {
+          atomicAdd(&hist[0][d], 1u);
+          counted |= 1u << item;
+        } else {
+          ++my_invalid;
+        }
+      }
+    }
+#pragma unroll
+    for (int p = 1; p < MAX_PASSES; ++p) {
+      if (p < digits.passes) {
+        const auto op = digits.op(p);
+#pragma unroll
+        for (int item = 0; item < P::kItems; ++item) {
+          if ((counted >> item) & 1u) atomicAdd(&hist[p][op(k[item])], 1u);
+        }
+      }
     }
   };
   for (int64_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const int64_t tile_base = tile * P::kTile;
     const int64_t in_tile = count - tile_base;
-    KeyT k[P::kItems];
-#pragma unroll
-    for (int item = 0; item < P::kItems; ++item) {
-      const int local = item * P::kThreads + tid;
-      if (local < in_tile) k[item] = load_streaming(&keys[tile_base + local]);
-    }
-#pragma unroll
-    for (int item = 0; item < P::kItems; ++item) {
-      const bool exists = item * P::kThreads + tid < in_tile;
-      uint32_t d0 = exists ? digits.digit(0, k[item]) : kNotCounted;
-      const bool valid = d0 < (1u << digits.bits_of(0));
-      my_invalid += exists && !valid;
-      if (!valid) d0 = kNotCounted;
-      add(my_hist[0], d0);
-      for (int p = 1; p < digits.passes; ++p) add(my_hist[p], valid ? digits.digit(p, k[item]) : kNotCounted);
+    if (in_tile >= P::kTile) {
+      count_tile(std::true_type{}, tile_base, in_tile);
+    } else {
+      count_tile(std::false_type{}, tile_base, in_tile);
     }
   }
   if (my_invalid) atomicAdd(&block_invalid, static_cast<unsigned long long>(my_invalid));
   __syncthreads();
 
   for (int i = tid; i < digits.passes * kLsdDigits; i += P::kThreads) {
-    uint32_t total = 0;
-#pragma unroll
-    for (int c = 0; c < P::kCopies; ++c) total += (&hist[c][0][0])[i];
+    const uint32_t total = (&hist[0][0])[i];
     if (total) atomicAdd(&bins[i], static_cast<unsigned long long>(total));
   }
   if (tid == 0 && num_invalid != nullptr) {

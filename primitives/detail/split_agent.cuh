@@ -17,7 +17,8 @@
 //                 written out with consecutive threads on consecutive addresses.
 // The spine stays small (num_buckets x a few parts per SM) because the look-back covers only the tiles inside a
 // chunk; the keys are read twice (upsweep + downsweep). Memory traffic per record: key read twice, value read once,
-// both written once.
+// both written once. The LSD passes of SplitSort and the iterative split skip upsweep and spine: one histogram
+// counts every pass first, and each pass's look-back runs over the whole input (GlobalLookbackPartition).
 //
 // Records whose bucket is out of range, and the unused tail of a partial tile, are ranked under a "sink" digit
 // (the last digit of the ranker). When num_buckets < 2^RADIX_BITS the sink digit is not a bucket, so sinks

@@ -26,7 +26,7 @@
 namespace prim {
 namespace detail {
 
-// Digit [shift, shift + bits) of an unsigned key (bits <= 32).
+// Digit [shift, shift + bits) of an unsigned key (bits <= kLsdDigitBits: one LSD pass).
 template <typename Key>
 struct KeyDigit {
   int shift;
@@ -34,6 +34,8 @@ struct KeyDigit {
   __host__ __device__ __forceinline__ uint32_t operator()(const Key& key) const {
     if constexpr (sizeof(Key) == 16) {
       return key.bits(shift, bits);
+    } else if constexpr (sizeof(Key) <= 4) {  // 32-bit arithmetic; shift < 32 unless the range is empty
+      return bits == 0 ? 0u : (static_cast<uint32_t>(key) >> shift) & ((1u << bits) - 1u);
     } else {
       return static_cast<uint32_t>((static_cast<uint64_t>(key) >> shift) & ((uint64_t{1} << bits) - 1));
     }
@@ -88,7 +90,7 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   auto histogram = lsd_histogram_kernel<MAX_PASSES, K, MakeOp>;
   int grid = 1;
   const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
-  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 4, max_tiles, grid));
+  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 2048 / HistPolicy::kThreads, max_tiles, grid));
   PRIM_TRY(cudaMemsetAsync(bins, 0, sizeof(unsigned long long) * MAX_PASSES * kLsdDigits, stream));
   const LsdPassDigits<MakeOp> digits{make_op, first_bit, plan.total_bits, plan.passes};
   histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,

@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "primitives/test_split_check.h"
 #include "primitives/test_split_util.h"
 #include "reference/split_reference.h"
 
@@ -110,6 +111,32 @@ TEST_P(IterativeSplit, LargeUniform) {
 
 TEST_P(IterativeSplit, DeviceResidentCount) {
   check_iterative(make_id_records(50000, 18, 400, false, true), 18, GetParam(), true);
+}
+
+// A device count above its host bound: nothing is written and every record counts as invalid (the one-sweep route
+// of an 18-bit LSD split counts them in its histogram, the hierarchical split in its first split).
+TEST_P(IterativeSplit, DeviceCountAboveItsBoundWritesNothing) {
+  const std::vector<IdRec> in = make_id_records(3000, 18, 500, false, false);
+  DeviceBuffer<IdRec> d_in, d_out(in.size());
+  d_in.upload(in);
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);
+  const std::vector<uint64_t> h{0, 2500};  // invalid counter, device count (> the bound of 2000)
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
+  const prim::ItemCount count(2000, d_scalars.get() + 1);
+  size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return GetParam() == Method::lsd
+               ? prim::iterative_split(temp, bytes, d_in.get(), d_out.get(), count, 18, IdOf{}, 0, d_scalars.get())
+               : prim::hierarchical_split(temp, bytes, d_in.get(), d_out.get(), count, 18, IdOf{}, 0,
+                                          d_scalars.get());
+  };
+  ASSERT_CUDA(call(nullptr));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  ASSERT_CUDA(call(d_temp.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(d_scalars.download(1)[0], 2500u);
+  expect_poison_after(d_out.download(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, IterativeSplit, ::testing::Values(Method::lsd, Method::hierarchical),

@@ -6,7 +6,8 @@
 //
 // Two methods with the same result:
 //   iterative_split / iterative_split_pairs  LSD: ceil(id_bits / 8) stable 256-way splits, lowest digit first.
-//       Every pass moves all records (reads keys twice, values once, writes both once). Any distribution, any
+//       Every pass moves all records (reads and writes keys and values once), after one histogram of every
+//       pass's digits (a read of the keys; SplitSort's one-sweep route, prim/sort.h). Any distribution, any
 //       width, any n; the choice for wide ids (> 22 bits) and skewed ids.
 //   hierarchical_split                       two-level MSD: one global split by the top 11 bits, then every
 //       segment split by the remaining low bits on its own; segments of up to a few thousand records are sorted

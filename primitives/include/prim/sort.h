@@ -1,5 +1,6 @@
-// SplitSort: a stable LSD radix sort built from this library's own stable splits (one 256-way prim::split per 8
-// bits of the key range; not cub::DeviceRadixSort).
+// SplitSort: a stable LSD radix sort built from this library's own stable splits (one 256-way stable split pass per
+// 8 bits of the key range; not cub::DeviceRadixSort). With two passes or more and n.max < 2^30 one histogram counts
+// every pass's digits first and each pass is a single look-back downsweep (detail/split_lsd.cuh, "one sweep").
 //
 //   size_t bytes = 0;
 //   prim::sort_pairs(nullptr, bytes, d_keys_in, d_keys_out, d_vals_in, d_vals_out, n);   // size query
@@ -11,8 +12,9 @@
 //
 // Buffers: separate input and output pointers (the input is not modified; output must not overlap it). The
 // scratch blob holds one alternate buffer of n.max keys (and values), so scratch is about one copy of the data;
-// callers who can afford it get the fewest bytes moved this way (ceil(bits / 8) passes, each reading the keys
-// twice and the values once, writing both once).
+// callers who can afford it get the fewest bytes moved this way: ceil(bits / 8) passes, each reading the keys and
+// values once and writing both once, plus one read of the keys for the histogram (a pass of its own reads and
+// counts the keys again when n.max >= 2^30 or the range is at most 8 bits).
 //
 // n may be a device-resident count (prim/item_count.h). No allocation, no host sync, safe in graph capture.
 #pragma once
