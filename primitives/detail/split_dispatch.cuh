@@ -139,9 +139,10 @@ template <SplitOutput OUT, class KeyT, class ValueT>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): measured on the H100 (2^26 u32 keys, session
-  // 11) SplitSort took 1.99 / 1.88 / 1.76 / 1.71 ms at 16 / 18 / 21 / 24 items, although 21 and 24 spill 28-40 bytes
-  // in these kernels: the longer tile halves the claims, look-backs and barriers a record. The plain split's rows did
-  // not gain from more items (session 10).
+  // 11) SplitSort keys took 1.99 / 1.88 / 1.76 / 1.71 ms at 16 / 18 / 21 / 24 items, although 21 and 24 spill 28-40
+  // bytes in these kernels: the longer tile makes fewer claims, look-backs and barriers a record. In another call,
+  // 24 / 28 / 32 items: keys 1.70 / 1.69 / 1.71 ms, pairs 2.51 / 2.55 / 2.65 ms. The plain split's rows lost 1-8% at
+  // 20 items and 5-75% at 24 (same call).
   static constexpr int kMaxItemsPerThread = 24;
   using Policy = SplitTilePolicy<8, 384, split_items_per_thread(384, kRecordBytes, kMaxItemsPerThread), 4, 2>;
   using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS>;
