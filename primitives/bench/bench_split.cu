@@ -113,7 +113,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
 
   // Scratch: the largest of every call's size query, allocated once.
   size_t t_split_pairs = 0, t_split_pairs_unstable = 0, t_split = 0, t_index = 0, t_sort_k = 0, t_sort_p = 0;
-  size_t t_split_2048 = 0, t_split_2048_unstable = 0;
+  size_t t_split_2048 = 0, t_split_2048_unstable = 0, t_index_2048 = 0;
   size_t c_pairs = 0, c_sort_pairs_ids = 0, c_sort_pairs_ids_seq = 0, c_keys = 0;
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s));
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs_unstable, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s,
@@ -123,6 +123,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
                                    prim::SplitOrder::unstable));
   BENCH_TRY(ctx, prim::split(nullptr, t_split, k_in, ka, n, 256, HashBucket{}, offs, s));
   BENCH_TRY(ctx, prim::split_index(nullptr, t_index, k_in, n, 256, HashBucket{}, va, prim::PermutationKind::gather, offs, s));
+  BENCH_TRY(ctx, prim::split_index(nullptr, t_index_2048, k_in, n, 2048, Low11Bits{}, va, prim::PermutationKind::gather,
+                                   offs, s));
   BENCH_TRY(ctx, prim::sort_keys(nullptr, t_sort_k, k_in, ka, n, 0, 32, s));
   BENCH_TRY(ctx, prim::sort_pairs(nullptr, t_sort_p, k_in, ka, v_in, va, n, 0, 32, s));
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, c_pairs, k_in, kb_, v_in, vb, n, 0, 32, s));
@@ -130,8 +132,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   c_sort_pairs_ids_seq = c_sort_pairs_ids;
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, c_keys, k_in, kb_, n, 0, 32, s));
   const size_t temp_bytes =
-      std::max({t_split_pairs, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index, t_sort_k,
-                t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys});
+      std::max({t_split_pairs, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index,
+                t_index_2048, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys});
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
   void* t = temp.get();
@@ -194,6 +196,16 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
         return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), vb, kb_, n, 0, 8, s);
       },
       [&] { return equal_or("permutations", va, kb_, kb, s); });
+
+  // ---- split-index with 2048 buckets (key bits [0, 11)) vs SortPairs(keys, counting values) bits [0, 11): the
+  // sorted values are the stable gather permutation; no target ratio was set for it ----
+  measure(ctx, Row{"split-index u32 gather permutation, 2048 buckets", "cub SortPairs(keys, counting values) [0,11)", d, n, 0, 0, 0, 8.0 * n, 0, ""},
+      [&] {
+        size_t b = temp_bytes;
+        return prim::split_index(t, b, k_in, n, 2048, Low11Bits{}, va, prim::PermutationKind::gather, offs, s);
+      },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
+      [&] { return equal_or("permutations", va, vb, kb, s); });
 
   // ---- SplitSort vs CUB radix sort, all 32 bits ----
   measure(ctx, Row{"SplitSort u32 keys", "cub SortKeys", d, n, 0, 0, 0, 8.0 * n, 1.0, ""},

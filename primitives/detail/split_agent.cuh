@@ -8,11 +8,11 @@
 //   * spine     — an exclusive scan of the bucket-major table counts[bucket][part] gives every (bucket, block)
 //                 pair its first output position (cub::DeviceScan, a building block; the table is small:
 //                 num_buckets x a few parts per SM).
-//   * downsweep — with <= 256 buckets (TileLookbackPartition): blocks claim tiles in input order, one at a time;
-//                 a tile's output base for a bucket is its chunk's base from the spine plus the bucket's records
-//                 in the chunk's earlier tiles, found by decoupled look-back inside the chunk. With more buckets
-//                 (EvenSharePartition) and in the segmented splits: every block walks its chunk again, tile by
-//                 tile, keeping one running output base per bucket in registers. Either way a tile is loaded,
+//   * downsweep — the plain split (TileLookbackPartition; more than 256 buckets take two 8-bit passes): blocks
+//                 claim tiles in input order, one at a time; a tile's output base for a bucket is its chunk's base
+//                 from the spine plus the bucket's records in the chunk's earlier tiles, found by decoupled look-back
+//                 inside the chunk. In the segmented splits: every block walks its chunk again, tile by tile, keeping
+//                 one running output base per bucket in registers. Either way a tile is loaded,
 //                 ranked stably by bucket (warp match-any ranking), staged in shared memory in bucket order and
 //                 written out with consecutive threads on consecutive addresses.
 // The spine stays small (num_buckets x a few parts per SM) because the look-back covers only the tiles inside a
@@ -136,8 +136,9 @@ __device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict_
   }
 }
 
-// Even share (plain split): downsweep block b of G owns tiles [T*b/G, T*(b+1)/G) of the T tiles of the input. The
-// upsweep counts each such chunk with kUpsweepBlocksPerChunk blocks, each an even share of the chunk's tiles: a
+// Even share (the plain split's upsweep and table): chunk b of G holds tiles [T*b/G, T*(b+1)/G) of the T tiles of the
+// input (G = the downsweep's grid). The upsweep counts each chunk with kUpsweepBlocksPerChunk blocks, each an even
+// share of the chunk's tiles: a
 // grid of two blocks an SM left the upsweep at 60% of DRAM bandwidth (Nsight Compute, H100, 2^26 keys), and the
 // counting between a block's tiles is then the only overlap. K = 3 measured best of 3, 4 and 6 (session 10, 2^26
 // u32 pairs: upsweep 145 / 152 / 152 us, with a cap of 4 or 5 blocks an SM 155-230 us). The table is bucket-major,
@@ -160,20 +161,6 @@ struct EvenSharePartition {
     if (w.begin > w.end) w.begin = w.end;
   }
 
-  // Downsweep block blockIdx.x of a grid of G.
-  __device__ __forceinline__ BlockWork work(uint32_t num_buckets) const {
-    const int64_t grid = gridDim.x;
-    BlockWork w;
-    share(resolve_count(n), blockIdx.x, grid, 0, 1, w);
-    w.table_base = int64_t{blockIdx.x} * kUpsweepBlocksPerChunk;
-    w.table_stride = grid * kUpsweepBlocksPerChunk;
-    w.table_span = kUpsweepBlocksPerChunk;
-    if (blockIdx.x == 0) {  // block 0's bases are the bucket starts; the zero entry past the table scans into the total
-      w.offsets_row = 0;
-      w.offsets_count = int64_t{num_buckets} + 1;
-    }
-    return w;
-  }
   // Upsweep block blockIdx.x of a grid of G * kUpsweepBlocksPerChunk.
   __device__ __forceinline__ BlockWork upsweep_work(uint32_t /*num_buckets*/) const {
     const int64_t grid = gridDim.x;
@@ -610,7 +597,7 @@ struct SplitDownsweepAgent {
     }
   }
 
-  // A block walks its chunk of tiles with running bases (every partition but TileLookbackPartition).
+  // A block walks its chunk of tiles with running bases (the segmented splits' partitions).
   __device__ __forceinline__ static void run_chunk(TempStorage& temp, const Io& io, Partition part,
                                                    const uint64_t* __restrict__ scanned, uint64_t* bucket_offsets) {
     const int tid = threadIdx.x;

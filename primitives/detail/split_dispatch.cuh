@@ -21,11 +21,12 @@
 namespace prim {
 namespace detail {
 
-// Up to 2^11 buckets: <= 256 in one pass of the 8-bit ranker; more in two 8-bit passes when records move
-// (dispatch_split_two_passes), or in one pass of an 11-bit ranker in dynamic shared memory for split_index. The
-// 11-bit pass was chosen first because two passes move every record twice, but measured in session 10 (H100, 2^26
-// u32 pairs, 2048 buckets) it took 6.6 ms with uniform keys, 1.9 ms with low-entropy keys, where CUB sorts the same
-// 11 bits in 1.16 ms: 128-thread blocks of 228 registers, two an SM, leave it latency-bound.
+// Up to 2^11 buckets: <= 256 in one pass of the 8-bit ranker; more in two 8-bit passes (dispatch_split_two_passes;
+// split_index sorts (bucket, index) pairs with them, split_index_two_passes.cuh). A one-pass 11-bit ranker in dynamic
+// shared memory was the first choice, because two passes move every record twice, but measured in session 10 (H100,
+// 2^26 u32 pairs, 2048 buckets) it took 6.6 ms with uniform keys, 1.9 ms with low-entropy keys, where CUB sorts the
+// same 11 bits in 1.16 ms: 128-thread blocks of 228 registers, two an SM, leave it latency-bound. Only the
+// segmented split's large-segment path still runs the 11-bit agents (segmented_large_segments.cuh).
 constexpr uint32_t kMaxSplitBuckets = 2048;
 
 // Grid of the upsweep/downsweep pair: one chunk per block, at most what the device keeps resident, so every
@@ -61,18 +62,16 @@ struct SplitDownsweepFor {
   }
 };
 
-template <int RADIX_BITS, SplitOrder ORDER, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
-cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
+// One 8-bit split pass (<= 256 buckets): upsweep, spine, downsweep. The downsweeps claim tiles in input order and
+// find their bases by look-back inside a chunk (TileLookbackPartition).
+template <SplitOrder ORDER, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                                 const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
                                 BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
                                 uint64_t* d_num_invalid) {
   constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
-  using Policy = typename SplitPolicyFor<RADIX_BITS, kRecordBytes>::type;
-  // The 8-bit downsweeps claim tiles in input order and find their bases by look-back (TileLookbackPartition); the
-  // 11-bit ones walk a chunk a block (a look-back row of 2048 buckets would cost as much as their 2048-record tile).
-  constexpr bool kClaimTiles = RADIX_BITS == 8;
-  using Partition = std::conditional_t<kClaimTiles, TileLookbackPartition<Policy::TILE_ITEMS>,
-                                       EvenSharePartition<Policy::TILE_ITEMS>>;
+  using Policy = typename SplitPolicyFor<8, kRecordBytes>::type;
+  using Partition = TileLookbackPartition<Policy::TILE_ITEMS>;
   using Down = SplitDownsweepFor<ORDER, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
   auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, Partition>;
   auto downsweep = Down::kernel();
@@ -85,8 +84,11 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), Policy::TILE_ITEMS);
   int grid = 1;
   PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
+  // A chunk's look-back sums must fit their 30-bit field (a chunk of more than 2^30 records needs > 2^38 in all).
+  if (ceil_div(max_tiles, grid) * Policy::TILE_ITEMS > Partition::kMaxRunRecords) return cudaErrorInvalidValue;
 
-  // counts[bucket][upsweep block] (+1 zero entry that scans into the total), its exclusive scan, the scan's scratch.
+  // counts[bucket][upsweep block] (+1 zero entry that scans into the total), its exclusive scan, the scan's scratch,
+  // the look-back words, the claim counter, the upsweep blocks' invalid records.
   const int upsweep_grid = grid * Partition::kUpsweepBlocksPerChunk;
   const int64_t table = int64_t{num_buckets} * upsweep_grid + 1;
   TempCarver carver(d_temp);
@@ -95,16 +97,9 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   size_t scan_bytes = 0;
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, scanned, table, stream));
   void* scan_temp = carver.take<unsigned char>(scan_bytes);
-  uint32_t* lookback = nullptr;
-  uint32_t* next_tile = nullptr;
-  uint32_t* part_invalid = nullptr;
-  if constexpr (kClaimTiles) {
-    // A chunk's look-back sums must fit their 30-bit field (a chunk of more than 2^30 records needs > 2^38 in all).
-    if (ceil_div(max_tiles, grid) * Policy::TILE_ITEMS > Partition::kMaxRunRecords) return cudaErrorInvalidValue;
-    lookback = carver.take<uint32_t>(static_cast<size_t>(max_tiles * num_buckets));
-    next_tile = carver.take<uint32_t>(1);
-    part_invalid = carver.take<uint32_t>(static_cast<size_t>(upsweep_grid));
-  }
+  uint32_t* lookback = carver.take<uint32_t>(static_cast<size_t>(max_tiles * num_buckets));
+  uint32_t* next_tile = carver.take<uint32_t>(1);
+  uint32_t* part_invalid = carver.take<uint32_t>(static_cast<size_t>(upsweep_grid));
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
@@ -112,12 +107,10 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
   // ---- upsweep: per-chunk bucket histogram ----
   Partition partition{};
   partition.n = n;
-  if constexpr (kClaimTiles) {
-    partition.lookback = lookback;
-    partition.next_tile = next_tile;
-    partition.part_invalid = part_invalid;
-    partition.chunks = grid;
-  }
+  partition.lookback = lookback;
+  partition.next_tile = next_tile;
+  partition.part_invalid = part_invalid;
+  partition.chunks = grid;
   upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of, counts,
                                                               d_num_invalid);
   PRIM_TRY_LAUNCH();
@@ -133,8 +126,8 @@ cudaError_t dispatch_split_bits(void* d_temp, size_t& temp_bytes, const KeyT* ke
 // ---- One stable 8-bit pass with bases from the caller: the LSD one-sweep route (split_lsd.cuh) ----
 // `scanned` holds the pass's bucket starts over the whole input ([num_buckets] = the valid records), from one
 // histogram of every pass (lsd_histogram.cuh); no upsweep, no spine. The downsweep's look-back runs over the whole
-// input (GlobalLookbackPartition), so n.max <= kMaxRunRecords; `lookback` holds split_pass_lookback_words(n.max)
-// words, zeroed here before the launch (one memset node; 1.7 bytes a record).
+// input (GlobalLookbackPartition), so n.max <= kMaxRunRecords; `lookback` holds lookback_words(n.max) words (4 bytes a
+// tile and bucket: 0.11 bytes a record of 4 bytes), zeroed here before the launch (one memset node).
 template <SplitOutput OUT, class KeyT, class ValueT>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
@@ -237,11 +230,11 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
   ValueT* mid_values = kPairs ? carver.take<ValueT>(static_cast<size_t>(n.max)) : nullptr;
   uint64_t* low_offsets = carver.take<uint64_t>(257);  // [256] = the valid records: pass 2's count
   size_t low_bytes = 0, high_bytes = 0;
-  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(nullptr, low_bytes, keys_in, mid_keys, values_in,
+  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(nullptr, low_bytes, keys_in, mid_keys, values_in,
                                                              mid_values, n, 256, low, low_offsets, stream,
                                                              d_num_invalid)));
   const ItemCount valid(n.max, low_offsets + 256);
-  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(nullptr, high_bytes, mid_keys, keys_out, mid_values,
+  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(nullptr, high_bytes, mid_keys, keys_out, mid_values,
                                                              values_out, valid, high_buckets, high, nullptr, stream,
                                                              nullptr)));
   void* split_temp = carver.take<unsigned char>(std::max(low_bytes, high_bytes));
@@ -250,11 +243,11 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
   if (size_query) return cudaSuccess;
 
   size_t bytes = low_bytes;
-  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(split_temp, bytes, keys_in, mid_keys, values_in,
+  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(split_temp, bytes, keys_in, mid_keys, values_in,
                                                              mid_values, n, 256, low, low_offsets, stream,
                                                              d_num_invalid)));
   bytes = high_bytes;
-  PRIM_TRY((dispatch_split_bits<8, SplitOrder::stable, OUT>(split_temp, bytes, mid_keys, keys_out, mid_values,
+  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(split_temp, bytes, mid_keys, keys_out, mid_values,
                                                              values_out, valid, high_buckets, high, nullptr, stream,
                                                              nullptr)));
   if (d_bucket_offsets != nullptr) {
@@ -279,15 +272,14 @@ cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in
                            uint64_t* d_num_invalid) {
   if (num_buckets == 0 || num_buckets > kMaxSplitBuckets || n.max < 0) return cudaErrorInvalidValue;
   if (num_buckets <= 256) {
-    return dispatch_split_bits<8, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+    return dispatch_split_pass<ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                               num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
   if constexpr (OUT == SplitOutput::keys || OUT == SplitOutput::pairs) {  // either order: two stable passes
     return dispatch_split_two_passes<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                           num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   } else {
-    return dispatch_split_bits<11, ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
-                                               num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+    return cudaErrorInvalidValue;  // split_index routes more than 256 buckets to split_index_two_passes
   }
 }
 

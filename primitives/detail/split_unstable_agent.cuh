@@ -21,8 +21,8 @@
 //              path. Keys and values are staged together (one barrier) when both fit in twice the per-tile
 //              exchange budget, which holds for every record up to 128 bytes; larger ones share one buffer.
 //   scatter  — output bases per bucket come from the same scanned upsweep table, through the same partition as the
-//              stable split (look-back over claimed tiles with <= 256 buckets, running bases along a chunk with
-//              more), so bucket offsets, invalid-record accounting (the upsweep's) and the error behaviour are
+//              stable split (look-back over claimed tiles; more than 256 buckets take the stable split's two
+//              passes), so bucket offsets, invalid-record accounting (the upsweep's) and the error behaviour are
 //              identical to the stable split; only the order inside a bucket differs.
 //
 // Barriers per tile: 4 (after the atomics; inside the block scan; after publishing the offsets; after staging), for
@@ -100,27 +100,10 @@ struct SplitUnstableDownsweepAgent {
     // Zero the counters once; every tile's scan zeroes what it read, so they are zero again for the next one.
     for (int i = tid; i < kPaddedDigits; i += THREADS) temp.count[i] = 0;
 
+    static_assert(UsesLookback<Partition>::value, "the unstable split claims tiles (more than 256 buckets: two "
+                                                  "stable passes)");
     SplitUnstableDownsweepAgent agent{temp, {keys_in, keys_out, values_in, values_out, num_buckets, bucket_of}, {}};
-    if constexpr (UsesLookback<Partition>::value) {
-      agent.run_claimed_tiles(part, scanned, bucket_offsets);  // its first barrier orders the zeroed counters
-      return;
-    }
-    const BlockWork w = part.work(num_buckets);
-    const int64_t bias = block_bias(scanned, w);
-    write_bucket_offsets(scanned, w, bias, bucket_offsets);
-#pragma unroll
-    for (int t = 0; t < BINS; ++t) {
-      const uint32_t d = tid * BINS + t;
-      agent.base[t] = d < num_buckets ? scanned[w.table_base + static_cast<int64_t>(d) * w.table_stride] + bias : 0;
-    }
-    __syncthreads();  // counters zeroed before the first tile's atomics
-
-    // Whole tiles without bounds checks on the loads; only a chunk's last tile can be partial.
-    int64_t tile_base = w.begin;
-    for (; tile_base + TILE <= w.end; tile_base += TILE) agent.template tile<true>(tile_base, TILE, RunningBases{});
-    if (tile_base < w.end) {
-      agent.template tile<false>(tile_base, static_cast<int>(w.end - tile_base), RunningBases{});
-    }
+    agent.run_claimed_tiles(part, scanned, bucket_offsets);  // its first barrier orders the zeroed counters
   }
 
   // Claimed tiles in input order with look-back bases (the look-back partitions; split_agent.cuh has the scheme).

@@ -10,8 +10,11 @@
 // functor, offsets, invalid records, ItemCount, scratch, stream, Workspace overload) is as in prim/split.h.
 // The stable order is always used: a permutation is only useful if it is reproducible.
 //
-// Cost: the records are read twice (count pass and rank pass) and only the indices are written; the scatter
-// kind needs no shared-memory exchange at all (each record writes its own slot).
+// Cost: with up to 256 buckets the records are read twice (count pass and rank pass) and only the indices are
+// written; the scatter kind needs no shared-memory exchange at all (each record writes its own slot). With more
+// buckets (up to 2048) the (bucket, index) pairs of the records take the record split's two stable 8-bit passes
+// (detail/split_index_two_passes.cuh): the records are read once, and the scratch holds about
+// 4 + 4 + 2 x sizeof(Index) bytes a record (n.max) more, plus sizeof(Index) for the scatter kind.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -19,6 +22,7 @@
 #include <type_traits>
 
 #include "detail/split_dispatch.cuh"
+#include "detail/split_index_two_passes.cuh"
 #include "detail/split_types.cuh"
 #include "detail/split_workspace.cuh"
 #include "prim/item_count.h"
@@ -33,6 +37,10 @@ cudaError_t split_index(void* d_temp, size_t& temp_bytes, const T* d_in, ItemCou
   static_assert(std::is_same_v<Index, uint32_t> || std::is_same_v<Index, uint64_t>, "Index: uint32_t or uint64_t");
   if constexpr (sizeof(Index) == 4) {
     if (n.max > (int64_t{1} << 32)) return cudaErrorInvalidValue;
+  }
+  if (num_buckets > 256) {
+    return detail::split_index_two_passes(d_temp, temp_bytes, d_in, n, num_buckets, bucket_of, d_permutation, kind,
+                                          d_bucket_offsets, stream, d_num_invalid);
   }
   if (kind == PermutationKind::gather) {
     return detail::dispatch_split<detail::SplitOutput::gather_index, T, Index>(
