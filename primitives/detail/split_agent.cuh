@@ -538,10 +538,10 @@ struct SplitUpsweepAgent {
 // ------------------------------------------------------------------------------------------------------------
 // Downsweep: stable rank + exchange + scatter. `scanned` is the exclusive scan of the upsweep's table.
 //
-// A tile is *clean* when it is full and its chunk has no invalid record (the upsweep's counts say so: the chunk's
-// valid records sum to its size). A clean tile has no sinks, so it keeps no digit array and no sink bookkeeping
-// in registers: the ranker asks the bucket functor itself, and the staging asks it once more. That keeps the
-// 384-thread, 16-item tile within its 80 registers (Nsight Compute, H100: the tile that kept digits and sink
+// A tile is *clean* when it is full and its run has no invalid record (the upsweep's per-part counts, or for the LSD
+// passes the histogram, say so). A clean tile has no sinks, so it keeps no digit array and no sink bookkeeping in
+// registers: the ranker asks the bucket functor itself, and the staging asks it once more (with keys only, the
+// scatter a third time). That keeps the 384-thread, 16-item tile within its 80 registers (Nsight Compute, H100: the tile that kept digits and sink
 // ballots for the ranker spilled 72 bytes a thread, and its spill traffic was the largest stall). Every other tile
 // (a chunk's partial last tile, a chunk with invalid records) takes the general path with the sink digit.
 // ------------------------------------------------------------------------------------------------------------
@@ -570,7 +570,7 @@ struct SplitDownsweepAgent {
       alignas(16) unsigned char exchange[kExchangeBytes > 0 ? kExchangeBytes : 16];
     } u;
     int64_t shift[D];         // global position of staged slot i of digit d: shift[d] + i
-    uint16_t digit[TILE];     // digit of each staged slot (bucket order)
+    uint16_t digit[TILE];     // digit of each staged slot (bucket order); keys only: unused (kept: the measured size)
     int warp_sinks[Policy::WARPS];
     unsigned long long chunk_valid;
     uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
@@ -794,7 +794,7 @@ struct SplitDownsweepAgent {
 #pragma unroll
       for (int item = 0; item < IPT; ++item) {
         if (is_real(item)) {
-          temp.digit[ranks[item]] = static_cast<uint16_t>(digit_of(item));
+          if constexpr (OUT != SplitOutput::keys) temp.digit[ranks[item]] = static_cast<uint16_t>(digit_of(item));
           if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[ranks[item]] = key_of(item);
         }
       }
@@ -804,7 +804,15 @@ struct SplitDownsweepAgent {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
           const int i = k * THREADS + tid;
-          if (kClean || i < valid_in_tile) io.keys_out[temp.shift[temp.digit[i]] + i] = staged[i];
+          if (kClean || i < valid_in_tile) {
+            const KeyT key = staged[i];
+            // Keys only: the staged key's bucket again, as CUB's one-sweep pass does, instead of a staged 16-bit
+            // bucket (H100, 2^26 u32 keys, session 11: SplitSort 1.70 -> 1.62 ms; the functor split 0.559 -> 0.532
+            // ms, its hash evaluated a third time). Pairs still stage the buckets: the values need them after the
+            // keys' exchange buffer is reused.
+            const uint32_t d = OUT == SplitOutput::keys ? io.bucket_of(key) : temp.digit[i];
+            io.keys_out[temp.shift[d] + i] = key;
+          }
         }
       }
       if constexpr (kStageValues) {

@@ -67,6 +67,24 @@ struct LsdPlan {
 };
 inline LsdPlan lsd_plan(int total_bits) { return {std::max(1, passes_for_bits(total_bits, kLsdDigitBits)), total_bits}; }
 
+// Runs run_pass(pass, bits, src_keys, dst_keys, src_values, dst_values) for every pass of the plan, ping-ponging
+// between the caller's output and the alternate buffers so that the last pass lands in the output.
+template <class K, class V, class RunPass>
+cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out, K* alt_keys, const V* values_in,
+                              V* values_out, V* alt_values, RunPass run_pass) {
+  const K* src_keys = keys_in;
+  const V* src_values = values_in;
+  for (int pass = 0; pass < plan.passes; ++pass) {
+    const bool to_out = (plan.passes - 1 - pass) % 2 == 0;
+    K* dst_keys = to_out ? keys_out : alt_keys;
+    V* dst_values = to_out ? values_out : alt_values;
+    PRIM_TRY(run_pass(pass, plan.bits_of(pass), src_keys, dst_keys, src_values, dst_values));
+    src_keys = dst_keys;
+    src_values = dst_values;
+  }
+  return cudaSuccess;
+}
+
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.
 template <SplitOutput OUT, int MAX_PASSES, class K, class V, class MakeOp>
@@ -101,20 +119,14 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
 
   // ---- the passes: one downsweep each ----
   const ItemCount valid(n.max, scanned + kLsdDigits);  // pass 0's valid records: the count of every later pass
-  const K* src_keys = keys_in;
-  const V* src_values = values_in;
-  for (int pass = 0; pass < plan.passes; ++pass) {
-    const bool to_out = (plan.passes - 1 - pass) % 2 == 0;  // the last pass writes the caller's output
-    K* dst_keys = to_out ? keys_out : alt_keys;
-    V* dst_values = to_out ? values_out : alt_values;
-    const int bits = plan.bits_of(pass);
-    PRIM_TRY(Pass::launch(src_keys, dst_keys, src_values, dst_values, pass == 0 ? n : valid, uint32_t{1} << bits,
-                          make_op(pass, first_bit + pass * kLsdDigitBits, bits),
-                          scanned + static_cast<size_t>(pass) * (kLsdDigits + 1), lookback, stream));
-    src_keys = dst_keys;
-    src_values = dst_values;
-  }
-  return cudaSuccess;
+  return for_each_lsd_pass(plan, keys_in, keys_out, alt_keys, values_in, values_out, alt_values,
+                           [&](int pass, int bits, const K* src_k, K* dst_k, const V* src_v, V* dst_v) {
+                             return Pass::launch(src_k, dst_k, src_v, dst_v, pass == 0 ? n : valid,
+                                                 uint32_t{1} << bits,
+                                                 make_op(pass, first_bit + pass * kLsdDigitBits, bits),
+                                                 scanned + static_cast<size_t>(pass) * (kLsdDigits + 1), lookback,
+                                                 stream);
+                           });
 }
 
 // make_op(pass, shift, bits) returns the pass's bucket functor (one type for every pass); MAX_PASSES bounds the
@@ -148,24 +160,15 @@ cudaError_t lsd_split(void* d_temp, size_t& temp_bytes, const K* keys_in, K* key
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
 
-  const K* src_keys = keys_in;
-  const V* src_values = values_in;
-  for (int pass = 0; pass < plan.passes; ++pass) {
-    const bool to_out = (plan.passes - 1 - pass) % 2 == 0;  // the last pass writes the caller's output
-    K* dst_keys = to_out ? keys_out : alt_keys;
-    V* dst_values = to_out ? values_out : alt_values;
-    const int bits = plan.bits_of(pass);
-    const uint32_t num_buckets = uint32_t{1} << bits;
-    const ItemCount count = pass == 0 ? n : ItemCount(n.max, first_offsets + (size_t{1} << plan.bits_of(0)));
-    size_t bytes = split_bytes;
-    PRIM_TRY((dispatch_split<OUT, K, V>(split_temp, bytes, src_keys, dst_keys, src_values, dst_values, count,
-                                        num_buckets, make_op(pass, first_bit + pass * kLsdDigitBits, bits),
-                                        pass == 0 ? first_offsets : nullptr, stream,
-                                        pass == 0 ? d_num_invalid : nullptr)));
-    src_keys = dst_keys;
-    src_values = dst_values;
-  }
-  return cudaSuccess;
+  const ItemCount valid(n.max, first_offsets + (size_t{1} << plan.bits_of(0)));
+  return for_each_lsd_pass(plan, keys_in, keys_out, alt_keys, values_in, values_out, alt_values,
+                           [&](int pass, int bits, const K* src_k, K* dst_k, const V* src_v, V* dst_v) {
+                             size_t bytes = split_bytes;
+                             return dispatch_split<OUT, K, V>(
+                                 split_temp, bytes, src_k, dst_k, src_v, dst_v, pass == 0 ? n : valid,
+                                 uint32_t{1} << bits, make_op(pass, first_bit + pass * kLsdDigitBits, bits),
+                                 pass == 0 ? first_offsets : nullptr, stream, pass == 0 ? d_num_invalid : nullptr);
+                           });
 }
 
 }  // namespace detail
