@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "prim/iterative_split.h"
 #include "prim/segmented_split.h"
 #include "prim/sort.h"
 #include "prim/split.h"
@@ -20,6 +21,14 @@ struct LowByte {
 struct Low11Bits {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0x7FFu; }
 };
+// The key's low bits as a 64-bit id (prim/iterative_split.h).
+struct IdLowBits {
+  uint32_t mask;
+  __host__ __device__ uint64_t operator()(uint32_t key) const { return key & mask; }
+};
+// Id widths of the iterative and hierarchical split rows: below, inside and at the top of the range where
+// prim/iterative_split.h expected the hierarchical split to win (12..22 bits).
+constexpr int kIdBits[] = {12, 16, 22};
 // A bucket functor that is not a bit range of the key (Fibonacci hashing, top 8 bits of the product).
 struct HashBucket {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return (key * 2654435761u) >> 24; }
@@ -131,9 +140,17 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(nullptr, c_sort_pairs_ids, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s));
   c_sort_pairs_ids_seq = c_sort_pairs_ids;
   BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, c_keys, k_in, kb_, n, 0, 32, s));
+  size_t t_ids = 0;
+  for (int bits : kIdBits) {
+    const IdLowBits id{(1u << bits) - 1};
+    size_t lsd = 0, hierarchical = 0;
+    BENCH_TRY(ctx, prim::iterative_split(nullptr, lsd, k_in, ka, n, bits, id, s));
+    BENCH_TRY(ctx, prim::hierarchical_split(nullptr, hierarchical, k_in, ka, n, bits, id, s));
+    t_ids = std::max({t_ids, lsd, hierarchical});
+  }
   const size_t temp_bytes =
       std::max({t_split_pairs, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index,
-                t_index_2048, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys});
+                t_index_2048, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys, t_ids});
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
   void* t = temp.get();
@@ -206,6 +223,24 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       },
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
       [&] { return equal_or("permutations", va, vb, kb, s); });
+
+  // ---- the iterative (LSD) and the hierarchical (MSD) split of u32 keys by their low 12 / 16 / 22 bits as ids, vs
+  // SortKeys on the same bits: which method is the faster where; no target ratio was set for them ----
+  for (int bits : kIdBits) {
+    const IdLowBits id{(1u << bits) - 1};
+    const std::string b = std::to_string(bits);
+    for (const bool hierarchical : {false, true}) {
+      measure(ctx, Row{std::string(hierarchical ? "id split hierarchical" : "id split LSD") + " u32, " + b + "-bit ids",
+                       "cub SortKeys bits [0," + b + ")", d, n, 0, 0, 0, 8.0 * n, 0, ""},
+          [&] {
+            size_t tb = temp_bytes;
+            return hierarchical ? prim::hierarchical_split(t, tb, k_in, ka, n, bits, id, s)
+                                : prim::iterative_split(t, tb, k_in, ka, n, bits, id, s);
+          },
+          [&] { size_t tb = temp_bytes; return cub::DeviceRadixSort::SortKeys(t, tb, k_in, kb_, n, 0, bits, s); },
+          [&] { return equal_or("keys", ka, kb_, kb, s); });
+    }
+  }
 
   // ---- SplitSort vs CUB radix sort, all 32 bits ----
   measure(ctx, Row{"SplitSort u32 keys", "cub SortKeys", d, n, 0, 0, 0, 8.0 * n, 1.0, ""},
