@@ -102,6 +102,57 @@ std::string unstable_pairs_or(const uint32_t* keys_in, const uint32_t* keys_out,
                        : "MISMATCH: " + std::to_string(h_errors) + " positions not a bucket-preserving permutation";
 }
 
+// 64-byte records whose first word's low bits are the id: the hierarchical split moves such records twice, the LSD
+// split ceil(bits / 8) times. The peer is the LSD split (both are stable, so their outputs are equal): ratio > 1
+// means the hierarchical split is the faster choice.
+struct alignas(16) IdRecord64 {
+  uint32_t w[16];
+};
+struct IdRecordLowBits {
+  uint32_t mask;
+  __host__ __device__ uint64_t operator()(const IdRecord64& r) const { return r.w[0] & mask; }
+};
+
+void id_split_record_rows(Context& ctx, int64_t n, Dist dist) {
+  const cudaStream_t s = ctx.stream;
+  const size_t rb = sizeof(IdRecord64) * static_cast<size_t>(n);
+  size_t free_b = 0, total_b = 0;
+  BENCH_TRY(ctx, cudaMemGetInfo(&free_b, &total_b));
+  if (5 * rb + (size_t{1} << 30) > free_b) {
+    std::fprintf(stderr, "  id split 64 B records at n=%lld: skipped (does not fit in device memory)\n", (long long)n);
+    return;
+  }
+  Buffer src(rb), out_hier(rb), out_lsd(rb);
+  for (const Buffer* b : {&src, &out_hier, &out_lsd}) BENCH_TRY(ctx, b->status());
+  fill_keys(src.as<uint32_t>(), n * 16, dist, 43, s);
+  const IdRecord64* in = src.as<IdRecord64>();
+  size_t temp_bytes = 0;
+  for (int bits : {16, 22}) {
+    const IdRecordLowBits id{(1u << bits) - 1};
+    size_t lsd = 0, hierarchical = 0;
+    BENCH_TRY(ctx, prim::iterative_split(nullptr, lsd, in, out_lsd.as<IdRecord64>(), n, bits, id, s));
+    BENCH_TRY(ctx, prim::hierarchical_split(nullptr, hierarchical, in, out_hier.as<IdRecord64>(), n, bits, id, s));
+    temp_bytes = std::max({temp_bytes, lsd, hierarchical});
+  }
+  Buffer temp(temp_bytes);
+  BENCH_TRY(ctx, temp.status());
+  for (int bits : {16, 22}) {
+    const IdRecordLowBits id{(1u << bits) - 1};
+    const std::string b = std::to_string(bits);
+    measure(ctx, Row{"id split hierarchical 64 B records, " + b + "-bit ids", "id split LSD of the same records",
+                     dist_name(dist), n, 0, 0, 0, 2.0 * static_cast<double>(rb), 0, ""},
+        [&] {
+          size_t tb = temp_bytes;
+          return prim::hierarchical_split(temp.get(), tb, in, out_hier.as<IdRecord64>(), n, bits, id, s);
+        },
+        [&] {
+          size_t tb = temp_bytes;
+          return prim::iterative_split(temp.get(), tb, in, out_lsd.as<IdRecord64>(), n, bits, id, s);
+        },
+        [&] { return equal_or("records", out_hier.get(), out_lsd.get(), rb, s); });
+  }
+}
+
 }  // namespace
 
 void run_split_rows(Context& ctx, int64_t n, Dist dist) {
@@ -289,6 +340,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
         },
         [&] { return equal_or("keys", ka, kb_, kb, s); });
   }
+
+  id_split_record_rows(ctx, n, dist);
 }
 
 }  // namespace bench
