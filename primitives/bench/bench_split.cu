@@ -17,7 +17,7 @@ namespace {
 struct LowByte {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0xFFu; }
 };
-// 2048 buckets: the split's 11-bit ranker (one pass), against CUB's sort of the same 11 bits.
+// 2048 buckets: the split's two 8-bit passes, against CUB's sort of the same 11 bits.
 struct Low11Bits {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0x7FFu; }
 };
@@ -225,7 +225,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 8, s); },
       [&] { return unstable_pairs_or(k_in, ka, va, kb_, n, 0xFFu, s); });
 
-  // ---- 2048 buckets (key bits [0, 11)): the 11-bit ranker, stable and unstable, vs SortPairs bits [0, 11) ----
+  // ---- 2048 buckets (key bits [0, 11)): two 8-bit passes, stable and unstable, vs SortPairs bits [0, 11) ----
   measure(ctx, Row{"split pairs u32+u32, 2048 buckets = key[0,11)", "cub SortPairs bits [0,11)", d, n, 0, 0, 0, 16.0 * n, 0, ""},
       [&] { size_t b = temp_bytes; return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s); },
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },

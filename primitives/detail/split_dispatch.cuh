@@ -178,8 +178,8 @@ struct GlobalSplitPass {
 // replaces the one-pass 11-bit downsweep for these outputs: measured on the H100 (2^26 u32 pairs, 2048 buckets) that
 // one took 6.6 ms with uniform keys (CUB's sort of the same 11 bits: 1.16 ms); docs/bench/README.md, "Session 10".
 // Costs: the records move twice, through a scratch copy of n.max records; the bucket functor runs several times a
-// record (in each pass's upsweep and downsweep, and for the offsets). split_index keeps the 11-bit pass (its output
-// is a permutation of the input, which pass 2 would lose).
+// record (in each pass's upsweep and downsweep, and for the offsets). split_index, whose output is a permutation of
+// the input, sends (bucket, index) pairs through these passes (split_index_two_passes.cuh).
 template <class BucketOp>
 struct LowBucketByte {
   BucketOp bucket_of;

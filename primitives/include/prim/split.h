@@ -32,7 +32,7 @@
 // buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). 257..2048 buckets take two stable 8-bit passes
 // (the bucket's low byte, then the rest) through a scratch copy of n.max records, in either order: the one-pass
 // 11-bit ranker they replace took 6.6 ms for 2^26 u32 pairs on an H100, where CUB sorts the same 11 bits in 1.16
-// ms (docs/bench/README.md, "Session 10"). split_index keeps that 11-bit pass.
+// ms (docs/bench/README.md, "Session 10"). split_index sends (bucket, index) pairs through the same two passes.
 // SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the upsweep, the scan, the partition and the
 // exchange but ranks each tile with warp-aggregated shared-memory atomics on one counter per bucket, instead of the
 // stable block-wide rank. Measured on an H100 with 256 buckets, the stable downsweep is now the faster of the two
