@@ -256,8 +256,11 @@ struct TileLookbackPartition : EvenSharePartition<TILE_ITEMS>, LookbackWords {
 // scans one histogram of the whole input, scanned[d] = the start of bucket d, scanned[num_buckets] = the valid
 // records, and zeroes the look-back words and the claim counter before the launch. The run's sums reach the whole
 // input: n.max <= kMaxRunRecords. Its full tiles are clean only when the whole input is valid.
-template <int TILE_ITEMS>
+template <int TILE_ITEMS, bool ONE_TILE_PER_BLOCK = false>
 struct GlobalLookbackPartition : LookbackWords {
+  // true: the grid has a block per tile and each block splits one tile, as CUB's one-sweep pass does (no tile loop
+  // and no barrier between tiles); false: a resident grid whose blocks claim tiles until none is left.
+  static constexpr bool kOneTilePerBlock = ONE_TILE_PER_BLOCK;
   ItemCount n;
   uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets]
   uint32_t* next_tile = nullptr;  // the claim counter
@@ -275,6 +278,12 @@ struct GlobalLookbackPartition : LookbackWords {
     return {0, 0, 1, scanned[num_buckets] == static_cast<uint64_t>(count)};
   }
 };
+
+template <class Partition, class = void>
+struct ClaimsOneTile : std::false_type {};
+template <class Partition>
+struct ClaimsOneTile<Partition, std::void_t<decltype(Partition::kOneTilePerBlock)>>
+    : std::integral_constant<bool, Partition::kOneTilePerBlock> {};
 
 template <class Partition, class = void>
 struct UsesLookback : std::false_type {};
@@ -636,8 +645,8 @@ struct SplitDownsweepAgent {
     }
   }
 
-  // A block claims tiles in input order until none is left (the look-back partitions). A tile is clean when it is
-  // full and its run has no invalid record.
+  // A block claims tiles in input order until none is left, or claims one (ClaimsOneTile) (the look-back
+  // partitions). A tile is clean when it is full and its run has no invalid record.
   __device__ __forceinline__ static void run_claimed_tiles(TempStorage& temp, const Io& io, Partition part,
                                                            const uint64_t* __restrict__ scanned,
                                                            uint64_t* bucket_offsets) {
@@ -666,6 +675,7 @@ struct SplitDownsweepAgent {
       } else {
         split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base, bases);
       }
+      if constexpr (ClaimsOneTile<Partition>::value) break;
     }
   }
 
@@ -839,7 +849,9 @@ struct SplitDownsweepAgent {
         }
       }
     }
-    __syncthreads();  // next tile reuses the ranker storage, shift[] and digit[]
+    if constexpr (!ClaimsOneTile<Partition>::value) {
+      __syncthreads();  // the next tile reuses the ranker storage, shift[] and digit[]
+    }
   }
 };
 

@@ -128,7 +128,10 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
 // histogram of every pass (lsd_histogram.cuh); no upsweep, no spine. The downsweep's look-back runs over the whole
 // input (GlobalLookbackPartition), so n.max <= kMaxRunRecords; `lookback` holds lookback_words(n.max) words (4 bytes a
 // tile and bucket: 0.11 bytes a record of 4 bytes), zeroed here before the launch (one memset node).
-template <SplitOutput OUT, class KeyT, class ValueT>
+// The shape by default: a resident grid whose blocks claim tiles of 24 items a thread, two blocks an SM. The caller
+// may ask for another (split_lsd.cuh: SplitSort's 32-bit keys take a block a tile, 19 items, three blocks an SM).
+template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = 24, int MIN_BLOCKS_PER_SM = 2,
+          bool ONE_TILE_PER_BLOCK = false>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): measured on the H100 (2^26 u32 keys, session
@@ -136,9 +139,9 @@ struct GlobalSplitPass {
   // bytes in these kernels: the longer tile makes fewer claims, look-backs and barriers a record. In another call,
   // 24 / 28 / 32 items: keys 1.70 / 1.69 / 1.71 ms, pairs 2.51 / 2.55 / 2.65 ms. The plain split's rows lost 1-8% at
   // 20 items and 5-75% at 24 (same call).
-  static constexpr int kMaxItemsPerThread = 24;
-  using Policy = SplitTilePolicy<8, 384, split_items_per_thread(384, kRecordBytes, kMaxItemsPerThread), 4, 2>;
-  using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS>;
+  using Policy = SplitTilePolicy<8, 384, split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD), 4,
+                                 MIN_BLOCKS_PER_SM>;
+  using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK>;
   static constexpr int64_t kMaxRecords = Partition::kMaxRunRecords;
 
   static size_t lookback_words(int64_t max_records) {
@@ -158,7 +161,11 @@ struct GlobalSplitPass {
     }
     const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), Policy::TILE_ITEMS);
     int grid = 1;
-    PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
+    if constexpr (ONE_TILE_PER_BLOCK) {
+      grid = static_cast<int>(max_tiles);  // < 2^30 / TILE_ITEMS (kMaxRecords)
+    } else {
+      PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
+    }
     const size_t words = static_cast<size_t>(max_tiles) * num_buckets;
     PRIM_TRY(cudaMemsetAsync(lookback, 0, (words + 1) * sizeof(uint32_t), stream));
     Partition part{};

@@ -77,14 +77,18 @@ void check_sort_pairs(const std::vector<Key>& keys, int begin_bit, int end_bit, 
 }
 
 template <typename Key>
-void check_sort_keys(const std::vector<Key>& keys, int begin_bit, int end_bit) {
+void check_sort_keys(const std::vector<Key>& keys, int begin_bit, int end_bit, bool device_count = false) {
   const int64_t n = static_cast<int64_t>(keys.size());
   DeviceBuffer<Key> d_keys, d_out(std::max<int64_t>(n, 1));
   d_keys.upload(keys);
   if (keys.empty()) d_keys.resize(1);
   d_out.poison();
+  DeviceBuffer<uint64_t> d_count(1);
+  const uint64_t h_count = static_cast<uint64_t>(n);
+  ASSERT_CUDA(cudaMemcpy(d_count.get(), &h_count, sizeof(h_count), cudaMemcpyHostToDevice));
+  const prim::ItemCount count = device_count ? prim::ItemCount(n + 20000, d_count.get()) : prim::ItemCount(n);
   prim::Workspace ws;
-  ASSERT_CUDA(prim::sort_keys(ws, d_keys.get(), d_out.get(), n, begin_bit, end_bit));
+  ASSERT_CUDA(prim::sort_keys(ws, d_keys.get(), d_out.get(), count, begin_bit, end_bit));
   ASSERT_CUDA(cudaDeviceSynchronize());
   std::vector<Key> want(keys.size());
   prim::reference::sort_keys(keys.data(), want.data(), keys.size(), begin_bit, end_bit);
@@ -127,6 +131,18 @@ TYPED_TEST(SplitSort, EdgeSizes) {
                    size_t{4097}, size_t{65535}, size_t{65537}}) {
     SCOPED_TRACE(n);
     check_sort_pairs(make_keys<TypeParam>(n, 5 + n, n % 2 == 0), 0, bits);
+  }
+}
+
+// Keys only around the one-sweep passes' tiles: 384 x 19 = 7296 keys (32-bit keys, a block a tile) and 384 x 24 =
+// 9216 (the resident grid), with a host count and with a device count whose bound adds tiles that do not exist.
+TYPED_TEST(SplitSort, KeysOnlyAroundPassTiles) {
+  constexpr int bits = static_cast<int>(sizeof(TypeParam) * 8);
+  for (size_t n : {size_t{7295}, size_t{7296}, size_t{7297}, size_t{9215}, size_t{9216}, size_t{9217},
+                   size_t{3 * 7296 + 5}}) {
+    SCOPED_TRACE(n);
+    check_sort_keys(make_keys<TypeParam>(n, 40 + n, n % 2 == 0), 0, bits);
+    check_sort_keys(make_keys<TypeParam>(n, 41 + n, false), 0, bits, true);
   }
 }
 
