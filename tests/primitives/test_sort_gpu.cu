@@ -35,6 +35,15 @@ bool same_key(const Key& a, const Key& b) {
   return a == b;
 }
 
+// The count a check passes to the sort: n on the host, or n in device memory (d_count) under a bound `extra`
+// records larger, so that the sort's grid has tiles that do not exist.
+prim::ItemCount sort_count(int64_t n, bool device_count, int64_t extra, DeviceBuffer<uint64_t>& d_count) {
+  if (!device_count) return prim::ItemCount(n);
+  const uint64_t h_count = static_cast<uint64_t>(n);
+  EXPECT_CUDA(cudaMemcpy(d_count.get(), &h_count, sizeof(h_count), cudaMemcpyHostToDevice));
+  return prim::ItemCount(n + extra, d_count.get());
+}
+
 template <typename Key>
 void check_sort_pairs(const std::vector<Key>& keys, int begin_bit, int end_bit, bool device_count = false) {
   const int64_t n = static_cast<int64_t>(keys.size());
@@ -51,9 +60,7 @@ void check_sort_pairs(const std::vector<Key>& keys, int begin_bit, int end_bit, 
   d_keys_out.poison();
   d_values_out.poison();
   DeviceBuffer<uint64_t> d_count(1);
-  const uint64_t h_count = static_cast<uint64_t>(n);
-  ASSERT_CUDA(cudaMemcpy(d_count.get(), &h_count, sizeof(h_count), cudaMemcpyHostToDevice));
-  const prim::ItemCount count = device_count ? prim::ItemCount(n + 333, d_count.get()) : prim::ItemCount(n);
+  const prim::ItemCount count = sort_count(n, device_count, 333, d_count);
   size_t bytes = 0;
   ASSERT_CUDA(prim::sort_pairs(nullptr, bytes, d_keys.get(), d_keys_out.get(), d_values.get(), d_values_out.get(),
                                count, begin_bit, end_bit));
@@ -84,9 +91,7 @@ void check_sort_keys(const std::vector<Key>& keys, int begin_bit, int end_bit, b
   if (keys.empty()) d_keys.resize(1);
   d_out.poison();
   DeviceBuffer<uint64_t> d_count(1);
-  const uint64_t h_count = static_cast<uint64_t>(n);
-  ASSERT_CUDA(cudaMemcpy(d_count.get(), &h_count, sizeof(h_count), cudaMemcpyHostToDevice));
-  const prim::ItemCount count = device_count ? prim::ItemCount(n + 20000, d_count.get()) : prim::ItemCount(n);
+  const prim::ItemCount count = sort_count(n, device_count, 20000, d_count);
   prim::Workspace ws;
   ASSERT_CUDA(prim::sort_keys(ws, d_keys.get(), d_out.get(), count, begin_bit, end_bit));
   ASSERT_CUDA(cudaDeviceSynchronize());
