@@ -95,6 +95,30 @@ struct SplitPolicyFor {
 
 struct NoValue {};
 
+// A bucket functor that declares `static constexpr bool kPadsWithAllOnes = true` promises that every record's bucket
+// is in range and that the key of all one bits falls in the last bucket (SplitSort's key digits). A partial tile
+// of such a split is then padded with that key, as CUB pads its last tile: the padding ranks after every real
+// record of the last bucket, so the clean tile's code serves it with a bound on the scatter, and the split's kernel
+// has no sink path at all.
+template <class BucketOp, class = void>
+struct PadsWithAllOnes : std::false_type {};
+template <class BucketOp>
+struct PadsWithAllOnes<BucketOp, std::void_t<decltype(BucketOp::kPadsWithAllOnes)>>
+    : std::integral_constant<bool, BucketOp::kPadsWithAllOnes> {};
+
+template <class T>
+__device__ __forceinline__ T all_ones() {
+  T out;
+  memset(&out, 0xFF, sizeof(T));
+  return out;
+}
+
+// How a downsweep tile is split (SplitDownsweepAgent::split_tile):
+//   clean   — a full tile whose run has no out-of-range record: no bounds, no sinks;
+//   padded  — a partial tile of a PadsWithAllOnes functor: the clean code, with all-ones keys past the end;
+//   general — anything else: out-of-range records and the unused tail are ranked under the sink digit.
+enum class TileKind { clean, padded, general };
+
 // The real element count inside a kernel (device-resident counts are read here, never on the host).
 __device__ __forceinline__ int64_t resolve_count(const ItemCount& n) {
   if (n.device == nullptr) return n.max;
@@ -261,6 +285,9 @@ struct GlobalLookbackPartition : LookbackWords {
   // true: the grid has a block per tile and each block splits one tile, as CUB's one-sweep pass does (no tile loop
   // and no barrier between tiles); false: a resident grid whose blocks claim tiles until none is left.
   static constexpr bool kOneTilePerBlock = ONE_TILE_PER_BLOCK;
+  // Plain loads of the input, not evict-first ones (load_streaming): measured on the H100 (session 13, call c,
+  // 2^26 uniform keys, three rounds) SplitSort keys 1.518-1.527 -> 1.468-1.475 ms and pairs 2.484-2.510 -> 2.436-2.444.
+  static constexpr bool kPlainLoads = true;
   ItemCount n;
   uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets]
   uint32_t* next_tile = nullptr;  // the claim counter
@@ -284,6 +311,12 @@ struct ClaimsOneTile : std::false_type {};
 template <class Partition>
 struct ClaimsOneTile<Partition, std::void_t<decltype(Partition::kOneTilePerBlock)>>
     : std::integral_constant<bool, Partition::kOneTilePerBlock> {};
+
+template <class Partition, class = void>
+struct LoadsPlainly : std::false_type {};
+template <class Partition>
+struct LoadsPlainly<Partition, std::void_t<decltype(Partition::kPlainLoads)>>
+    : std::integral_constant<bool, Partition::kPlainLoads> {};
 
 template <class Partition, class = void>
 struct UsesLookback : std::false_type {};
@@ -427,16 +460,19 @@ struct IdentityDigit {
 };
 
 // Receives the ranker's per-digit tile counts (digits in blocked order over the threads) and hands the real ones
-// (sinks left out of the sink digit) to the bases' publish hook. The ranker calls it after a barrier, so the warps'
-// sink counts, written before the ranker, are visible (a clean tile has none: warp_sinks == nullptr).
-template <int BINS, uint32_t SINK_DIGIT, int WARPS, class Bases>
+// (sinks and padding left out of sink_digit) to the bases' publish hook. The ranker calls it after a barrier, so the
+// warps' sink counts, written before the ranker, are visible (clean and padded tiles have none: warp_sinks ==
+// nullptr).
+template <int BINS, int WARPS, class Bases>
 struct CaptureCounts {
   int* out;
   const Bases& bases;
-  const int* warp_sinks;
+  const int* warp_sinks;  // general tile: each warp's sinks
+  int padding;            // padded tile: the all-ones keys past the end
+  uint32_t sink_digit;    // the digit that holds the sinks or the padding
   uint32_t num_buckets;
   __device__ __forceinline__ void operator()(int (&bins)[BINS]) {
-    int tile_sinks = 0;
+    int tile_sinks = padding;
     if (warp_sinks != nullptr) {
 #pragma unroll
       for (int w = 0; w < WARPS; ++w) tile_sinks += warp_sinks[w];
@@ -446,7 +482,7 @@ struct CaptureCounts {
     for (int i = 0; i < BINS; ++i) {
       out[i] = bins[i];
       const uint32_t d = threadIdx.x * BINS + i;
-      real[i] = d < num_buckets ? bins[i] - (d == SINK_DIGIT ? tile_sinks : 0) : 0;
+      real[i] = d < num_buckets ? bins[i] - (d == sink_digit ? tile_sinks : 0) : 0;
     }
     bases.publish(real, num_buckets);
   }
@@ -562,7 +598,17 @@ struct SplitDownsweepAgent {
   static constexpr int D = Policy::RADIX_DIGITS;
   // Early counts: warp histograms by shared atomics, one block scan, then match-any ranks. It keeps no per-item
   // counter pointers across the scan, as BlockRadixRankMatch does (16 more live registers at 16 items).
-  using Ranker = cub::BlockRadixRankMatchEarlyCounts<THREADS, Policy::RADIX_BITS, false>;
+  // CUB's one-sweep shape (a block a tile: SplitSort's 32-bit keys, and its u32+u32 pairs) also takes CUB's
+  // one-sweep scan of the counts, raking-memoize, and keeps a warp converged between its key stores (__syncwarp, as
+  // CUB's scatter does). Measured on the H100 (session 13, 2^26 uniform keys, three rounds): SplitSort keys
+  // 1.518-1.527 -> 1.509-1.522 ms (the scan) and 1.483-1.496 ms (the __syncwarp); with them, the plain loads
+  // (kPlainLoads) and the keys' smaller shared memory, 1.407-1.417 ms (call c). Pairs in the resident grid lost with
+  // either (2.48-2.51 -> 2.59-2.61 and 2.54-2.56 ms, call c); in a block a tile of 17 they gained (2.457-2.472 ->
+  // 2.384-2.407 ms, call d), so they are tied to the shape.
+  static constexpr bool kOneSweepShape = ClaimsOneTile<Partition>::value;
+  using Ranker = cub::BlockRadixRankMatchEarlyCounts<THREADS, Policy::RADIX_BITS, false,
+                                                     kOneSweepShape ? cub::BLOCK_SCAN_RAKING_MEMOIZE
+                                                                    : cub::BLOCK_SCAN_WARP_SCANS>;
   static constexpr int BINS = Ranker::BINS_TRACKED_PER_THREAD;
   static_assert(IPT <= 32, "a tile's sink flags are one bit an item");
 
@@ -579,11 +625,23 @@ struct SplitDownsweepAgent {
       alignas(16) unsigned char exchange[kExchangeBytes > 0 ? kExchangeBytes : 16];
     } u;
     int64_t shift[D];         // global position of staged slot i of digit d: shift[d] + i
-    uint16_t digit[TILE];     // digit of each staged slot (bucket order); keys only: unused (kept: the measured size)
+    // digit of each staged slot (bucket order); keys only: none, the scatter asks the functor again (45.9 -> 31.3 KB
+    // a block for SplitSort's keys; session 13, call c: 1.518-1.527 -> 1.508-1.511 ms at 2^26)
+    uint16_t digit[OUT == SplitOutput::keys ? 1 : TILE];
     int warp_sinks[Policy::WARPS];
     unsigned long long chunk_valid;
     uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
   };
+
+  // A load of the input: evict-first (load_streaming), or plain where the partition asks (LoadsPlainly).
+  template <class T>
+  __device__ __forceinline__ static T load_input(const T* p) {
+    if constexpr (LoadsPlainly<Partition>::value) {
+      return *p;
+    } else {
+      return load_streaming(p);
+    }
+  }
 
   // The clean tile's digit: the functor (every bucket is valid there).
   struct BucketDigit {
@@ -635,12 +693,24 @@ struct SplitDownsweepAgent {
     const bool chunk_clean = temp.chunk_valid == static_cast<unsigned long long>(w.end - w.begin);
 
     for (int64_t tile_base = w.begin; tile_base < w.end; tile_base += TILE) {
-      const int64_t remaining = w.end - tile_base;
-      if (chunk_clean && remaining >= TILE) {
-        split_tile<true>(temp, io, tile_base, TILE, base, RunningBases{});
+      split_tile_of_its_kind(temp, io, tile_base, w.end - tile_base, chunk_clean, base, RunningBases{});
+    }
+  }
+
+  // A full tile of a run without out-of-range records is clean; a PadsWithAllOnes functor has no such records,
+  // so its partial tile is padded and its kernel holds no general tile.
+  template <class Bases>
+  __device__ __forceinline__ static void split_tile_of_its_kind(TempStorage& temp, const Io& io, int64_t tile_base,
+                                                                int64_t remaining, bool run_clean,
+                                                                uint64_t (&base)[BINS], const Bases& bases) {
+    if (run_clean && remaining >= TILE) {
+      split_tile<TileKind::clean>(temp, io, tile_base, TILE, base, bases);
+    } else {
+      const int in_tile = remaining < TILE ? static_cast<int>(remaining) : TILE;
+      if constexpr (PadsWithAllOnes<BucketOp>::value) {
+        split_tile<TileKind::padded>(temp, io, tile_base, in_tile, base, bases);
       } else {
-        split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base,
-                          RunningBases{});
+        split_tile<TileKind::general>(temp, io, tile_base, in_tile, base, bases);
       }
     }
   }
@@ -669,42 +739,43 @@ struct SplitDownsweepAgent {
       }
       const LookbackBases bases{{}, part.lookback + run.first_tile * num_buckets, tile - run.first_tile};
       const int64_t tile_base = tile * TILE;
-      const int64_t remaining = count - tile_base;
-      if (run.valid && remaining >= TILE) {
-        split_tile<true>(temp, io, tile_base, TILE, base, bases);
-      } else {
-        split_tile<false>(temp, io, tile_base, remaining < TILE ? static_cast<int>(remaining) : TILE, base, bases);
-      }
+      split_tile_of_its_kind(temp, io, tile_base, count - tile_base, run.valid, base, bases);
       if constexpr (ClaimsOneTile<Partition>::value) break;
     }
   }
 
-  template <bool kClean, class Bases>
+  template <TileKind kKind, class Bases>
   __device__ __forceinline__ static void split_tile(TempStorage& temp, const Io& io, int64_t tile_base, int in_tile,
                                                     uint64_t (&base)[BINS], const Bases& bases) {
     const int tid = threadIdx.x;
     const int lane = tid % Policy::WARP_THREADS;
     const int warp = tid / Policy::WARP_THREADS;
     const uint32_t lt = lanemask_lt();
-    // The sink digit is a real bucket only when every digit is a bucket.
+    constexpr bool kClean = kKind == TileKind::clean;
+    constexpr bool kKeepsKeys = kKind != TileKind::general;  // clean and padded tiles: the functor's digits
+    // The sink digit is a real bucket only when every digit is a bucket. A padded tile's padding is in the last
+    // bucket.
     const bool sink_is_bucket = io.num_buckets == static_cast<uint32_t>(D);
+    const uint32_t sink_digit = kKind == TileKind::padded ? io.num_buckets - 1 : Policy::SINK_DIGIT;
 
     // ---- load keys (warp-striped: the ranker's stable order) ----
     // The clean tile keeps its keys; the general tile keeps digits and sink flags instead, and reads its keys
     // again for the staging (from L1/L2, and only on a chunk's last tile or one with invalid records).
     auto local_of = [&](int item) { return warp * Policy::WARP_ITEMS + item * Policy::WARP_THREADS + lane; };
-    KeyT keys[IPT];           // clean tile only
+    KeyT keys[IPT];           // clean and padded tiles only
     uint32_t digits[IPT];     // general tile only: the clean one asks the functor again
     uint32_t sink_bits = 0;   // general tile only: bit `item` = this thread's item is a sink
 #pragma unroll
     for (int item = 0; item < IPT; ++item) {
       const int local = local_of(item);
       if constexpr (kClean) {
-        keys[item] = load_streaming(&io.keys_in[tile_base + local]);
+        keys[item] = load_input(&io.keys_in[tile_base + local]);
+      } else if constexpr (kKeepsKeys) {
+        keys[item] = local < in_tile ? load_input(&io.keys_in[tile_base + local]) : all_ones<KeyT>();
       } else {
         bool sink = true;
         if (local < in_tile) {
-          const uint32_t b = io.bucket_of(load_streaming(&io.keys_in[tile_base + local]));
+          const uint32_t b = io.bucket_of(load_input(&io.keys_in[tile_base + local]));
           sink = b >= io.num_buckets;
           digits[item] = sink ? Policy::SINK_DIGIT : b;
         } else {
@@ -713,7 +784,7 @@ struct SplitDownsweepAgent {
         sink_bits |= static_cast<uint32_t>(sink) << item;
       }
     }
-    if constexpr (!kClean) {
+    if constexpr (!kKeepsKeys) {
       int my_warp_sinks = 0;
 #pragma unroll
       for (int item = 0; item < IPT; ++item) {
@@ -726,17 +797,18 @@ struct SplitDownsweepAgent {
     int ranks[IPT];
     int excl[BINS];
     int counts[BINS];
-    using Capture = CaptureCounts<BINS, Policy::SINK_DIGIT, Policy::WARPS, Bases>;
-    if constexpr (kClean) {
+    using Capture = CaptureCounts<BINS, Policy::WARPS, Bases>;
+    const int padding = kKind == TileKind::padded ? TILE - in_tile : 0;
+    if constexpr (kKeepsKeys) {
       Ranker(temp.u.rank).RankKeys(keys, ranks, BucketDigit{io.bucket_of}, excl,
-                                   Capture{counts, bases, nullptr, io.num_buckets});
+                                   Capture{counts, bases, nullptr, padding, sink_digit, io.num_buckets});
     } else {
       Ranker(temp.u.rank).RankKeys(digits, ranks, IdentityDigit{}, excl,
-                                   Capture{counts, bases, temp.warp_sinks, io.num_buckets});
+                                   Capture{counts, bases, temp.warp_sinks, 0, sink_digit, io.num_buckets});
     }
 
-    int tile_sinks = 0;
-    if constexpr (!kClean) {
+    int tile_sinks = padding;  // the padding ranks after every real record of its bucket: no rank to mend
+    if constexpr (kKind == TileKind::general) {
       int sinks_before_warp = 0;
 #pragma unroll
       for (int w = 0; w < Policy::WARPS; ++w) {
@@ -758,16 +830,19 @@ struct SplitDownsweepAgent {
       }
     }
     const int valid_in_tile = TILE - tile_sinks;
-    auto is_real = [&](int item) { return kClean || !((sink_bits >> item) & 1u); };
+    auto is_real = [&](int item) {
+      if constexpr (kKind == TileKind::padded) return local_of(item) < in_tile;
+      return kClean || !((sink_bits >> item) & 1u);
+    };
     auto key_of = [&](int item) -> KeyT {
-      if constexpr (kClean) {
+      if constexpr (kKeepsKeys) {
         return keys[item];
       } else {
         return io.keys_in[tile_base + local_of(item)];
       }
     };
     auto digit_of = [&](int item) -> uint32_t {
-      if constexpr (kClean) {
+      if constexpr (kKeepsKeys) {
         return io.bucket_of(keys[item]);
       } else {  // general tile
         return digits[item];
@@ -778,7 +853,7 @@ struct SplitDownsweepAgent {
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {
       const uint32_t d = tid * BINS + t;
-      real[t] = d < io.num_buckets ? counts[t] - (d == Policy::SINK_DIGIT ? tile_sinks : 0) : 0;
+      real[t] = d < io.num_buckets ? counts[t] - (d == sink_digit ? tile_sinks : 0) : 0;
     }
     bases.resolve(real, base, io.num_buckets);
 #pragma unroll
@@ -801,9 +876,10 @@ struct SplitDownsweepAgent {
       }
     } else {
       // ---- stage digits (and keys) in bucket order ----
+      // A padded tile stages its padding too, at ranks in_tile and up (after every real record): no bound to test.
 #pragma unroll
       for (int item = 0; item < IPT; ++item) {
-        if (is_real(item)) {
+        if (kKind == TileKind::padded || is_real(item)) {
           if constexpr (OUT != SplitOutput::keys) temp.digit[ranks[item]] = static_cast<uint16_t>(digit_of(item));
           if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[ranks[item]] = key_of(item);
         }
@@ -825,6 +901,7 @@ struct SplitDownsweepAgent {
             const uint32_t d = OUT == SplitOutput::keys ? io.bucket_of(key) : temp.digit[i];
             io.keys_out[temp.shift[d] + i] = key;
           }
+          if constexpr (kOneSweepShape) __syncwarp();
         }
       }
       if constexpr (kStageValues) {
@@ -837,7 +914,7 @@ struct SplitDownsweepAgent {
             if constexpr (OUT == SplitOutput::gather_index) {
               staged[ranks[item]] = static_cast<ValueT>(tile_base + local);
             } else {
-              staged[ranks[item]] = load_streaming(&io.values_in[tile_base + local]);
+              staged[ranks[item]] = load_input(&io.values_in[tile_base + local]);
             }
           }
         }

@@ -28,9 +28,11 @@
 namespace prim {
 namespace detail {
 
-// Digit [shift, shift + bits) of an unsigned key (bits <= kLsdDigitBits: one LSD pass).
+// Digit [shift, shift + bits) of an unsigned key (bits <= kLsdDigitBits: one LSD pass). Every digit is a bucket
+// of the pass (2^bits of them), and the all-ones key's is the last: a partial tile is padded (PadsWithAllOnes).
 template <typename Key>
 struct KeyDigit {
+  static constexpr bool kPadsWithAllOnes = true;
   int shift;
   int bits;
   __host__ __device__ __forceinline__ uint32_t operator()(const Key& key) const {
@@ -87,17 +89,24 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
   return cudaSuccess;
 }
 
-// The shape of a one-sweep pass (GlobalSplitPass). SplitSort's 32-bit keys, keys only, take CUB's one-sweep shape:
-// a block a tile, 19 items a thread, at most 56 registers so that three blocks share an SM. Measured on the H100
-// (session 12, calls a and c, 2^26 uniform keys, three rounds): SplitSort keys 1.61-1.65 -> 1.53-1.58 ms (CUB
-// 1.45), also faster at 2^20 and 2^24 and with low-entropy keys. The same shape made the iterative split's id
-// functor 12-15% slower (it spills at 56 registers; 5% slower at two blocks an SM), and pairs gained nothing
-// (17 or 20 items: 2.49-2.53 ms against 2.51-2.52), so they keep the resident grid of 24-item tiles.
+// The shape of a one-sweep pass (GlobalSplitPass). SplitSort's 32-bit keys take CUB's one-sweep shape: a block a
+// tile, with 19 keys a thread and at most 56 registers so that three blocks share an SM (keys only), or 20 records a
+// thread at two blocks an SM (u32+u32 pairs). Measured on the H100 (2^26 uniform keys, three rounds each):
+//   keys  (session 12, calls a and c): 1.61-1.65 -> 1.53-1.58 ms (CUB 1.45), also faster at 2^20 and 2^24 and with
+//         low-entropy keys;
+//   pairs (session 13, calls d-f, with the padded last tile and plain loads): resident grid of 24-record tiles
+//         2.413-2.450 ms; a block a tile of 17 / 18 / 19 / 20 / 21 / 22 / 24 records: 2.383-2.407 / 2.402-2.407 /
+//         2.374-2.392 / 2.339-2.368 / 2.363-2.417 / 2.377-2.389 / 2.353-2.380 ms; 17 at three blocks an SM
+//         2.612-2.643 (CUB 2.33-2.36). Session 12 had tried 17 records before these changes: no gain.
+// The iterative split's id functor keeps the resident grid of 24-record tiles: in the keys' shape it spills at 56
+// registers and was 12-15% slower (5% slower at two blocks an SM).
+template <class MakeOp, class K>
+constexpr bool kSortsKeyDigits = std::is_same_v<decltype(std::declval<MakeOp>()(0, 0, 0)), KeyDigit<K>>;
 template <SplitOutput OUT, class K, class V, class MakeOp>
 using LsdPassFor = std::conditional_t<
-    OUT == SplitOutput::keys && sizeof(K) == 4 &&
-        std::is_same_v<decltype(std::declval<MakeOp>()(0, 0, 0)), KeyDigit<K>>,
-    GlobalSplitPass<OUT, K, V, 19, 3, true>, GlobalSplitPass<OUT, K, V>>;
+    OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>, GlobalSplitPass<OUT, K, V, 19, 3, true>,
+    std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) == 4 && sizeof(V) == 4 && kSortsKeyDigits<MakeOp, K>,
+                       GlobalSplitPass<OUT, K, V, 20, 2, true>, GlobalSplitPass<OUT, K, V>>>;
 
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.

@@ -35,13 +35,13 @@ bool same_key(const Key& a, const Key& b) {
   return a == b;
 }
 
-// The count a check passes to the sort: n on the host, or n in device memory (d_count) under a bound `extra`
-// records larger, so that the sort's grid has tiles that do not exist.
-prim::ItemCount sort_count(int64_t n, bool device_count, int64_t extra, DeviceBuffer<uint64_t>& d_count) {
+// The count a check passes to the sort: n on the host, or n in device memory (d_count) under a bound 20,000
+// records larger (more than two tiles of any pass), so that the sort's grid has tiles that do not exist.
+prim::ItemCount sort_count(int64_t n, bool device_count, DeviceBuffer<uint64_t>& d_count) {
   if (!device_count) return prim::ItemCount(n);
   const uint64_t h_count = static_cast<uint64_t>(n);
   EXPECT_CUDA(cudaMemcpy(d_count.get(), &h_count, sizeof(h_count), cudaMemcpyHostToDevice));
-  return prim::ItemCount(n + extra, d_count.get());
+  return prim::ItemCount(n + 20000, d_count.get());
 }
 
 template <typename Key>
@@ -60,7 +60,7 @@ void check_sort_pairs(const std::vector<Key>& keys, int begin_bit, int end_bit, 
   d_keys_out.poison();
   d_values_out.poison();
   DeviceBuffer<uint64_t> d_count(1);
-  const prim::ItemCount count = sort_count(n, device_count, 333, d_count);
+  const prim::ItemCount count = sort_count(n, device_count, d_count);
   size_t bytes = 0;
   ASSERT_CUDA(prim::sort_pairs(nullptr, bytes, d_keys.get(), d_keys_out.get(), d_values.get(), d_values_out.get(),
                                count, begin_bit, end_bit));
@@ -91,7 +91,7 @@ void check_sort_keys(const std::vector<Key>& keys, int begin_bit, int end_bit, b
   if (keys.empty()) d_keys.resize(1);
   d_out.poison();
   DeviceBuffer<uint64_t> d_count(1);
-  const prim::ItemCount count = sort_count(n, device_count, 20000, d_count);
+  const prim::ItemCount count = sort_count(n, device_count, d_count);
   prim::Workspace ws;
   ASSERT_CUDA(prim::sort_keys(ws, d_keys.get(), d_out.get(), count, begin_bit, end_bit));
   ASSERT_CUDA(cudaDeviceSynchronize());
@@ -139,15 +139,23 @@ TYPED_TEST(SplitSort, EdgeSizes) {
   }
 }
 
-// Keys only around the one-sweep passes' tiles: 384 x 19 = 7296 keys (32-bit keys, a block a tile) and 384 x 24 =
-// 9216 (the resident grid), with a host count and with a device count whose bound adds tiles that do not exist.
-TYPED_TEST(SplitSort, KeysOnlyAroundPassTiles) {
+// Around the one-sweep passes' tiles, where the last tile is padded with all-ones keys, with a host count and with a
+// device count whose bound adds tiles that do not exist. Keys only: 384 x 19 = 7296 (32-bit keys, a block a tile)
+// and 384 x 24 = 9216 (the resident grid). Pairs: 384 x 20 = 7680 (u32+u32, a block a tile) and 384 x 16 = 6144 (the
+// resident grid's tile of 8-byte records).
+TYPED_TEST(SplitSort, AroundPassTiles) {
   constexpr int bits = static_cast<int>(sizeof(TypeParam) * 8);
   for (size_t n : {size_t{7295}, size_t{7296}, size_t{7297}, size_t{9215}, size_t{9216}, size_t{9217},
                    size_t{3 * 7296 + 5}}) {
     SCOPED_TRACE(n);
     check_sort_keys(make_keys<TypeParam>(n, 40 + n, n % 2 == 0), 0, bits);
     check_sort_keys(make_keys<TypeParam>(n, 41 + n, false), 0, bits, true);
+  }
+  for (size_t n : {size_t{6143}, size_t{6144}, size_t{6145}, size_t{7679}, size_t{7680}, size_t{7681},
+                   size_t{3 * 7680 + 5}}) {
+    SCOPED_TRACE(n);
+    check_sort_pairs(make_keys<TypeParam>(n, 42 + n, n % 2 == 0), 0, bits);
+    check_sort_pairs(make_keys<TypeParam>(n, 43 + n, false), 0, bits, true);
   }
 }
 
