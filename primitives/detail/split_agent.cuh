@@ -625,9 +625,11 @@ struct SplitDownsweepAgent {
       alignas(16) unsigned char exchange[kExchangeBytes > 0 ? kExchangeBytes : 16];
     } u;
     int64_t shift[D];         // global position of staged slot i of digit d: shift[d] + i
-    // digit of each staged slot (bucket order); keys only: none, the scatter asks the functor again (45.9 -> 31.3 KB
-    // a block for SplitSort's keys; session 13, call c: 1.518-1.527 -> 1.508-1.511 ms at 2^26)
-    uint16_t digit[OUT == SplitOutput::keys ? 1 : TILE];
+    // digit of each staged slot (bucket order). Keys only, the scatter asks the functor again and never reads it;
+    // the one-sweep shape drops it (45.9 -> 31.3 KB a block for SplitSort's keys; session 13, call c: 1.518-1.527 ->
+    // 1.508-1.511 ms at 2^26). The other keys-only kernels keep it: without it the plain split by a functor took
+    // 0.579-0.581 ms against 0.560-0.564 (call i, 2^26 uniform keys, three rounds).
+    uint16_t digit[OUT == SplitOutput::keys && kOneSweepShape ? 1 : TILE];
     int warp_sinks[Policy::WARPS];
     unsigned long long chunk_valid;
     uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
