@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(LsdHistogramPolicy<MAX_PASSES, KeyT>::kThreads
       if (kFull || local < in_tile) k[item] = keys[tile_base + local];
     }
     // Pass 0 decides which records count: bit `item` of `counted`. Key digits are always in range
-    // (PadsWithAllOnes): a full tile counts every record without the test (session 13, call c: SplitSort keys
+    // (PadsWithAllOnes): a full tile counts every record without the test (session 13, call b: SplitSort keys
     // 1.530-1.556 -> 1.522-1.545 ms at 2^26, within the noise; pairs 2.510-2.535 -> 2.494-2.501 ms).
     uint32_t counted = 0;
     const auto first_op = digits.op(0);
