@@ -306,17 +306,19 @@ struct GlobalLookbackPartition : LookbackWords {
   }
 };
 
+// The downsweep's choices that a partition may make (GlobalLookbackPartition does); the others keep the defaults:
+// blocks that claim tiles until none is left, and evict-first input loads.
 template <class Partition, class = void>
-struct ClaimsOneTile : std::false_type {};
+struct PartitionChoices {
+  static constexpr bool kOneTilePerBlock = false;
+  static constexpr bool kPlainLoads = false;
+};
 template <class Partition>
-struct ClaimsOneTile<Partition, std::void_t<decltype(Partition::kOneTilePerBlock)>>
-    : std::integral_constant<bool, Partition::kOneTilePerBlock> {};
-
-template <class Partition, class = void>
-struct LoadsPlainly : std::false_type {};
-template <class Partition>
-struct LoadsPlainly<Partition, std::void_t<decltype(Partition::kPlainLoads)>>
-    : std::integral_constant<bool, Partition::kPlainLoads> {};
+struct PartitionChoices<Partition,
+                        std::void_t<decltype(Partition::kOneTilePerBlock), decltype(Partition::kPlainLoads)>> {
+  static constexpr bool kOneTilePerBlock = Partition::kOneTilePerBlock;
+  static constexpr bool kPlainLoads = Partition::kPlainLoads;
+};
 
 template <class Partition, class = void>
 struct UsesLookback : std::false_type {};
@@ -586,9 +588,10 @@ struct SplitUpsweepAgent {
 // A tile is *clean* when it is full and its run has no invalid record (the upsweep's per-part counts, or for the LSD
 // passes the histogram, say so). A clean tile has no sinks, so it keeps no digit array and no sink bookkeeping in
 // registers: the ranker asks the bucket functor itself, and the staging asks it once more (with keys only, the
-// scatter a third time). That keeps the 384-thread, 16-item tile within its 80 registers (Nsight Compute, H100: the tile that kept digits and sink
-// ballots for the ranker spilled 72 bytes a thread, and its spill traffic was the largest stall). Every other tile
-// (a chunk's partial last tile, a chunk with invalid records) takes the general path with the sink digit.
+// scatter a third time). That keeps the 384-thread, 16-item tile within its 80 registers (Nsight Compute, H100: the
+// tile that kept digits and sink ballots for the ranker spilled 72 bytes a thread, and its spill traffic was the
+// largest stall). Every other tile (a chunk's partial last tile, a chunk with invalid records) takes the general
+// path with the sink digit; a partial tile of a PadsWithAllOnes functor (SplitSort) is padded instead.
 // ------------------------------------------------------------------------------------------------------------
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
 struct SplitDownsweepAgent {
@@ -605,7 +608,7 @@ struct SplitDownsweepAgent {
   // (kPlainLoads) and the keys' smaller shared memory, 1.407-1.417 ms (call c). Pairs in the resident grid lost with
   // either (2.48-2.51 -> 2.59-2.61 and 2.54-2.56 ms, call c); in a block a tile of 17 they gained (2.457-2.472 ->
   // 2.384-2.407 ms, call d), so they are tied to the shape.
-  static constexpr bool kOneSweepShape = ClaimsOneTile<Partition>::value;
+  static constexpr bool kOneSweepShape = PartitionChoices<Partition>::kOneTilePerBlock;
   using Ranker = cub::BlockRadixRankMatchEarlyCounts<THREADS, Policy::RADIX_BITS, false,
                                                      kOneSweepShape ? cub::BLOCK_SCAN_RAKING_MEMOIZE
                                                                     : cub::BLOCK_SCAN_WARP_SCANS>;
@@ -635,10 +638,10 @@ struct SplitDownsweepAgent {
     uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
   };
 
-  // A load of the input: evict-first (load_streaming), or plain where the partition asks (LoadsPlainly).
+  // A load of the input: evict-first (load_streaming), or plain where the partition asks (kPlainLoads).
   template <class T>
   __device__ __forceinline__ static T load_input(const T* p) {
-    if constexpr (LoadsPlainly<Partition>::value) {
+    if constexpr (PartitionChoices<Partition>::kPlainLoads) {
       return *p;
     } else {
       return load_streaming(p);
@@ -717,7 +720,7 @@ struct SplitDownsweepAgent {
     }
   }
 
-  // A block claims tiles in input order until none is left, or claims one (ClaimsOneTile) (the look-back
+  // A block claims tiles in input order until none is left, or claims one (kOneTilePerBlock) (the look-back
   // partitions). A tile is clean when it is full and its run has no invalid record.
   __device__ __forceinline__ static void run_claimed_tiles(TempStorage& temp, const Io& io, Partition part,
                                                            const uint64_t* __restrict__ scanned,
@@ -742,7 +745,7 @@ struct SplitDownsweepAgent {
       const LookbackBases bases{{}, part.lookback + run.first_tile * num_buckets, tile - run.first_tile};
       const int64_t tile_base = tile * TILE;
       split_tile_of_its_kind(temp, io, tile_base, count - tile_base, run.valid, base, bases);
-      if constexpr (ClaimsOneTile<Partition>::value) break;
+      if constexpr (kOneSweepShape) break;
     }
   }
 
@@ -928,7 +931,7 @@ struct SplitDownsweepAgent {
         }
       }
     }
-    if constexpr (!ClaimsOneTile<Partition>::value) {
+    if constexpr (!kOneSweepShape) {
       __syncthreads();  // the next tile reuses the ranker storage, shift[] and digit[]
     }
   }

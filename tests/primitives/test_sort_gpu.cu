@@ -139,20 +139,41 @@ TYPED_TEST(SplitSort, EdgeSizes) {
   }
 }
 
+// The tile of a SplitSort one-sweep pass over Key (keys only, or with u32 values): the shape it takes
+// (split_lsd.cuh, LsdPassFor) and the default one (GlobalSplitPass), read from the library so that the sizes below
+// follow its tuning.
+template <typename Key, prim::detail::SplitOutput OUT, typename Value>
+struct PassTiles {
+  using Digits = prim::detail::MakeKeyDigit<Key>;
+  static constexpr int64_t taken = prim::detail::LsdPassFor<OUT, Key, Value, Digits>::Policy::TILE_ITEMS;
+  static constexpr int64_t default_shape = prim::detail::GlobalSplitPass<OUT, Key, Value>::Policy::TILE_ITEMS;
+};
+
+// One tile less one record, one tile, one tile and one record (of both shapes), and a few tiles and a partial one.
+std::vector<size_t> sizes_around(int64_t taken, int64_t default_shape) {
+  std::vector<size_t> sizes;
+  for (int64_t tile : {taken, default_shape}) {
+    if (tile == default_shape && tile == taken && !sizes.empty()) break;
+    for (int64_t d : {-1, 0, 1}) sizes.push_back(static_cast<size_t>(tile + d));
+  }
+  sizes.push_back(static_cast<size_t>(3 * taken + 5));
+  return sizes;
+}
+
 // Around the one-sweep passes' tiles, where the last tile is padded with all-ones keys, with a host count and with a
-// device count whose bound adds tiles that do not exist. Keys only: 384 x 19 = 7296 (32-bit keys, a block a tile)
-// and 384 x 24 = 9216 (the resident grid). Pairs: 384 x 20 = 7680 (u32+u32, a block a tile) and 384 x 16 = 6144 (the
-// resident grid's tile of 8-byte records).
+// device count whose bound adds tiles that do not exist. For 32-bit keys: 384 x 19 = 7296 keys only and 384 x 20 =
+// 7680 u32+u32 pairs (a block a tile), 384 x 24 = 9216 (the resident grid).
 TYPED_TEST(SplitSort, AroundPassTiles) {
+  using prim::detail::SplitOutput;
   constexpr int bits = static_cast<int>(sizeof(TypeParam) * 8);
-  for (size_t n : {size_t{7295}, size_t{7296}, size_t{7297}, size_t{9215}, size_t{9216}, size_t{9217},
-                   size_t{3 * 7296 + 5}}) {
+  using KeysOnly = PassTiles<TypeParam, SplitOutput::keys, prim::detail::NoValue>;
+  for (size_t n : sizes_around(KeysOnly::taken, KeysOnly::default_shape)) {
     SCOPED_TRACE(n);
     check_sort_keys(make_keys<TypeParam>(n, 40 + n, n % 2 == 0), 0, bits);
     check_sort_keys(make_keys<TypeParam>(n, 41 + n, false), 0, bits, true);
   }
-  for (size_t n : {size_t{6143}, size_t{6144}, size_t{6145}, size_t{7679}, size_t{7680}, size_t{7681},
-                   size_t{3 * 7680 + 5}}) {
+  using Pairs = PassTiles<TypeParam, SplitOutput::pairs, uint32_t>;
+  for (size_t n : sizes_around(Pairs::taken, Pairs::default_shape)) {
     SCOPED_TRACE(n);
     check_sort_pairs(make_keys<TypeParam>(n, 42 + n, n % 2 == 0), 0, bits);
     check_sort_pairs(make_keys<TypeParam>(n, 43 + n, false), 0, bits, true);
