@@ -86,8 +86,9 @@ struct LargeSegmentLocator {
   const uint64_t* offsets;  // [num_segments + 1]
   int64_t num_segments;
   int64_t max_items;
-  int64_t window;  // W: a segment of more than W records is large
-  int64_t tile;    // records per split tile (W = kLargeSegmentWindowTiles tiles)
+  int64_t window;       // W (kLargeSegmentWindowTiles split tiles): the parts' windows
+  int64_t tile;         // records per split tile
+  int64_t large_above;  // a segment of more records than this (>= W) is large; the cluster path takes shorter ones
 
   // Block `slot` = 2j + part of the path (warp-cooperative: every lane gets the answer).
   __device__ __forceinline__ BlockWork find_part(int64_t slot, uint32_t num_buckets) const {
@@ -102,7 +103,7 @@ struct LargeSegmentLocator {
     const int64_t sa = warp_upper_bound(offsets, num_segments + 1, x0) - 1;  // holds x0
     const uint64_t a_start = offsets[sa];
     const uint64_t a_end = offsets[sa + 1];
-    const bool a_large = a_start < x0 && a_end - a_start > static_cast<uint64_t>(window);
+    const bool a_large = a_start < x0 && a_end - a_start > static_cast<uint64_t>(large_above);
     if (slot % 2 == 0) {
       if (a_large) assign(w, sa, a_start, a_end, slot, true, num_buckets);
       return w;
@@ -110,7 +111,7 @@ struct LargeSegmentLocator {
     const int64_t sb = warp_upper_bound(offsets, num_segments + 1, x1 - 1) - 1;  // holds x1 - 1
     const uint64_t b_start = offsets[sb];
     const uint64_t b_end = offsets[sb + 1];
-    if (b_start >= x0 && b_end - b_start > static_cast<uint64_t>(window)) {
+    if (b_start >= x0 && b_end - b_start > static_cast<uint64_t>(large_above)) {
       assign(w, sb, b_start, b_end, slot, true, num_buckets);
     } else if (a_large && a_end > x1) {
       assign(w, sa, a_start, a_end, slot, false, num_buckets);  // A goes on: zeros at this slot of A's range
@@ -222,8 +223,8 @@ template <int RADIX_BITS, SplitOutput OUT, class KeyT, class ValueT, class Bucke
 cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
                                             const ValueT* values_in, ValueT* values_out,
                                             const uint64_t* d_segment_offsets, int64_t num_segments,
-                                            int64_t max_items, uint32_t num_buckets, BucketOp bucket_of,
-                                            uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                            int64_t max_items, int64_t large_above, uint32_t num_buckets,
+                                            BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
                                             uint64_t* d_num_invalid) {
   using Policy = LargeSegmentPolicy<RADIX_BITS, KeyT, ValueT>;
   using Down = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, LargeSegmentPartition>;
@@ -234,7 +235,8 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
     PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
   }
   const LargeSegmentLocator locator{d_segment_offsets, num_segments, max_items,
-                                    large_segment_window<KeyT, ValueT>(num_buckets), Policy::TILE_ITEMS};
+                                    large_segment_window<KeyT, ValueT>(num_buckets), Policy::TILE_ITEMS,
+                                    large_above};
   const unsigned grid = static_cast<unsigned>(scratch.grid);
   const unsigned plan_blocks = static_cast<unsigned>(ceil_div(scratch.grid, kLargeSegmentPlanWarps));
   large_segment_plan_kernel<<<plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream>>>(locator, num_buckets,
@@ -259,18 +261,18 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
 template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t launch_large_segment_split(const LargeSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
                                        const ValueT* values_in, ValueT* values_out, const uint64_t* d_segment_offsets,
-                                       int64_t num_segments, int64_t max_items, uint32_t num_buckets,
-                                       BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
-                                       uint64_t* d_num_invalid) {
+                                       int64_t num_segments, int64_t max_items, int64_t large_above,
+                                       uint32_t num_buckets, BucketOp bucket_of, uint64_t* d_bucket_offsets,
+                                       cudaStream_t stream, uint64_t* d_num_invalid) {
   if (scratch.grid == 0) return cudaSuccess;
   if (num_buckets <= 256) {
     return launch_large_segment_split_bits<8, OUT>(scratch, keys_in, keys_out, values_in, values_out,
-                                                   d_segment_offsets, num_segments, max_items, num_buckets, bucket_of,
-                                                   d_bucket_offsets, stream, d_num_invalid);
+                                                   d_segment_offsets, num_segments, max_items, large_above,
+                                                   num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
   return launch_large_segment_split_bits<11, OUT>(scratch, keys_in, keys_out, values_in, values_out,
-                                                  d_segment_offsets, num_segments, max_items, num_buckets, bucket_of,
-                                                  d_bucket_offsets, stream, d_num_invalid);
+                                                  d_segment_offsets, num_segments, max_items, large_above,
+                                                  num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
 }
 
 }  // namespace detail

@@ -749,9 +749,13 @@ struct SplitDownsweepAgent {
     }
   }
 
-  template <TileKind kKind, class Bases>
-  __device__ __forceinline__ static void split_tile(TempStorage& temp, const Io& io, int64_t tile_base, int in_tile,
+  // kCheckBuckets (clean tiles of a run whose validity no upsweep counted: the segmented split's cluster path) tests
+  // the loaded keys' buckets first and, where one is out of range, splits nothing and returns false: the caller then
+  // takes the general tile. Otherwise it returns true.
+  template <TileKind kKind, bool kCheckBuckets = false, class Bases>
+  __device__ __forceinline__ static bool split_tile(TempStorage& temp, const Io& io, int64_t tile_base, int in_tile,
                                                     uint64_t (&base)[BINS], const Bases& bases) {
+    static_assert(!kCheckBuckets || kKind == TileKind::clean, "only a clean tile assumes its buckets valid");
     const int tid = threadIdx.x;
     const int lane = tid % Policy::WARP_THREADS;
     const int warp = tid / Policy::WARP_THREADS;
@@ -796,6 +800,12 @@ struct SplitDownsweepAgent {
         my_warp_sinks += __popc(__ballot_sync(0xFFFFFFFFu, (sink_bits >> item) & 1u));
       }
       if (lane == 0) temp.warp_sinks[warp] = my_warp_sinks;
+    }
+    if constexpr (kCheckBuckets) {
+      bool invalid = false;
+#pragma unroll
+      for (int item = 0; item < IPT; ++item) invalid |= io.bucket_of(keys[item]) >= io.num_buckets;
+      if (__syncthreads_or(invalid)) return false;  // block-uniform; no shared memory touched yet
     }
 
     // ---- stable rank by digit (contains barriers; warp_sinks is visible after it) ----
@@ -934,6 +944,7 @@ struct SplitDownsweepAgent {
     if constexpr (!kOneSweepShape) {
       __syncthreads();  // the next tile reuses the ranker storage, shift[] and digit[]
     }
+    return true;
   }
 };
 

@@ -302,21 +302,24 @@ TEST(SegmentedSplitGpu, WideRecords) {
   check_segmented(records<Rec64>(off.back(), 64, Distribution::uniform, 29), off, 64, BucketByKeyMod{64});
 }
 
+template <typename V = uint64_t>
 void check_pairs(const std::vector<uint64_t>& sizes, uint32_t num_buckets, uint32_t seed) {
   const auto off = offsets_from_sizes(sizes);
   const int64_t num_segments = static_cast<int64_t>(sizes.size());
   const size_t n = off.back();
   const auto keys = split_test::make_bucket_keys(n, 1000, Distribution::uniform, seed);
-  std::vector<uint64_t> values(n);
-  for (size_t i = 0; i < n; ++i) values[i] = i * 0x9E3779B97F4A7C15ull;
+  std::vector<V> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = static_cast<V>(i * 0x9E3779B97F4A7C15ull);
   const auto op = BucketByKeyMod{num_buckets};
   std::vector<uint32_t> want_keys(n);
-  std::vector<uint64_t> want_values(n), want_offsets(static_cast<size_t>(num_segments) * num_buckets + 1);
+  std::vector<V> want_values(n);
+  std::vector<uint64_t> want_offsets(static_cast<size_t>(num_segments) * num_buckets + 1);
   prim::reference::segmented_split_pairs(keys.data(), want_keys.data(), values.data(), want_values.data(),
                                          static_cast<int64_t>(n), off.data(), num_segments, num_buckets, op,
                                          want_offsets.data());
   DeviceBuffer<uint32_t> d_keys, d_keys_out(n);
-  DeviceBuffer<uint64_t> d_values, d_values_out(n), d_seg, d_offsets(want_offsets.size());
+  DeviceBuffer<V> d_values, d_values_out(n);
+  DeviceBuffer<uint64_t> d_seg, d_offsets(want_offsets.size());
   d_keys.upload(keys);
   d_values.upload(values);
   d_seg.upload(off);
@@ -338,7 +341,8 @@ TEST(SegmentedSplitGpu, Pairs) {
   for (uint32_t b : {100u, 256u, 2048u}) check_pairs({70000, 3, 0, 200000, 50, 0}, b, 32 + b);
 }
 
-// The large-segment path (segmented_large_segments.cuh) takes segments of more than a window of records.
+// Segments of more than a window of records leave the tile engine: the cluster path takes those of up to its
+// kMaxRecords (below), the large-segment path (segmented_large_segments.cuh) the longer ones.
 template <typename R>
 int64_t large_window(uint32_t num_buckets) {
   return prim::detail::large_segment_window<R, prim::detail::NoValue>(num_buckets);
@@ -359,6 +363,61 @@ TEST(SegmentedSplitGpu, SegmentsAroundTheSplitEngineWindow) {
     for (uint64_t s : std::initializer_list<uint64_t>{w + 1, 100, w + 1000, 0, 2 * w}) sizes.push_back(s);
     check_sizes(sizes, b, Distribution::uniform, b + 5);
   }
+}
+
+// The cluster path (segmented_cluster_segments.cuh) takes the segments of more than a window and of at most a tile
+// for each block of a cluster (<= 256 buckets, on devices with clusters); longer ones stay the large-segment path's.
+// Its tiles hold more than a window's eighth only for records of up to 4 bytes (keys, or u32 keys with u32 values):
+// wider ones never take it.
+template <typename R, typename V = prim::detail::NoValue>
+int64_t cluster_max_records() {
+  return prim::detail::ClusterSegmentPath<prim::detail::SplitOutput::keys, R, V, BucketByKeyMod>::kMaxRecords;
+}
+template <typename R, typename V = prim::detail::NoValue>
+int64_t cluster_tile() {
+  return prim::detail::ClusterSegmentPolicy<R, V>::TILE_ITEMS;
+}
+
+TEST(SegmentedSplitGpu, SegmentsAroundTheClusterPathBounds) {
+  const uint64_t w = static_cast<uint64_t>(large_window<Rec4>(256));
+  const uint64_t u = static_cast<uint64_t>(cluster_max_records<Rec4>());
+  const uint64_t tile = static_cast<uint64_t>(cluster_tile<Rec4>());
+  ASSERT_GT(u, w);
+  ASSERT_EQ(u, uint64_t{1} << 16);  // the benchmark's segments are the path's
+  EXPECT_LE(cluster_max_records<Rec8>(), large_window<Rec8>(256));
+  for (uint32_t b : {7u, 256u}) {
+    SCOPED_TRACE(b);
+    // The shortest and the longest segments of the path and their neighbours on both sides; segments of fewer tiles
+    // than the cluster has blocks (the last blocks idle), one whose last tile holds one record, one a tile short of a
+    // block's half; the path's segments right after a large one and between small ones.
+    check_sizes<Rec4>({w, w + 1, 3, u - 1, u, u + 1, 0, 7 * tile, 6 * tile + 1, u - tile / 2, 2 * u, u, 5}, b,
+                      Distribution::uniform, 50 + b);
+    check_sizes<Rec4>({u, u, 0, 0, w + 1, 17, u, 4 * u + 3}, b, Distribution::zipf, 60 + b);
+    check_sizes<Rec4>({u, 1, u - 1, 2, w + 2}, b, Distribution::one_bucket, 70 + b);
+  }
+  // Stability (the values are the input positions): u32 keys with u32 values take the path too.
+  ASSERT_EQ(cluster_max_records<uint32_t>(), (cluster_max_records<uint32_t, uint32_t>()));
+  check_pairs<uint32_t>({w + 1, 5, u, 0, u - 3, 2 * u}, 256, 80);
+  check_pairs<uint32_t>({u, u, u}, 16, 81);
+}
+
+TEST(SegmentedSplitGpu, ClusterSegmentsWithInvalidRecords) {
+  const uint64_t w = static_cast<uint64_t>(large_window<Rec4>(16));
+  const uint64_t u = static_cast<uint64_t>(cluster_max_records<Rec4>());
+  const auto off = offsets_from_sizes({300, w + 5, 7, u});
+  // Keys in [0, 24) with 16 buckets: a third of every tile invalid.
+  check_segmented(records<Rec4>(off.back(), 24, Distribution::uniform, 82), off, 16, BucketIsKey{});
+  // One invalid record in one tile of each segment: that block takes the general tile, the cluster's other blocks
+  // the clean one, and every block's bases leave the record out.
+  auto in = records<Rec4>(off.back(), 16, Distribution::uniform, 83);
+  for (uint64_t i : {uint64_t{300} + w / 2, uint64_t{312} + w + u - 1}) in[static_cast<size_t>(i)].key = 1000;
+  check_segmented(in, off, 16, BucketIsKey{});
+  Options graph;
+  graph.graph = true;
+  check_segmented(in, off, 16, BucketIsKey{}, graph);
+  // A count below max_items (the windows past it list nothing) and above it (nothing is written).
+  check_sizes<Rec4>({u, 9, w + 1}, 16, Distribution::uniform, 84, Options{static_cast<int64_t>(3 * u)});
+  check_sizes<Rec4>({u, 9, w + 1}, 16, Distribution::uniform, 85, Options{-1});
 }
 
 TEST(SegmentedSplitGpu, SplitEngineSegmentsWithInvalidRecordsAndDeviceCounts) {

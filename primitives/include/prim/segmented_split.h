@@ -31,9 +31,12 @@
 //
 // Implementation: the tile engine (detail/segmented_split_kernels.cuh) packs small segments whole into block tiles
 // and splits them in shared memory in one pass, and cuts medium ones into tiles whose bucket counts go through one
-// global scan; segments of more than a window of records (detail/segmented_large_segments.cuh: 8 tiles of the plain
-// split, 49152 records of up to 8 bytes with <= 256 buckets) go through the plain split's engine, a window part per
-// block (SegmentedSplitOptions).
+// global scan. Segments of more than a window of records (8 tiles of the plain split, 49152 records of up to 8 bytes
+// with <= 256 buckets) leave it (SegmentedSplitOptions): on compute capability 9.0 and up, with <= 256 buckets, a
+// segment of at most 8 tiles of 512 x 16 records (65536 records of up to 4 bytes) goes to a thread-block cluster,
+// a tile a block, the blocks exchanging their bucket counts through distributed shared memory
+// (detail/segmented_cluster_segments.cuh); longer ones go through the plain split's engine, a window part per block
+// (detail/segmented_large_segments.cuh).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -50,10 +53,11 @@ constexpr uint32_t kMaxSegmentedSplitBuckets = detail::kMaxSegmentedBuckets;
 
 // Per-call choices; the defaults suit any input, and the output is the same with every choice.
 struct SegmentedSplitOptions {
-  // Large segments through the plain split's engine. The path adds three launches to every call whose max_items
-  // exceeds a window, even when no segment is that large: a caller whose segments are known to be smaller (the
-  // renderer: 20 us a frame on the H100, docs/bench/README.md) turns it off, and then every segment goes through the
-  // tile engine. Pass the same options to the size query and to the call (the scratch differs).
+  // Segments of more than a window through the cluster path and the plain split's engine. They add seven launches
+  // and a memset to every call whose max_items exceeds a window, even when no segment is that large: a caller whose
+  // segments are known to be smaller (the renderer: 20 us a frame on the H100, docs/bench/README.md) turns them off,
+  // and then every segment goes through the tile engine. Pass the same options to the size query and to the call
+  // (the scratch differs).
   bool large_segment_path = true;
 };
 

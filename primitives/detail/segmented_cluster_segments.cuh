@@ -1,0 +1,370 @@
+// The segmented split's path for segments of a thread-block cluster's size: a cluster of kClusterBlocks blocks
+// splits a segment of up to kClusterBlocks tiles, a tile a block, and reads every record once.
+//
+// Why. The large-segment path (segmented_large_segments.cuh) reads every record from DRAM twice, in its upsweep and
+// in its downsweep. A segment of at most kClusterBlocks tiles needs no upsweep: each block loads its tile and ranks
+// it (split_agent.cuh, the one-sweep tile); as soon as the ranker knows the tile's bucket counts, the block puts them
+// in its shared memory, and the cluster's blocks read each other's through distributed shared memory
+// (ClusterBases). A block's base for bucket d is then the segment's start + the segment's records of the buckets
+// before d + the earlier blocks' records of d, and the block scatters its tile.
+//
+// Which segments. More than W records (the tile engine's bound: it leaves such segments out, and W is also the
+// large-segment path's window) and at most kClusterBlocks tiles, with <= 256 buckets, where the kernel's code has
+// clusters (compute capability 9.0 and up); longer ones stay the large-segment path's. The input is cut into windows
+// of W records. Such a segment is longer than a window, so at most one starts in each window, and it holds the
+// window's last record: a plan kernel (a warp a window) lists them, and a resident grid of clusters takes the list's
+// segments in turn.
+//
+// Measured on the H100 (session 14, 2^26 u32 keys, 256 buckets, segments of 2^16 / of 2^8; the large-segment path
+// took 0.77 / 0.99 ms):
+//   - this kernel, with the early exits of the tile engine's idle blocks: 0.674-0.681 / 0.993-0.998 ms;
+//   - a cluster a window, every block counting its chunk of tiles, then splitting it with bases from the cluster
+//     (the chunk read twice, the second time from L2): 0.776 / 1.08 ms (its idle clusters searched the offsets);
+//   - a cluster a listed segment (a grid of a cluster a window) instead of the resident grid: 0.693 / 1.05 ms;
+//   - 16 blocks of 256 x 16 records (four an SM): as fast; 16 blocks of 384 x 11: 0.92 ms;
+//   - the next segment's tile prefetched into L2: 0.705 ms against 0.691 (it read 90 MB more from DRAM);
+//   - the clean tile's bucket test (no upsweep counted the invalid records): a separate pass over the tile cost
+//     0.690 against 0.677 ms for the test on the loaded keys; with no test at all (wrong where a bucket is out of
+//     range) 0.626 ms. The kernel itself is latency-bound (Nsight Compute: 0.38 instructions issued a cycle and
+//     scheduler, 29 of 64 warps active, 1.0 TB/s); the cluster exchange is 6% of it (0.593 -> 0.555 ms without).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cooperative_groups.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cub/block/block_scan.cuh>
+#include <limits>
+
+#include "detail/bits.h"
+#include "detail/segmented_large_segments.cuh"
+#include "detail/split_agent.cuh"
+#include "prim/error.h"
+#include "prim/temp_storage.h"
+
+namespace prim {
+namespace detail {
+
+// Blocks a cluster: the largest portable cluster size.
+constexpr int kClusterBlocks = 8;
+
+// 512 threads x 16 records, two blocks an SM (__launch_bounds__ caps registers at 64): a segment of 2^16 four-byte
+// keys (the benchmark's) is a tile for each block of the cluster.
+template <class KeyT, class ValueT>
+using ClusterSegmentPolicy =
+    SplitTilePolicy<8, 512,
+                    split_items_per_thread(512, sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT), 16), 2,
+                    2>;
+
+// The split engine's choices for the path's tiles: CUB's one-sweep tile (a block ranks one tile at a time, with the
+// details split_agent.cuh ties to that shape) and plain loads, as the LSD one-sweep passes take.
+struct ClusterSegmentPartition {
+  static constexpr bool kOneTilePerBlock = true;
+  static constexpr bool kPlainLoads = true;
+};
+
+// The segments the path takes, listed by the plan kernel (in no particular order: each is split on its own).
+struct ClusterSegmentList {
+  int64_t* segments;          // [windows]
+  unsigned long long* count;  // zeroed before the plan kernel
+};
+
+// Where the cluster segments lie.
+struct ClusterSegmentLocator {
+  const uint64_t* offsets;  // [num_segments + 1]
+  int64_t num_segments;
+  int64_t max_items;
+  int64_t window;       // W: a cluster segment has more records than this
+  int64_t max_records;  // and at most this many
+
+  // The cluster segment that starts in window j, or -1. Warp-cooperative: every lane gets it.
+  __device__ __forceinline__ int64_t find(int64_t j) const {
+    if (!segmented_input_ok(offsets, num_segments, max_items)) return -1;
+    const uint64_t total = offsets[num_segments];
+    const uint64_t x0 = static_cast<uint64_t>(j) * static_cast<uint64_t>(window);
+    if (x0 >= total) return -1;
+    const uint64_t x1 = x0 + window < total ? x0 + window : total;
+    const int64_t s = warp_upper_bound(offsets, num_segments + 1, x1 - 1) - 1;  // holds x1 - 1
+    const uint64_t start = offsets[s];
+    const uint64_t size = offsets[s + 1] - start;
+    const bool ours = start >= x0 && size > static_cast<uint64_t>(window) && size <= static_cast<uint64_t>(max_records);
+    return ours ? s : -1;
+  }
+};
+
+constexpr int kClusterPlanWarps = 8;
+__global__ void __launch_bounds__(kClusterPlanWarps * 32)
+    cluster_segment_plan_kernel(ClusterSegmentLocator locator, int64_t windows, ClusterSegmentList list) {
+  const int64_t j = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  if (j >= windows) return;  // warp-uniform
+  const int64_t s = locator.find(j);
+  if (s >= 0 && (threadIdx.x & 31) == 0) list.segments[atomicAdd(list.count, 1ull)] = s;
+}
+
+#if defined(_CG_HAS_CLUSTER_GROUP)
+// The split engine's bases hook (split_agent.cuh, split_tile) for a tile of a cluster segment: publish() puts the
+// tile's counts where the cluster reads them, resolve() gathers the cluster's. Every block of the cluster takes part,
+// one with no tile of the segment through idle(); the last barrier's wait is the caller's (finish()), so that no
+// block reuses or leaves its shared memory while another still reads it.
+template <int THREADS, int RADIX_DIGITS>
+struct ClusterBases {
+  using BucketScan = cub::BlockScan<uint32_t, THREADS>;
+  struct Shared {
+    uint32_t tile_counts[RADIX_DIGITS];  // this block's tile, by bucket: the cluster's blocks read it
+    typename BucketScan::TempStorage scan;
+  };
+  Shared& shared;
+  uint64_t segment_start;
+  uint64_t segment_size;
+  int64_t bucket_offsets_row;  // segment * num_buckets
+  uint64_t* bucket_offsets;    // may be null
+  uint64_t* num_invalid;       // may be null
+
+  template <int BINS>
+  __device__ __forceinline__ void publish(const int (&real)[BINS], uint32_t num_buckets) const {
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      if (d < num_buckets) shared.tile_counts[d] = static_cast<uint32_t>(real[t]);
+    }
+  }
+
+  template <int BINS>
+  __device__ __forceinline__ void resolve(const int (&)[BINS], uint64_t (&base)[BINS], uint32_t num_buckets) const {
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    const int rank = static_cast<int>(cluster.block_rank());
+    cluster.sync();  // every block's counts are published (release / acquire at cluster scope)
+    uint32_t total[BINS], before[BINS];
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      total[t] = before[t] = 0;
+      if (d < num_buckets) {
+#pragma unroll
+        for (int r = 0; r < kClusterBlocks; ++r) {
+          const uint32_t v = cluster.map_shared_rank(shared.tile_counts, r)[d];
+          total[t] += v;
+          before[t] += r < rank ? v : 0;
+        }
+      }
+    }
+    cluster.barrier_arrive();  // done with the other blocks' memory; finish() waits for theirs
+    uint32_t thread_total = 0;
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) thread_total += total[t];
+    uint32_t running = 0, valid = 0;
+    BucketScan(shared.scan).ExclusiveSum(thread_total, running, valid);
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      base[t] = segment_start + running + before[t];
+      if (rank == 0 && bucket_offsets != nullptr && d < num_buckets) {
+        bucket_offsets[bucket_offsets_row + d] = segment_start + running;
+      }
+      running += total[t];
+    }
+    if (rank == 0 && threadIdx.x == 0 && num_invalid != nullptr && valid < segment_size) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(num_invalid),
+                static_cast<unsigned long long>(segment_size - valid));
+    }
+  }
+
+  // A block with no tile of the segment: no records, the same barriers.
+  __device__ __forceinline__ void idle(uint32_t num_buckets) const {
+    for (uint32_t d = threadIdx.x; d < num_buckets; d += THREADS) shared.tile_counts[d] = 0;
+    cooperative_groups::this_cluster().sync();
+    cooperative_groups::this_cluster().barrier_arrive();
+  }
+
+  // After the tile's scatter: the cluster's blocks are done reading this block's counts, and this block's threads
+  // with the tile's shared memory.
+  __device__ __forceinline__ static void finish() {
+    cooperative_groups::this_cluster().barrier_wait();
+    __syncthreads();
+  }
+};
+#endif
+
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+struct ClusterSegmentSplit {
+  using Split = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, ClusterSegmentPartition>;
+  using Io = SplitIo<KeyT, ValueT, BucketOp>;
+  static constexpr int THREADS = Policy::BLOCK_THREADS;
+  static constexpr int TILE = Policy::TILE_ITEMS;
+#if defined(_CG_HAS_CLUSTER_GROUP)
+  using Bases = ClusterBases<THREADS, Policy::RADIX_DIGITS>;
+#endif
+
+  struct TempStorage {
+    typename Split::TempStorage split;
+#if defined(_CG_HAS_CLUSTER_GROUP)
+    typename Bases::Shared cluster;
+#endif
+  };
+
+#if defined(_CG_HAS_CLUSTER_GROUP)
+  // A partial tile, or a full one with an out-of-range bucket. Out of line: inlined, its registers made the kernel
+  // spill more (ptxas, u32 keys only / u32 pairs: 176 / 620 bytes a thread, out of line 64 / 100).
+  __device__ __noinline__ static void split_other_tile(typename Split::TempStorage& temp, const Io& io,
+                                                       int64_t tile_base, int in_tile, const Bases& bases) {
+    uint64_t base[Split::BINS];
+    if constexpr (PadsWithAllOnes<BucketOp>::value) {
+      Split::template split_tile<TileKind::padded>(temp, io, tile_base, in_tile, base, bases);
+    } else {
+      Split::template split_tile<TileKind::general>(temp, io, tile_base, in_tile, base, bases);
+    }
+  }
+
+  __device__ __forceinline__ static void run(TempStorage& temp, const Io& io, const uint64_t* __restrict__ offsets,
+                                             ClusterSegmentList list, uint64_t* bucket_offsets,
+                                             uint64_t* num_invalid) {
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    const int rank = static_cast<int>(cluster.block_rank());
+    const int64_t clusters = gridDim.x / kClusterBlocks;
+    const int64_t listed = static_cast<int64_t>(*list.count);
+    for (int64_t i = blockIdx.x / kClusterBlocks; i < listed; i += clusters) {  // cluster-uniform
+      const int64_t s = list.segments[i];
+      const uint64_t start = offsets[s];
+      const int64_t size = static_cast<int64_t>(offsets[s + 1] - start);
+      const Bases bases{temp.cluster, start, static_cast<uint64_t>(size), s * int64_t{io.num_buckets},
+                        bucket_offsets, num_invalid};
+      const int64_t tile_base = static_cast<int64_t>(start) + int64_t{rank} * TILE;
+      const int64_t remaining = static_cast<int64_t>(start) + size - tile_base;
+      if (remaining > 0) {  // block-uniform
+        // No upsweep said whether the tile's buckets are all valid: the clean tile tests them on its loaded keys (a
+        // separate test that loaded them took 8% of the call, H100 session 14) and gives way to the general one.
+        constexpr bool kCheck = !PadsWithAllOnes<BucketOp>::value;
+        bool split = false;
+        if (remaining >= TILE) {
+          uint64_t base[Split::BINS];  // resolve() sets them
+          split = Split::template split_tile<TileKind::clean, kCheck>(temp.split, io, tile_base, TILE, base, bases);
+        }
+        if (!split) {
+          split_other_tile(temp.split, io, tile_base, static_cast<int>(remaining < TILE ? remaining : TILE), bases);
+        }
+      } else {
+        bases.idle(io.num_buckets);
+      }
+      Bases::finish();
+    }
+  }
+#endif
+};
+
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+__global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
+    cluster_segment_split_kernel(SplitIo<KeyT, ValueT, BucketOp> io, const uint64_t* offsets, ClusterSegmentList list,
+                                 uint64_t* bucket_offsets, uint64_t* num_invalid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Agent = ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp>;
+  extern __shared__ __align__(16) unsigned char cluster_smem[];
+  Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(cluster_smem), io, offsets, list, bucket_offsets,
+             num_invalid);
+#else
+  __trap();  // not launched: the host takes this path only where the kernel's code has clusters (ClusterSegmentPath)
+#endif
+}
+
+// The path's host side for one record type.
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+struct ClusterSegmentPath {
+  using Policy = ClusterSegmentPolicy<KeyT, ValueT>;
+  static constexpr int64_t kMaxRecords = int64_t{kClusterBlocks} * Policy::TILE_ITEMS;
+  static constexpr size_t kSmem =
+      sizeof(typename ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp>::TempStorage);
+
+  static auto kernel() { return cluster_segment_split_kernel<Policy, OUT, KeyT, ValueT, BucketOp>; }
+
+  // Whether any segment can be the path's: one of more than `window` records and at most kMaxRecords, <= 256 buckets.
+  static bool applies(int64_t max_items, int64_t window, uint32_t num_buckets) {
+    return num_buckets <= 256 && kMaxRecords > window && max_items > window;
+  }
+
+  static cudaLaunchConfig_t config(int clusters, cudaStream_t stream, cudaLaunchAttribute& cluster_dims) {
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim.x = kClusterBlocks;
+    cluster_dims.val.clusterDim.y = 1;
+    cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t c = {};
+    c.gridDim = dim3(static_cast<unsigned>(clusters * kClusterBlocks));
+    c.blockDim = dim3(Policy::BLOCK_THREADS);
+    c.dynamicSmemBytes = kSmem;
+    c.stream = stream;
+    c.attrs = &cluster_dims;
+    c.numAttrs = 1;
+    return c;
+  }
+
+  // The clusters the device keeps resident, or 0 where the path cannot run: the kernel's code was built for a compute
+  // capability below 9.0 (an sm_80 build running on an H100 too), or no cluster of its blocks fits. Host queries, no
+  // synchronisation.
+  static cudaError_t resident_clusters(int& clusters) {
+    clusters = 0;
+    cudaFuncAttributes attributes{};
+    PRIM_TRY(cudaFuncGetAttributes(&attributes, kernel()));
+    const int arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion
+                         ? attributes.ptxVersion
+                         : attributes.binaryVersion;
+    if (arch < 90) return cudaSuccess;
+    if (kSmem > 48 * 1024) {
+      PRIM_TRY(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
+    }
+    if (kClusterBlocks > 8) PRIM_TRY(cudaFuncSetAttribute(kernel(), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchAttribute cluster_dims;
+    const cudaLaunchConfig_t c = config(1, nullptr, cluster_dims);
+    return cudaOccupancyMaxActiveClusters(&clusters, kernel(), &c);
+  }
+};
+
+// Scratch of the path for one call: the list of its segments, a window each at most.
+struct ClusterSegmentScratch {
+  int64_t windows = 0;  // 0: the path is off
+  ClusterSegmentList list{};
+};
+
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+void carve_cluster_segment_scratch(TempCarver& carver, int64_t max_items, int64_t window, uint32_t num_buckets,
+                                   ClusterSegmentScratch& out) {
+  out = ClusterSegmentScratch{};
+  if (!ClusterSegmentPath<OUT, KeyT, ValueT, BucketOp>::applies(max_items, window, num_buckets)) return;
+  out.windows = ceil_div(max_items, window);
+  out.list.segments = carver.take<int64_t>(static_cast<size_t>(out.windows));
+  out.list.count = carver.take<unsigned long long>(1);
+}
+
+// The path's launches; `taken` says whether it runs (the large-segment path then leaves its segments out).
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
+                                         const ValueT* values_in, ValueT* values_out,
+                                         const uint64_t* d_segment_offsets, int64_t num_segments, int64_t max_items,
+                                         int64_t window, uint32_t num_buckets, BucketOp bucket_of,
+                                         uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid,
+                                         bool& taken) {
+  using Path = ClusterSegmentPath<OUT, KeyT, ValueT, BucketOp>;
+  taken = false;
+  if (scratch.windows == 0) return cudaSuccess;
+  int resident = 0;
+  PRIM_TRY(Path::resident_clusters(resident));
+  if (resident == 0) return cudaSuccess;
+  taken = true;
+  PRIM_TRY(cudaMemsetAsync(scratch.list.count, 0, sizeof(unsigned long long), stream));
+  const ClusterSegmentLocator locator{d_segment_offsets, num_segments, max_items, window, Path::kMaxRecords};
+  const unsigned plan_blocks = static_cast<unsigned>(ceil_div(scratch.windows, int64_t{kClusterPlanWarps}));
+  cluster_segment_plan_kernel<<<plan_blocks, kClusterPlanWarps * 32, 0, stream>>>(locator, scratch.windows,
+                                                                                  scratch.list);
+  PRIM_TRY_LAUNCH();
+  const int clusters = static_cast<int>(std::min<int64_t>(resident, scratch.windows));
+  const SplitIo<KeyT, ValueT, BucketOp> io{keys_in, keys_out, values_in, values_out, num_buckets, bucket_of};
+  cudaLaunchAttribute cluster_dims;
+  const cudaLaunchConfig_t c = Path::config(clusters, stream, cluster_dims);
+  PRIM_TRY(cudaLaunchKernelEx(&c, Path::kernel(), io, d_segment_offsets, scratch.list, d_bucket_offsets,
+                              d_num_invalid));
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace prim
