@@ -27,7 +27,9 @@ struct GatherScatterPolicy {
   // Session 9, the same gather in one process (H100, 2^26, 25 runs each): this policy 3.746 ms; evict-first map
   // loads 3.748; evict-first random-side loads 4.024; 2 / 3 / 6 records per group 3.748 / 3.744 / 3.800; no
   // streaming hints at all 3.742; 128 threads 3.749; 512 threads with 2 records 3.744. The kernel is at a plateau
-  // of its shape: none of these moves it by more than the noise, and the 64-byte row stays at 1.19x thrust.
+  // of its shape: none of these moves it by more than the noise, and the 64-byte row stays at 1.19x thrust. Session
+  // 14 (call l, three rounds): a resident grid looping over the tiles, one or four waves of blocks, 3.95-4.00 ms
+  // against 3.74-3.75 for a block a tile (scatter 4.86 against 4.68).
   static constexpr bool kStreamMapLoads = false;     // the map, read once, with evict-first loads too
   static constexpr bool kStreamRandomLoads = false;  // gather's random side with evict-first loads
   // The random side uses plain loads: on the H100 (64-byte records, 2^26) __ldg was equal, and L1::no_allocate
