@@ -27,6 +27,12 @@
 //     0.690 against 0.677 ms for the test on the loaded keys; with no test at all (wrong where a bucket is out of
 //     range) 0.626 ms. The kernel itself is latency-bound (Nsight Compute: 0.38 instructions issued a cycle and
 //     scheduler, 29 of 64 warps active, 1.0 TB/s); the cluster exchange is 6% of it (0.593 -> 0.555 ms without).
+//     A functor that declares its buckets in range and puts the all-ones key in the last bucket (prim::KeyBits with
+//     2^bits buckets) gets a kernel whose every tile is padded: no test, and no out-of-line tile (session 15:
+//     that tile's call alone cost 0.06 ms, its registers saved around it).
+//   - session 15: the next listed segment's tile copied into shared memory (cp.async, two tile buffers, 100 KB a
+//     block) while the block splits this one: slower, 0.681 against 0.658 ms with a declared bound and 0.72 against
+//     0.68 without. The loads were not what the kernel waits for.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -35,6 +41,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <cub/block/block_scan.cuh>
 #include <limits>
 
@@ -42,6 +49,7 @@
 #include "detail/segmented_large_segments.cuh"
 #include "detail/split_agent.cuh"
 #include "prim/error.h"
+#include "prim/key_bits.h"
 #include "prim/temp_storage.h"
 
 namespace prim {
@@ -188,7 +196,10 @@ struct ClusterBases {
 };
 #endif
 
-template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+// kPadEveryTile: every tile, full or not, is a padded tile (split_agent.cuh), with no bucket test and no out-of-line
+// tile: for a functor that declares its buckets in range and puts the all-ones key in the last bucket
+// (pads_every_cluster_tile). Otherwise a full tile tests its buckets and the others go out of line.
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, bool kPadEveryTile>
 struct ClusterSegmentSplit {
   using Split = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, ClusterSegmentPartition>;
   using Io = SplitIo<KeyT, ValueT, BucketOp>;
@@ -234,7 +245,16 @@ struct ClusterSegmentSplit {
                         bucket_offsets, num_invalid};
       const int64_t tile_base = static_cast<int64_t>(start) + int64_t{rank} * TILE;
       const int64_t remaining = static_cast<int64_t>(start) + size - tile_base;
-      if (remaining > 0) {  // block-uniform
+      if constexpr (kPadEveryTile) {
+        if (remaining > 0) {  // block-uniform
+          uint64_t base[Split::BINS];  // resolve() sets them
+          Split::template split_tile<TileKind::padded>(temp.split, io, tile_base,
+                                                       static_cast<int>(remaining < TILE ? remaining : TILE), base,
+                                                       bases);
+        } else {
+          bases.idle(io.num_buckets);
+        }
+      } else if (remaining > 0) {  // block-uniform
         // No upsweep said whether the tile's buckets are all valid: the clean tile tests them on its loaded keys (a
         // separate test that loaded them took 8% of the call, H100 session 14) and gives way to the general one.
         constexpr bool kCheck = !PadsWithAllOnes<BucketOp>::value;
@@ -255,12 +275,12 @@ struct ClusterSegmentSplit {
 #endif
 };
 
-template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, bool kPadEveryTile>
 __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     cluster_segment_split_kernel(SplitIo<KeyT, ValueT, BucketOp> io, const uint64_t* offsets, ClusterSegmentList list,
                                  uint64_t* bucket_offsets, uint64_t* num_invalid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using Agent = ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp>;
+  using Agent = ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp, kPadEveryTile>;
   extern __shared__ __align__(16) unsigned char cluster_smem[];
   Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(cluster_smem), io, offsets, list, bucket_offsets,
              num_invalid);
@@ -269,15 +289,18 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
 #endif
 }
 
-// The path's host side for one record type.
-template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+// The path's host side for one record type and tile choice.
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp, bool kPadEveryTile = false>
 struct ClusterSegmentPath {
   using Policy = ClusterSegmentPolicy<KeyT, ValueT>;
+  using Key = KeyT;
+  using Value = ValueT;
+  using BucketFunctor = BucketOp;
   static constexpr int64_t kMaxRecords = int64_t{kClusterBlocks} * Policy::TILE_ITEMS;
   static constexpr size_t kSmem =
-      sizeof(typename ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp>::TempStorage);
+      sizeof(typename ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp, kPadEveryTile>::TempStorage);
 
-  static auto kernel() { return cluster_segment_split_kernel<Policy, OUT, KeyT, ValueT, BucketOp>; }
+  static auto kernel() { return cluster_segment_split_kernel<Policy, OUT, KeyT, ValueT, BucketOp, kPadEveryTile>; }
 
   // Whether any segment can be the path's: one of more than `window` records and at most kMaxRecords, <= 256 buckets.
   static bool applies(int64_t max_items, int64_t window, uint32_t num_buckets) {
@@ -336,7 +359,34 @@ void carve_cluster_segment_scratch(TempCarver& carver, int64_t max_items, int64_
   out.list.count = carver.take<unsigned long long>(1);
 }
 
+// The path's split kernel on `resident` clusters at most, its tiles as Path chooses (Path::kernel()).
+template <class Path>
+cudaError_t launch_cluster_segment_kernel(
+    const SplitIo<typename Path::Key, typename Path::Value, typename Path::BucketFunctor>& io,
+    const uint64_t* d_segment_offsets, ClusterSegmentList list, int64_t windows, int resident,
+    uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid) {
+  const int clusters = static_cast<int>(std::min<int64_t>(resident, windows));
+  cudaLaunchAttribute cluster_dims;
+  const cudaLaunchConfig_t c = Path::config(clusters, stream, cluster_dims);
+  return cudaLaunchKernelEx(&c, Path::kernel(), io, d_segment_offsets, list, d_bucket_offsets, d_num_invalid);
+}
+
+// Every tile of the call can be padded (kPadEveryTile) when no record can be invalid, by the functor's declared bound
+// (prim/key_bits.h), and the all-ones key falls in the last bucket, so that the padding ranks after every real
+// record (prim::KeyBits with num_buckets = 2^bits). The functor runs on the host here: the API asks for
+// __host__ __device__ functors.
+template <class KeyT, class BucketOp>
+bool pads_every_cluster_tile(const BucketOp& bucket_of, uint32_t num_buckets) {
+  if (!buckets_declared_in_range(bucket_of, num_buckets)) return false;
+  KeyT all_ones_key;
+  std::memset(&all_ones_key, 0xFF, sizeof(KeyT));
+  return static_cast<uint32_t>(bucket_of(all_ones_key)) == num_buckets - 1;
+}
+
 // The path's launches; `taken` says whether it runs (the large-segment path then leaves its segments out).
+// Measured on the H100 (session 15, calls b and c, 2^26 u32 keys in segments of 2^16, three rounds each), the whole
+// call took 0.646-0.677 ms with the bucket test and the out-of-line tile (session 14's kernel: 0.666-0.696), and
+// 0.597-0.605 ms with every tile padded; without the out-of-line tile's call (timing only) 0.604-0.613.
 template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
                                          const ValueT* values_in, ValueT* values_out,
@@ -357,13 +407,20 @@ cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, c
   cluster_segment_plan_kernel<<<plan_blocks, kClusterPlanWarps * 32, 0, stream>>>(locator, scratch.windows,
                                                                                   scratch.list);
   PRIM_TRY_LAUNCH();
-  const int clusters = static_cast<int>(std::min<int64_t>(resident, scratch.windows));
   const SplitIo<KeyT, ValueT, BucketOp> io{keys_in, keys_out, values_in, values_out, num_buckets, bucket_of};
-  cudaLaunchAttribute cluster_dims;
-  const cudaLaunchConfig_t c = Path::config(clusters, stream, cluster_dims);
-  PRIM_TRY(cudaLaunchKernelEx(&c, Path::kernel(), io, d_segment_offsets, scratch.list, d_bucket_offsets,
-                              d_num_invalid));
-  return cudaSuccess;
+  if constexpr (DeclaresBucketBound<BucketOp>::value) {  // the padded kernel exists only for such functors
+    if (pads_every_cluster_tile<KeyT>(bucket_of, num_buckets)) {
+      using Padded = ClusterSegmentPath<OUT, KeyT, ValueT, BucketOp, true>;
+      int padded_resident = 0;
+      PRIM_TRY(Padded::resident_clusters(padded_resident));
+      if (padded_resident > 0) {
+        return launch_cluster_segment_kernel<Padded>(io, d_segment_offsets, scratch.list, scratch.windows,
+                                                     padded_resident, d_bucket_offsets, stream, d_num_invalid);
+      }
+    }
+  }
+  return launch_cluster_segment_kernel<Path>(io, d_segment_offsets, scratch.list, scratch.windows, resident,
+                                             d_bucket_offsets, stream, d_num_invalid);
 }
 
 }  // namespace detail

@@ -420,6 +420,44 @@ TEST(SegmentedSplitGpu, ClusterSegmentsWithInvalidRecords) {
   check_sizes<Rec4>({u, 9, w + 1}, 16, Distribution::uniform, 85, Options{-1});
 }
 
+// prim::KeyBits declares its buckets in range (prim/key_bits.h). Where its bound is num_buckets, the all-ones key is
+// in the last bucket and the cluster path pads every tile (a kernel of its own: no bucket test, no out-of-line
+// tile); where the bound is below num_buckets, or above it, the full tiles keep their test, and the records out of
+// range are reported. Raw u32 keys over the whole 32-bit range, as the benchmark's, with all-ones keys (the padding's
+// key) in the segments' last tiles; partial tiles of every length class.
+TEST(SegmentedSplitGpu, KeyBitsAroundTheClusterPath) {
+  const uint64_t u = static_cast<uint64_t>(cluster_max_records<uint32_t>());
+  const uint64_t tile = static_cast<uint64_t>(cluster_tile<uint32_t>());
+  const auto keys_for = [](const std::vector<uint64_t>& off, uint32_t seed) {
+    std::vector<uint32_t> keys(static_cast<size_t>(off.back()));
+    std::mt19937 rng(seed);
+    for (auto& k : keys) k = static_cast<uint32_t>(rng());
+    for (size_t s = 0; s + 1 < off.size(); ++s) {  // three all-ones keys near the end of every segment of 6 or more
+      for (uint64_t back = 1; back <= 3 && off[s + 1] - off[s] >= 6; ++back) keys[off[s + 1] - back * 2] = ~0u;
+    }
+    return keys;
+  };
+  for (uint32_t b : {16u, 200u, 256u}) {
+    SCOPED_TRACE(b);
+    const uint64_t w = static_cast<uint64_t>(large_window<uint32_t>(b));
+    ASSERT_GT(u, w);
+    const auto off = offsets_from_sizes({w + 1, 3, u, u - 1, 0, 6 * tile + 1, 2 * u, u, u - 2, w + 4, 7 * tile - 5});
+    const auto keys = keys_for(off, 90 + b);
+    if (b == 16) {
+      check_segmented(keys, off, b, prim::KeyBits<uint32_t>{28, 4});  // bound 16: every tile padded
+      check_segmented(keys, off, b, prim::KeyBits<uint32_t>{5, 5});   // bound 32: half the records out of range
+    } else {
+      check_segmented(keys, off, b, prim::KeyBits<uint32_t>{0, 8});  // 256: every tile padded; 200: tested, ~22% out
+      check_segmented(keys, off, b, prim::KeyBits<uint32_t>{3, 9});  // bound 512: tested
+      check_segmented(keys, off, b, prim::KeyBits<uint32_t>{4, 4});  // in range, all-ones in bucket 15: tested
+    }
+  }
+  Options graph;
+  graph.graph = true;
+  const auto off = offsets_from_sizes({u, u, 7, u - 100});
+  check_segmented(keys_for(off, 95), off, 256, prim::KeyBits<uint32_t>{8, 8}, graph);
+}
+
 TEST(SegmentedSplitGpu, SplitEngineSegmentsWithInvalidRecordsAndDeviceCounts) {
   const uint64_t w = static_cast<uint64_t>(large_window<Rec8>(16));
   const auto off = offsets_from_sizes({300, w + 5, 7, 0, 3 * w});

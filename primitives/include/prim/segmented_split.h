@@ -44,6 +44,7 @@
 
 #include "detail/segmented_split_kernels.cuh"
 #include "detail/split_workspace.cuh"
+#include "prim/key_bits.h"
 #include "prim/workspace.h"
 
 namespace prim {
