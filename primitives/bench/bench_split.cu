@@ -175,7 +175,10 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   size_t t_split_pairs = 0, t_split_pairs_unstable = 0, t_split = 0, t_index = 0, t_sort_k = 0, t_sort_p = 0;
   size_t t_split_2048 = 0, t_split_2048_unstable = 0, t_index_2048 = 0;
   size_t c_pairs = 0, c_sort_pairs_ids = 0, c_sort_pairs_ids_seq = 0, c_keys = 0;
+  size_t t_split_pairs_key_bits = 0;
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s));
+  BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs_key_bits, k_in, ka, v_in, va, n, 256, prim::KeyBits<uint32_t>{0, 8},
+                                   offs, s));
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_pairs_unstable, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s,
                                    prim::SplitOrder::unstable));
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_2048, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s));
@@ -200,7 +203,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
     t_ids = std::max({t_ids, lsd, hierarchical});
   }
   const size_t temp_bytes =
-      std::max({t_split_pairs, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index,
+      std::max({t_split_pairs, t_split_pairs_key_bits, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index,
                 t_index_2048, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys, t_ids});
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
@@ -208,7 +211,19 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   const std::string d = dist_name(dist);
 
   // ---- stable 256-way split of pairs by key bits [0, 8) vs SortPairs [0, 8) ----
+  // prim::KeyBits: the bucket of CUB's bit range, a single SplitSort pass (split_lsd.cuh); then the same split by a
+  // functor the library cannot see into (the plain split's upsweep, spine and downsweep).
   measure(ctx, Row{"split pairs u32+u32, bucket = key[0,8)", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 1.3, ""},
+      [&] {
+        size_t b = temp_bytes;
+        return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 256, prim::KeyBits<uint32_t>{0, 8}, offs, s);
+      },
+      [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 8, s); },
+      [&] {
+        const std::string k = equal_or("keys", ka, kb_, kb, s);
+        return k != "ok" ? k : equal_or("values", va, vb, kb, s);
+      });
+  measure(ctx, Row{"split pairs u32+u32, bucket = key[0,8) by a functor", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 0, ""},
       [&] { size_t b = temp_bytes; return prim::split_pairs(t, b, k_in, ka, v_in, va, n, 256, LowByte{}, offs, s); },
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 8, s); },
       [&] {

@@ -22,6 +22,7 @@
 #include "detail/split_dispatch.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
+#include "prim/key_bits.h"
 #include "prim/temp_storage.h"
 #include "prim/uint128.h"
 
@@ -44,6 +45,12 @@ struct KeyDigit {
       return static_cast<uint32_t>((static_cast<uint64_t>(key) >> shift) & ((uint64_t{1} << bits) - 1));
     }
   }
+};
+
+// Each pass's KeyDigit (SplitSort's make_op).
+template <typename Key>
+struct MakeKeyDigit {
+  __host__ __device__ KeyDigit<Key> operator()(int /*pass*/, int shift, int bits) const { return {shift, bits}; }
 };
 
 // Digit [shift, shift + bits) of a user bucket id (IdOp returns uint64_t). With check_bits >= 0 (first pass
@@ -150,6 +157,79 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
                                                  scanned + static_cast<size_t>(pass) * (kLsdDigits + 1), lookback,
                                                  stream);
                            });
+}
+
+// ---- prim::split / split_pairs by a key's bits: SplitSort's single pass ----
+// A split of SplitSort's 32- or 64-bit keys by prim::KeyBits{shift, bits} into exactly 2^bits <= 256 buckets is one
+// LSD pass: no record can be invalid, and the all-ones key is in the last bucket. It takes the one-sweep route's
+// kernels (one histogram, one scan, one downsweep whose tiles find their bases by look-back over the whole input, as
+// CUB's one-sweep radix sort does) instead of the split's upsweep, spine and chunked downsweep. The scratch holds no
+// second copy of the records (a single pass writes the output directly). Measured on the H100 (session 15, 2^26 u32
+// keys with u32 values, KeyBits{0, 8}): see docs/bench/README.md, "Session 15".
+template <class K, class BucketOp>
+bool splits_by_key_bits_in_one_sweep(const BucketOp& bucket_of, ItemCount n, uint32_t num_buckets) {
+  if constexpr (std::is_same_v<BucketOp, KeyBits<K>> && (std::is_same_v<K, uint32_t> || std::is_same_v<K, uint64_t>)) {
+    return bucket_of.bits >= 0 && bucket_of.bits <= kLsdDigitBits && bucket_of.shift >= 0 &&
+           bucket_of.shift + bucket_of.bits <= static_cast<int>(8 * sizeof(K)) &&
+           num_buckets == (uint32_t{1} << bucket_of.bits) && n.max >= 0 &&
+           n.max <= GlobalSplitPass<SplitOutput::keys, K, NoValue>::kMaxRecords;
+  } else {
+    return false;
+  }
+}
+
+template <SplitOutput OUT, class K, class V>
+cudaError_t split_by_key_bits_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                        const V* values_in, V* values_out, ItemCount n, KeyBits<K> key_bits,
+                                        uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid) {
+  using MakeOp = MakeKeyDigit<K>;
+  using Pass = LsdPassFor<OUT, K, V, MakeOp>;
+  if (n.max > Pass::kMaxRecords) return cudaErrorInvalidValue;
+  TempCarver carver(d_temp);
+  auto* bins = carver.take<unsigned long long>(kLsdDigits);
+  uint64_t* scanned = carver.take<uint64_t>(kLsdDigits + 1);
+  uint32_t* lookback = carver.take<uint32_t>(Pass::lookback_words(n.max));
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  using HistPolicy = LsdHistogramPolicy<1, K>;
+  auto histogram = lsd_histogram_kernel<1, K, MakeOp>;
+  int grid = 1;
+  const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
+  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 2048 / HistPolicy::kThreads, max_tiles, grid));
+  PRIM_TRY(cudaMemsetAsync(bins, 0, sizeof(unsigned long long) * kLsdDigits, stream));
+  const LsdPassDigits<MakeOp> digits{MakeOp{}, key_bits.shift, key_bits.bits, 1};
+  histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,
+                                                       reinterpret_cast<unsigned long long*>(d_num_invalid));
+  PRIM_TRY_LAUNCH();
+  lsd_scan_bins_kernel<kLsdDigits><<<1, kLsdDigits, 0, stream>>>(bins, scanned);
+  PRIM_TRY_LAUNCH();
+  const uint32_t num_buckets = uint32_t{1} << key_bits.bits;
+  PRIM_TRY(Pass::launch(keys_in, keys_out, values_in, values_out, n, num_buckets,
+                        MakeOp{}(0, key_bits.shift, key_bits.bits), scanned, lookback, stream));
+  // The scan's entries are the bucket starts, and entry num_buckets the count (the digits above it are empty).
+  if (d_bucket_offsets) {
+    PRIM_TRY(cudaMemcpyAsync(d_bucket_offsets, scanned, sizeof(uint64_t) * (num_buckets + 1), cudaMemcpyDeviceToDevice,
+                             stream));
+  }
+  return cudaSuccess;
+}
+
+// prim::split / split_pairs: a split by a key's bits as above, any other split through dispatch_split_in_order.
+template <SplitOutput OUT, class K, class V, class BucketOp>
+cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t& temp_bytes, const K* keys_in,
+                                          K* keys_out, const V* values_in, V* values_out, ItemCount n,
+                                          uint32_t num_buckets, BucketOp bucket_of, uint64_t* d_bucket_offsets,
+                                          cudaStream_t stream, uint64_t* d_num_invalid) {
+  if constexpr (std::is_same_v<BucketOp, KeyBits<K>>) {
+    if (splits_by_key_bits_in_one_sweep<K>(bucket_of, n, num_buckets)) {  // stable: either order's promise
+      return split_by_key_bits_one_sweep<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                              bucket_of, d_bucket_offsets, stream, d_num_invalid);
+    }
+  }
+  return dispatch_split_in_order<OUT, K, V>(order, d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                            num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
 }
 
 // make_op(pass, shift, bits) returns the pass's bucket functor (one type for every pass); MAX_PASSES bounds the

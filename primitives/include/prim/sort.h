@@ -41,10 +41,6 @@ cudaError_t check_bit_range(int begin_bit, int end_bit) {
   return (begin_bit < 0 || end_bit < begin_bit || end_bit > static_cast<int>(sizeof(Key) * 8)) ? cudaErrorInvalidValue
                                                                                                  : cudaSuccess;
 }
-template <typename Key>
-struct MakeKeyDigit {
-  __host__ __device__ KeyDigit<Key> operator()(int /*pass*/, int shift, int bits) const { return {shift, bits}; }
-};
 }  // namespace detail
 
 template <typename Key>
