@@ -21,10 +21,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cub/device/device_scan.cuh>
 #include <limits>
 
 #include "detail/bits.h"
+#include "detail/device_count_scan.cuh"
 #include "detail/split_agent.cuh"
 #include "prim/error.h"
 #include "prim/temp_storage.h"
@@ -154,13 +154,19 @@ struct LargeSegmentLocator {
 
 // The path's plan: one warp a slot writes the part its upsweep and downsweep blocks take. Searching the offsets
 // in the blocks themselves kept every block's warps waiting on a warp's three dependent loads first.
+// A slot of a large segment also sets *table_used (zeroed before) to the table's length: with no large segment it
+// stays 0, and the path's kernels and scan do nothing (LargeSegmentPartition::idle).
 constexpr int kLargeSegmentPlanWarps = 8;
 __global__ void __launch_bounds__(kLargeSegmentPlanWarps * 32)
-    large_segment_plan_kernel(LargeSegmentLocator locator, uint32_t num_buckets, int64_t num_slots, BlockWork* parts) {
+    large_segment_plan_kernel(LargeSegmentLocator locator, uint32_t num_buckets, int64_t num_slots, BlockWork* parts,
+                              unsigned long long* table_used, int64_t table) {
   const int64_t slot = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   if (slot >= num_slots) return;  // warp-uniform
   const BlockWork w = locator.find_part(slot, num_buckets);
-  if ((threadIdx.x & 31) == 0) parts[slot] = w;
+  if ((threadIdx.x & 31) == 0) {
+    parts[slot] = w;
+    if (w.segment_entry >= 0) *table_used = static_cast<unsigned long long>(table);  // the same value from every slot
+  }
 }
 
 // The split engine's partition: downsweep block b takes parts[b]; upsweep block u counts the k-th of K even shares
@@ -169,6 +175,10 @@ struct LargeSegmentPartition {
   static constexpr int kUpsweepBlocksPerChunk = kLargeSegmentUpsweepBlocks;
   const BlockWork* parts;
   int64_t tile;  // records per split tile
+  const unsigned long long* table_used;  // the plan's: 0 when no segment is large
+  // No large segment: every block leaves (an idle upsweep block of 2^26 keys' 5464 wrote its zeros, and the path's
+  // three kernels and its scan took 70 us under Nsight Compute with segments of 2^16, all the cluster path's).
+  __device__ __forceinline__ bool idle() const { return *table_used == 0; }
   __device__ __forceinline__ BlockWork work(uint32_t /*num_buckets*/) const { return parts[blockIdx.x]; }
   __device__ __forceinline__ BlockWork upsweep_work(uint32_t num_buckets) const {
     constexpr int64_t K = kUpsweepBlocksPerChunk;
@@ -195,15 +205,14 @@ struct LargeSegmentScratch {
   int64_t grid = 0;  // 0: the path is off (no segment can be large)
   BlockWork* parts = nullptr;
   int64_t table = 0;
-  uint64_t* counts = nullptr;
-  uint64_t* scanned = nullptr;
-  void* scan_temp = nullptr;
-  size_t scan_bytes = 0;
+  uint64_t* counts = nullptr;  // scanned in place, over the plan's table_used entries
+  unsigned long long* table_used = nullptr;
+  uint64_t* scan_partials = nullptr;
 };
 
 // Carves the path's scratch; with max_items <= window no segment can be large and the path costs nothing.
 inline cudaError_t carve_large_segment_scratch(TempCarver& carver, int64_t max_items, int64_t window,
-                                               uint32_t num_buckets, cudaStream_t stream, LargeSegmentScratch& out) {
+                                               uint32_t num_buckets, LargeSegmentScratch& out) {
   out = LargeSegmentScratch{};
   if (max_items <= window) return cudaSuccess;
   out.grid = 2 * ceil_div(max_items, window);
@@ -213,9 +222,8 @@ inline cudaError_t carve_large_segment_scratch(TempCarver& carver, int64_t max_i
   out.parts = carver.take<BlockWork>(static_cast<size_t>(out.grid));
   out.table = kLargeSegmentUpsweepBlocks * int64_t{num_buckets} * out.grid + 1;  // + a zero: scans into the total
   out.counts = carver.take<uint64_t>(static_cast<size_t>(out.table));
-  out.scanned = carver.take<uint64_t>(static_cast<size_t>(out.table));
-  PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, out.scan_bytes, out.counts, out.scanned, out.table, stream));
-  out.scan_temp = carver.take<unsigned char>(out.scan_bytes);
+  out.table_used = carver.take<unsigned long long>(1);
+  out.scan_partials = carver.take<uint64_t>(device_count_scan_partials<uint64_t>(out.table));
   return cudaSuccess;
 }
 
@@ -239,19 +247,19 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
                                     large_above};
   const unsigned grid = static_cast<unsigned>(scratch.grid);
   const unsigned plan_blocks = static_cast<unsigned>(ceil_div(scratch.grid, kLargeSegmentPlanWarps));
-  large_segment_plan_kernel<<<plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream>>>(locator, num_buckets,
-                                                                                     scratch.grid, scratch.parts);
+  PRIM_TRY(cudaMemsetAsync(scratch.table_used, 0, sizeof(unsigned long long), stream));
+  large_segment_plan_kernel<<<plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream>>>(
+      locator, num_buckets, scratch.grid, scratch.parts, scratch.table_used, scratch.table);
   PRIM_TRY_LAUNCH();
-  const LargeSegmentPartition partition{scratch.parts, Policy::TILE_ITEMS};
+  const LargeSegmentPartition partition{scratch.parts, Policy::TILE_ITEMS, scratch.table_used};
   const unsigned upsweep_grid = static_cast<unsigned>(scratch.grid * kLargeSegmentUpsweepBlocks);
   upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of,
                                                               scratch.counts, d_num_invalid);
   PRIM_TRY_LAUNCH();
-  size_t scan_bytes = scratch.scan_bytes;
-  PRIM_TRY(cub::DeviceScan::ExclusiveSum(scratch.scan_temp, scan_bytes, scratch.counts, scratch.scanned,
-                                         scratch.table, stream));
+  PRIM_TRY(device_count_exclusive_sum(scratch.counts, reinterpret_cast<const uint64_t*>(scratch.table_used),
+                                      scratch.table, scratch.scan_partials, stream));
   downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, partition,
-                                                            num_buckets, bucket_of, scratch.scanned,
+                                                            num_buckets, bucket_of, scratch.counts,
                                                             d_bucket_offsets);
   PRIM_TRY_LAUNCH();
   return cudaSuccess;

@@ -39,6 +39,7 @@
 #include <cub/block/block_radix_rank.cuh>
 #include <cuda/atomic>
 #include <type_traits>
+#include <utility>
 
 #include "prim/item_count.h"
 
@@ -948,11 +949,21 @@ struct SplitDownsweepAgent {
   }
 };
 
+// A partition with `bool idle() const` may tell a whole launch to do nothing (the segmented split's large-segment
+// path, when its plan found no large segment): every block of its kernels then leaves at once.
+template <class Partition, class = void>
+struct MayBeIdle : std::false_type {};
+template <class Partition>
+struct MayBeIdle<Partition, std::void_t<decltype(std::declval<const Partition&>().idle())>> : std::true_type {};
+
 // One-line kernel shims. Dynamic shared memory holds the agents' TempStorage (the 11-bit ranker needs > 48 KiB).
 template <class Policy, class KeyT, class BucketOp, class Partition>
 __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
     split_upsweep_kernel(const KeyT* keys, Partition part, uint32_t num_buckets, BucketOp bucket_of, uint64_t* counts,
                          uint64_t* num_invalid) {
+  if constexpr (MayBeIdle<Partition>::value) {
+    if (part.idle()) return;
+  }
   using Agent = SplitUpsweepAgent<Policy, KeyT, BucketOp, Partition>;
   __shared__ typename Agent::TempStorage temp;
   Agent::run(temp, keys, part, num_buckets, bucket_of, counts, num_invalid);
@@ -963,6 +974,9 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     split_downsweep_kernel(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
                            Partition part, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
                            uint64_t* bucket_offsets) {
+  if constexpr (MayBeIdle<Partition>::value) {
+    if (part.idle()) return;
+  }
   using Agent = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
   extern __shared__ __align__(16) unsigned char split_smem[];
   Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(split_smem), keys_in, keys_out, values_in, values_out,

@@ -51,6 +51,7 @@ struct Options {
   bool bucket_offsets = true;    // ask for the per-(segment, bucket) offsets
   bool graph = false;            // run the call inside CUDA graph capture
   bool workspace = false;        // use the Workspace overload
+  bool large_segment_path = true;  // SegmentedSplitOptions: false is the renderer's engine (a block a tile)
 };
 
 template <typename R>
@@ -94,10 +95,12 @@ void check_segmented(const std::vector<R>& in, const std::vector<uint64_t>& off,
                                                      num_segments, num_buckets, op, offsets_ptr);
     EXPECT_EQ(want_invalid == 0 ? cudaSuccess : cudaErrorInvalidValue, status);
   } else {
+    const prim::SegmentedSplitOptions options{opt.large_segment_path};
     size_t bytes = 0;
     ASSERT_CUDA(prim::segmented_split(nullptr, bytes, d_in.get(), d_out.get(), max_items, d_seg.get(), num_segments,
-                                      num_buckets, op, offsets_ptr));
+                                      num_buckets, op, offsets_ptr, 0, nullptr, options));
     DeviceBuffer<unsigned char> d_temp(bytes);
+    d_temp.poison();  // the call may rely on no scratch contents
     cudaStream_t stream;
     ASSERT_CUDA(cudaStreamCreate(&stream));
     if (opt.graph) {
@@ -105,7 +108,7 @@ void check_segmented(const std::vector<R>& in, const std::vector<uint64_t>& off,
       cudaGraphExec_t exec;
       ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
       ASSERT_CUDA(prim::segmented_split(d_temp.get(), bytes, d_in.get(), d_out.get(), max_items, d_seg.get(),
-                                        num_segments, num_buckets, op, offsets_ptr, stream, d_invalid.get()));
+                                        num_segments, num_buckets, op, offsets_ptr, stream, d_invalid.get(), options));
       ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
       ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
       ASSERT_CUDA(cudaGraphLaunch(exec, stream));
@@ -114,7 +117,7 @@ void check_segmented(const std::vector<R>& in, const std::vector<uint64_t>& off,
       ASSERT_CUDA(cudaGraphDestroy(graph));
     } else {
       ASSERT_CUDA(prim::segmented_split(d_temp.get(), bytes, d_in.get(), d_out.get(), max_items, d_seg.get(),
-                                        num_segments, num_buckets, op, offsets_ptr, stream, d_invalid.get()));
+                                        num_segments, num_buckets, op, offsets_ptr, stream, d_invalid.get(), options));
     }
     ASSERT_CUDA(cudaStreamSynchronize(stream));
     ASSERT_CUDA(cudaStreamDestroy(stream));
@@ -476,6 +479,44 @@ TEST(SegmentedSplitGpu, SplitEngineSegmentsWithInvalidRecordsAndDeviceCounts) {
   Options workspace;
   workspace.workspace = true;
   check_segmented(records(off.back(), 20, Distribution::uniform, 45), off, 16, BucketIsKey{}, workspace);
+}
+
+// Two tile engines: with the large-segment path on and max_items above a window, the resident one (a resident grid
+// whose blocks skip the tiles inside large segments; only the used part of the count matrix zeroed and scanned);
+// otherwise, and always with the path off (the renderer's setting), a block a tile. The same inputs through both.
+TEST(SegmentedSplitGpu, BothTileEnginesOnSegmentsThatCrossTiles) {
+  const uint64_t w = static_cast<uint64_t>(large_window<Rec8>(256));
+  // Crossing segments of the tile engine only (no large one): the whole matrix in use up to the last of them.
+  const auto crossing = random_sizes(400, 20000, 61, 0.1);
+  // Crossing ones at the start, then only small ones (the matrix used only at its start), then a large one.
+  auto front = random_sizes(30, 9000, 62, 0.0);
+  const auto tiny = random_sizes(20000, 40, 63);
+  front.insert(front.end(), tiny.begin(), tiny.end());
+  front.push_back(3 * w + 11);
+  // Small ones, then crossing ones just before the end (the used part ends at the matrix's last slots).
+  auto back = random_sizes(9000, 30, 64);
+  for (uint64_t s : std::initializer_list<uint64_t>{600, 5000, 0, kStride + 1, 2 * kStride + 3}) back.push_back(s);
+  for (bool path : {true, false}) {
+    SCOPED_TRACE(path);
+    Options opt;
+    opt.large_segment_path = path;
+    for (uint32_t b : {16u, 256u, 2048u}) {
+      SCOPED_TRACE(b);
+      check_sizes(crossing, b, Distribution::uniform, b, opt);
+      check_sizes(front, b, Distribution::zipf, b + 1, opt);
+      check_sizes(back, b, Distribution::uniform, b + 2, opt);
+    }
+    // A device count far below max_items: the tiles past it hold nothing.
+    Options slack = opt;
+    slack.slack = static_cast<int64_t>(4 * w);
+    check_sizes(crossing, 128, Distribution::uniform, 65, slack);
+    Options graph = opt;
+    graph.graph = true;
+    check_sizes(front, 256, Distribution::uniform, 66, graph);
+    // Invalid records in crossing segments and in small ones.
+    const auto off = offsets_from_sizes(crossing);
+    check_segmented(records(off.back(), 20, Distribution::uniform, 67), off, 16, BucketIsKey{}, opt);
+  }
 }
 
 TEST(SegmentedSplitGpu, WorkspaceOverload) {

@@ -1,0 +1,124 @@
+// In-place exclusive sum of data[0, *count), where the count lives on the device and only its bound is known on the
+// host: three launches on a fixed grid (block sums, one block scanning them, each block's part scanned again from
+// its base). A count of zero costs three nearly empty launches, where a scan sized by the bound would read and write
+// all of it. The segmented split's tile engine scans its count matrix this way when the large-segment path is on:
+// only its plan kernel knows how much of the matrix the segments that cross tiles use (often none of it).
+// It reads its part twice and writes it once, against CUB's single pass: use it where the count is often far
+// below the bound.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+
+#include "detail/bits.h"
+#include "prim/error.h"
+
+namespace prim {
+namespace detail {
+
+struct DeviceCountScanPolicy {
+  static constexpr int kThreads = 256;
+  static constexpr int kItems = 8;
+  static constexpr int kTile = kThreads * kItems;
+  static constexpr int kMaxBlocks = 1024;  // the spine: one block of this many threads
+
+  // Blocks for a count of at most max_count.
+  static int blocks(int64_t max_count) {
+    return static_cast<int>(std::clamp<int64_t>(ceil_div(std::max<int64_t>(max_count, 1), int64_t{kTile}), 1,
+                                                kMaxBlocks));
+  }
+};
+
+// Block b's part of [0, count): whole tiles, the last part shorter.
+__device__ __forceinline__ void device_count_scan_part(uint64_t count, uint64_t& begin, uint64_t& end) {
+  constexpr uint64_t kTile = DeviceCountScanPolicy::kTile;
+  const uint64_t per_block = (count + gridDim.x - 1) / gridDim.x;
+  const uint64_t part = (per_block + kTile - 1) / kTile * kTile;
+  begin = blockIdx.x * part < count ? blockIdx.x * part : count;
+  end = begin + part < count ? begin + part : count;
+}
+
+template <class T>
+__global__ void __launch_bounds__(DeviceCountScanPolicy::kThreads)
+    device_count_scan_reduce_kernel(const T* __restrict__ data, const uint64_t* __restrict__ count, T* partials) {
+  using Reduce = cub::BlockReduce<T, DeviceCountScanPolicy::kThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  uint64_t begin = 0, end = 0;
+  device_count_scan_part(*count, begin, end);
+  T sum = 0;
+  for (uint64_t i = begin + threadIdx.x; i < end; i += DeviceCountScanPolicy::kThreads) sum += data[i];
+  sum = Reduce(temp).Sum(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+}
+
+template <class T>
+__global__ void __launch_bounds__(DeviceCountScanPolicy::kMaxBlocks)
+    device_count_scan_spine_kernel(T* partials, int blocks) {
+  using Scan = cub::BlockScan<T, DeviceCountScanPolicy::kMaxBlocks>;
+  __shared__ typename Scan::TempStorage temp;
+  const T value = static_cast<int>(threadIdx.x) < blocks ? partials[threadIdx.x] : T{0};
+  T before = 0;
+  Scan(temp).ExclusiveSum(value, before);
+  if (static_cast<int>(threadIdx.x) < blocks) partials[threadIdx.x] = before;
+}
+
+template <class T>
+__global__ void __launch_bounds__(DeviceCountScanPolicy::kThreads)
+    device_count_scan_down_kernel(T* data, const uint64_t* __restrict__ count, const T* __restrict__ partials) {
+  using P = DeviceCountScanPolicy;
+  using Load = cub::BlockLoad<T, P::kThreads, P::kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Store = cub::BlockStore<T, P::kThreads, P::kItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
+  using Scan = cub::BlockScan<T, P::kThreads>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Store::TempStorage store;
+    typename Scan::TempStorage scan;
+  } temp;
+  uint64_t begin = 0, end = 0;
+  device_count_scan_part(*count, begin, end);
+  T running = partials[blockIdx.x];
+  for (uint64_t tile = begin; tile < end; tile += P::kTile) {
+    const int valid = static_cast<int>(end - tile < P::kTile ? end - tile : P::kTile);
+    T items[P::kItems];
+    Load(temp.load).Load(data + tile, items, valid, T{0});
+    __syncthreads();
+    T aggregate = 0;
+    Scan(temp.scan).ExclusiveSum(items, items, aggregate);
+#pragma unroll
+    for (int i = 0; i < P::kItems; ++i) items[i] += running;
+    running += aggregate;
+    __syncthreads();
+    Store(temp.store).Store(data + tile, items, valid);
+    __syncthreads();
+  }
+}
+
+// Scratch: the blocks' sums.
+template <class T>
+size_t device_count_scan_partials(int64_t max_count) {
+  return static_cast<size_t>(DeviceCountScanPolicy::blocks(max_count));
+}
+
+// data[i] = sum of data[0, i) for i < *d_count (<= max_count); data past the count is neither read nor written.
+template <class T>
+cudaError_t device_count_exclusive_sum(T* data, const uint64_t* d_count, int64_t max_count, T* partials,
+                                       cudaStream_t stream) {
+  using P = DeviceCountScanPolicy;
+  const int blocks = P::blocks(max_count);
+  device_count_scan_reduce_kernel<T><<<blocks, P::kThreads, 0, stream>>>(data, d_count, partials);
+  PRIM_TRY_LAUNCH();
+  device_count_scan_spine_kernel<T><<<1, P::kMaxBlocks, 0, stream>>>(partials, blocks);
+  PRIM_TRY_LAUNCH();
+  device_count_scan_down_kernel<T><<<blocks, P::kThreads, 0, stream>>>(data, d_count, partials);
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace prim
