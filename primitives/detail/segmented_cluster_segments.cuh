@@ -30,6 +30,9 @@
 //     A functor that declares its buckets in range and puts the all-ones key in the last bucket (prim::KeyBits with
 //     2^bits buckets) gets a kernel whose every tile is padded: no test, and no out-of-line tile (session 15:
 //     that tile's call alone cost 0.06 ms, its registers saved around it).
+//   - session 15, call i: list entries holding the segment's offsets, the next entry copied into shared memory
+//     (cp.async) while the block splits its tile, so that no load of the list or the offsets waits before the key
+//     loads: 0.520-0.525 against 0.514-0.527 ms, no gain (two blocks an SM hide that latency). Not kept.
 //   - session 15: the next listed segment's tile copied into shared memory (cp.async, two tile buffers, 100 KB a
 //     block) while the block splits this one: slower, 0.681 against 0.658 ms with a declared bound and 0.72 against
 //     0.68 without. The loads were not what the kernel waits for.
