@@ -579,10 +579,11 @@ __global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks)
 constexpr int kSegmentedTilesPerDownsweepBlock = 2;
 
 template <class Policy, class Io, class CountT>
-__global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void segmented_downsweep_grouped_kernel(
-    Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
-    int64_t num_tiles, uint32_t num_buckets, int64_t large_above, const CountT* scanned, uint64_t* d_bucket_offsets,
-    uint64_t* d_num_invalid) {
+__global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void
+segmented_downsweep_grouped_kernel(Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items,
+                                   const TileBoundary* plan, int64_t num_tiles, uint32_t num_buckets,
+                                   int64_t large_above, const CountT* scanned, uint64_t* d_bucket_offsets,
+                                   uint64_t* d_num_invalid) {
   using D = SegmentedDownsweep<Policy, Io, CountT>;
   constexpr int kTiles = kSegmentedTilesPerDownsweepBlock;
   __shared__ typename D::TempStorage sm;

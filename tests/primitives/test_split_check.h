@@ -165,12 +165,12 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   expect_poison_after(got_values, valid);
 }
 
-// prim::split of u32 keys by key % num_buckets, captured into a CUDA graph on a non-blocking stream (scratch
-// allocated before the capture); the graph is replayed twice. *out and *offsets: what the replays left.
-inline void split_in_cuda_graph(const std::vector<uint32_t>& keys, uint32_t num_buckets, prim::SplitOrder order,
-                                std::vector<uint32_t>* out, std::vector<uint64_t>* offsets) {
+// prim::split of u32 keys by bucket_of, captured into a CUDA graph on a non-blocking stream (scratch allocated
+// before the capture); the graph is replayed twice. *out and *offsets: what the replays left.
+template <typename Op>
+void split_in_cuda_graph(const std::vector<uint32_t>& keys, uint32_t num_buckets, Op bucket_of, prim::SplitOrder order,
+                         std::vector<uint32_t>* out, std::vector<uint64_t>* offsets) {
   const int64_t n = static_cast<int64_t>(keys.size());
-  const BucketByKeyMod bucket_of{num_buckets};
   DeviceBuffer<uint32_t> d_in, d_out(keys.size());
   d_in.upload(keys);
   d_out.poison();
@@ -198,6 +198,33 @@ inline void split_in_cuda_graph(const std::vector<uint32_t>& keys, uint32_t num_
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// A device count above n.max: prim::split of u32 keys by bucket_of writes nothing, reports zero-sized buckets and
+// counts every record of the device count as invalid.
+template <typename Op>
+void check_device_count_above_max_writes_nothing(uint32_t num_buckets, Op bucket_of) {
+  const int64_t max = 10000;
+  DeviceBuffer<uint32_t> d_in(20000), d_out(20000);
+  d_in.zero();
+  d_out.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);
+  const std::vector<uint64_t> h{0, 15000};  // invalid counter, device count (> max)
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
+  DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
+  d_offsets.poison();
+  size_t bytes = 0;
+  const prim::ItemCount n(max, d_scalars.get() + 1);
+  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, num_buckets, bucket_of, d_offsets.get(), 0,
+                          prim::SplitOrder::stable, d_scalars.get()));
+  DeviceBuffer<unsigned char> d_temp(bytes);
+  d_temp.poison();
+  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, num_buckets, bucket_of, d_offsets.get(), 0,
+                          prim::SplitOrder::stable, d_scalars.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  EXPECT_EQ(d_scalars.download(1)[0], 15000u);
+  EXPECT_EQ(d_offsets.download(), std::vector<uint64_t>(num_buckets + 1, 0));
+  expect_poison_after(d_out.download(), 0);
 }
 
 }  // namespace split_test

@@ -98,27 +98,7 @@ TEST(SplitKeyBits, DeviceResidentCountAndUnalignedInput) {
 }
 
 TEST(SplitKeyBits, DeviceCountAboveMaxWritesNothing) {
-  const int64_t max = 10000;
-  DeviceBuffer<uint32_t> d_in(20000), d_out(20000);
-  d_in.zero();
-  d_out.poison();
-  DeviceBuffer<uint64_t> d_scalars(2);
-  const std::vector<uint64_t> h{0, 15000};  // invalid counter, device count (> max)
-  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
-  DeviceBuffer<uint64_t> d_offsets(257);
-  d_offsets.poison();
-  size_t bytes = 0;
-  const prim::ItemCount n(max, d_scalars.get() + 1);
-  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, 256, KeyBits<uint32_t>{}, d_offsets.get(), 0,
-                          prim::SplitOrder::stable, d_scalars.get()));
-  DeviceBuffer<unsigned char> d_temp(bytes);
-  d_temp.poison();
-  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, 256, KeyBits<uint32_t>{}, d_offsets.get(),
-                          0, prim::SplitOrder::stable, d_scalars.get()));
-  ASSERT_CUDA(cudaDeviceSynchronize());
-  EXPECT_EQ(d_scalars.download(1)[0], 15000u);
-  EXPECT_EQ(d_offsets.download(), std::vector<uint64_t>(257, 0));
-  expect_poison_after(d_out.download(), 0);
+  check_device_count_above_max_writes_nothing(256, KeyBits<uint32_t>{});
 }
 
 TEST(SplitKeyBits, OtherBucketCountsKeepThePlainSplit) {
@@ -136,41 +116,22 @@ TEST(SplitKeyBits, WorkspaceAndCudaGraphCapture) {
   std::vector<uint32_t> want(keys.size());
   std::vector<uint64_t> want_offsets(257);
   prim::reference::split(keys.data(), want.data(), n, 256, bucket_of, want_offsets.data());
-
-  DeviceBuffer<uint32_t> d_in, d_out(keys.size());
-  d_in.upload(keys);
-  DeviceBuffer<uint64_t> d_offsets(257);
   {  // the Workspace overload
+    DeviceBuffer<uint32_t> d_in, d_out(keys.size());
+    d_in.upload(keys);
     d_out.poison();
+    DeviceBuffer<uint64_t> d_offsets(257);
     d_offsets.poison();
     prim::Workspace ws;
     ASSERT_CUDA(prim::split(ws, d_in.get(), d_out.get(), n, 256, bucket_of, d_offsets.get()));
     EXPECT_EQ(d_out.download(), want);
     EXPECT_EQ(d_offsets.download(), want_offsets);
   }
-  // Captured into a graph on a non-blocking stream and replayed twice.
-  d_out.poison();
-  d_offsets.poison();
-  size_t bytes = 0;
-  ASSERT_CUDA(prim::split(nullptr, bytes, d_in.get(), d_out.get(), n, 256, bucket_of, d_offsets.get()));
-  DeviceBuffer<unsigned char> d_temp(bytes);
-  cudaStream_t stream;
-  ASSERT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  cudaGraph_t graph;
-  ASSERT_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  const cudaError_t call =
-      prim::split(d_temp.get(), bytes, d_in.get(), d_out.get(), n, 256, bucket_of, d_offsets.get(), stream);
-  ASSERT_CUDA(cudaStreamEndCapture(stream, &graph));
-  ASSERT_CUDA(call);
-  cudaGraphExec_t exec;
-  ASSERT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  for (int replay = 0; replay < 2; ++replay) ASSERT_CUDA(cudaGraphLaunch(exec, stream));
-  ASSERT_CUDA(cudaStreamSynchronize(stream));
-  EXPECT_EQ(d_out.download(), want);
-  EXPECT_EQ(d_offsets.download(), want_offsets);
-  ASSERT_CUDA(cudaGraphExecDestroy(exec));
-  ASSERT_CUDA(cudaGraphDestroy(graph));
-  ASSERT_CUDA(cudaStreamDestroy(stream));
+  std::vector<uint32_t> got;
+  std::vector<uint64_t> got_offsets;
+  ASSERT_NO_FATAL_FAILURE(split_in_cuda_graph(keys, 256, bucket_of, prim::SplitOrder::stable, &got, &got_offsets));
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got_offsets, want_offsets);
 }
 
 }  // namespace

@@ -218,7 +218,8 @@ TEST(SplitUnstable, UnderCudaGraphCapture) {
   const std::vector<uint32_t> keys = uniform_keys(300000, b);
   std::vector<uint32_t> got;
   std::vector<uint64_t> got_offsets;
-  ASSERT_NO_FATAL_FAILURE(split_in_cuda_graph(keys, b, prim::SplitOrder::unstable, &got, &got_offsets));
+  ASSERT_NO_FATAL_FAILURE(
+      split_in_cuda_graph(keys, b, BucketByKeyMod{b}, prim::SplitOrder::unstable, &got, &got_offsets));
   std::vector<uint32_t> want(keys.size());
   std::vector<uint64_t> want_offsets(b + 1);
   prim::reference::split(keys.data(), want.data(), static_cast<int64_t>(keys.size()), b, BucketByKeyMod{b},
