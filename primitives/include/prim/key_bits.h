@@ -11,8 +11,8 @@
 // full tile tests its keys before it ranks them, and the other tiles go through an out-of-line general tile. With a
 // bound of exactly num_buckets and the all-ones key in the last bucket (KeyBits with 2^bits buckets; the call
 // evaluates the functor on the host to see that), every tile is a padded tile instead, with neither. Measured on an
-// H100 (docs/bench/README.md, "Session 15"): 2^26 keys in segments of 2^16 took 0.60 ms with KeyBits, 0.67 with a
-// functor that declares nothing.
+// H100 (docs/bench/README.md, "Session 15"): 2^26 keys in segments of 2^16 took 0.514 ms with KeyBits, 0.590 with a
+// functor that declares nothing (0.604 and 0.673 before the segmented split's tile engine ran resident).
 // A functor that declares a bound and returns a bucket at or above it breaks the calls' preconditions: their output
 // is then undefined. Without the declaration every call keeps its tests, and out-of-range buckets are reported as
 // documented.
