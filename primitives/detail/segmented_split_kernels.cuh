@@ -219,6 +219,27 @@ __device__ TileHeader make_tile_header(int64_t k, const TileBoundary* plan, cons
   return h;
 }
 
+// The bucket counts of tile h's crossing parts into hist ([2 * num_buckets]: A's part, then B's part; zeroed by the
+// caller, a barrier before). Out-of-range buckets are not counted. Ends with a barrier: hist is complete.
+template <class Io>
+__device__ __forceinline__ void count_crossing_parts(const TileHeader& h, const Io& io, uint32_t num_buckets,
+                                                     uint32_t* hist) {
+  if (h.has_a) {
+    const uint64_t end = h.a.end < h.hi ? h.a.end : h.hi;
+    for (uint64_t p = h.lo + threadIdx.x; p < end; p += blockDim.x) {
+      const uint32_t b = io.bucket_at(p);
+      if (b < num_buckets) atomicAdd(&hist[b], 1u);
+    }
+  }
+  if (h.has_b) {
+    for (uint64_t p = h.b.start + threadIdx.x; p < h.hi; p += blockDim.x) {
+      const uint32_t b = io.bucket_at(p);
+      if (b < num_buckets) atomicAdd(&hist[num_buckets + b], 1u);
+    }
+  }
+  __syncthreads();
+}
+
 // ---- kernel 2: upsweep (bucket counts of the crossing parts; one block per tile) ----
 template <class Policy, class Io, class CountT>
 __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_kernel(
@@ -238,21 +259,7 @@ __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_ker
   if (threadIdx.x == 0) h = make_tile_header<Policy>(k, plan, offsets, num_buckets, large_above);
   for (uint32_t i = threadIdx.x; i < 2 * num_buckets; i += blockDim.x) segmented_hist[i] = 0;
   __syncthreads();
-
-  if (h.has_a) {
-    const uint64_t end = h.a.end < h.hi ? h.a.end : h.hi;
-    for (uint64_t p = h.lo + threadIdx.x; p < end; p += blockDim.x) {
-      const uint32_t b = io.bucket_at(p);
-      if (b < num_buckets) atomicAdd(&segmented_hist[b], 1u);
-    }
-  }
-  if (h.has_b) {
-    for (uint64_t p = h.b.start + threadIdx.x; p < h.hi; p += blockDim.x) {
-      const uint32_t b = io.bucket_at(p);
-      if (b < num_buckets) atomicAdd(&segmented_hist[num_buckets + b], 1u);
-    }
-  }
-  __syncthreads();
+  count_crossing_parts(h, io, num_buckets, segmented_hist);
 
   // Every tile writes both of its slots completely (counts or zeros), so the matrix needs no memset.
   const int64_t head_slot = 2 * k;
@@ -328,20 +335,7 @@ __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_res
       if (threadIdx.x == 0) h = make_tile_header<Policy>(k, plan, offsets, num_buckets, large_above);
       for (uint32_t b = threadIdx.x; b < 2 * num_buckets; b += BT) segmented_hist[b] = 0;
       __syncthreads();
-      if (h.has_a) {
-        const uint64_t end = h.a.end < h.hi ? h.a.end : h.hi;
-        for (uint64_t p = h.lo + threadIdx.x; p < end; p += BT) {
-          const uint32_t b = io.bucket_at(p);
-          if (b < num_buckets) atomicAdd(&segmented_hist[b], 1u);
-        }
-      }
-      if (h.has_b) {
-        for (uint64_t p = h.b.start + threadIdx.x; p < h.hi; p += BT) {
-          const uint32_t b = io.bucket_at(p);
-          if (b < num_buckets) atomicAdd(&segmented_hist[num_buckets + b], 1u);
-        }
-      }
-      __syncthreads();
+      count_crossing_parts(h, io, num_buckets, segmented_hist);
       for (uint32_t b = threadIdx.x; b < num_buckets; b += BT) {
         if (h.has_a) matrix[h.a.index(b)] = segmented_hist[b];
         if (h.has_b) matrix[h.b.index(b)] = segmented_hist[num_buckets + b];

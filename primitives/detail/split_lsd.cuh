@@ -117,15 +117,20 @@ using LsdPassFor = std::conditional_t<
 
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.
+// d_first_pass_offsets (may be null): pass 0's bucket starts, 2^bits(0) + 1 entries, the last the valid records (a
+// one-pass split's bucket offsets). A single pass writes the output directly: no alternate buffers.
 template <SplitOutput OUT, int MAX_PASSES, class K, class V, class MakeOp>
 cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
                                 V* values_out, ItemCount n, int first_bit, const LsdPlan& plan, MakeOp make_op,
-                                cudaStream_t stream, uint64_t* d_num_invalid) {
+                                cudaStream_t stream, uint64_t* d_num_invalid,
+                                uint64_t* d_first_pass_offsets = nullptr) {
   constexpr bool kPairs = OUT == SplitOutput::pairs;
   using Pass = LsdPassFor<OUT, K, V, MakeOp>;
+  if (n.max > Pass::kMaxRecords) return cudaErrorInvalidValue;
+  const bool ping_pong = plan.passes > 1;
   TempCarver carver(d_temp);
-  K* alt_keys = carver.take<K>(static_cast<size_t>(n.max));
-  V* alt_values = kPairs ? carver.take<V>(static_cast<size_t>(n.max)) : nullptr;
+  K* alt_keys = ping_pong ? carver.take<K>(static_cast<size_t>(n.max)) : nullptr;
+  V* alt_values = kPairs && ping_pong ? carver.take<V>(static_cast<size_t>(n.max)) : nullptr;
   auto* bins = carver.take<unsigned long long>(size_t{MAX_PASSES} * kLsdDigits);
   uint64_t* scanned = carver.take<uint64_t>(size_t{MAX_PASSES} * (kLsdDigits + 1));
   uint32_t* lookback = carver.take<uint32_t>(Pass::lookback_words(n.max));
@@ -146,6 +151,11 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   PRIM_TRY_LAUNCH();
   lsd_scan_bins_kernel<kLsdDigits><<<plan.passes, kLsdDigits, 0, stream>>>(bins, scanned);
   PRIM_TRY_LAUNCH();
+  if (d_first_pass_offsets) {  // the digits above pass 0's 2^bits are empty: entry 2^bits is the count
+    const size_t entries = (size_t{1} << plan.bits_of(0)) + 1;
+    PRIM_TRY(cudaMemcpyAsync(d_first_pass_offsets, scanned, sizeof(uint64_t) * entries, cudaMemcpyDeviceToDevice,
+                             stream));
+  }
 
   // ---- the passes: one downsweep each ----
   const ItemCount valid(n.max, scanned + kLsdDigits);  // pass 0's valid records: the count of every later pass
@@ -170,6 +180,7 @@ template <class K, class BucketOp>
 bool splits_by_key_bits_in_one_sweep(const BucketOp& bucket_of, ItemCount n, uint32_t num_buckets) {
   if constexpr (std::is_same_v<BucketOp, KeyBits<K>> && (std::is_same_v<K, uint32_t> || std::is_same_v<K, uint64_t>)) {
     return bucket_of.bits >= 0 && bucket_of.bits <= kLsdDigitBits && bucket_of.shift >= 0 &&
+           bucket_of.shift < static_cast<int>(8 * sizeof(K)) &&
            bucket_of.shift + bucket_of.bits <= static_cast<int>(8 * sizeof(K)) &&
            num_buckets == (uint32_t{1} << bucket_of.bits) && n.max >= 0 &&
            n.max <= GlobalSplitPass<SplitOutput::keys, K, NoValue>::kMaxRecords;
@@ -182,38 +193,9 @@ template <SplitOutput OUT, class K, class V>
 cudaError_t split_by_key_bits_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
                                         const V* values_in, V* values_out, ItemCount n, KeyBits<K> key_bits,
                                         uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid) {
-  using MakeOp = MakeKeyDigit<K>;
-  using Pass = LsdPassFor<OUT, K, V, MakeOp>;
-  if (n.max > Pass::kMaxRecords) return cudaErrorInvalidValue;
-  TempCarver carver(d_temp);
-  auto* bins = carver.take<unsigned long long>(kLsdDigits);
-  uint64_t* scanned = carver.take<uint64_t>(kLsdDigits + 1);
-  uint32_t* lookback = carver.take<uint32_t>(Pass::lookback_words(n.max));
-  bool size_query = false;
-  PRIM_TRY(carver.finish(temp_bytes, size_query));
-  if (size_query) return cudaSuccess;
-
-  using HistPolicy = LsdHistogramPolicy<1, K>;
-  auto histogram = lsd_histogram_kernel<1, K, MakeOp>;
-  int grid = 1;
-  const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
-  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 2048 / HistPolicy::kThreads, max_tiles, grid));
-  PRIM_TRY(cudaMemsetAsync(bins, 0, sizeof(unsigned long long) * kLsdDigits, stream));
-  const LsdPassDigits<MakeOp> digits{MakeOp{}, key_bits.shift, key_bits.bits, 1};
-  histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,
-                                                       reinterpret_cast<unsigned long long*>(d_num_invalid));
-  PRIM_TRY_LAUNCH();
-  lsd_scan_bins_kernel<kLsdDigits><<<1, kLsdDigits, 0, stream>>>(bins, scanned);
-  PRIM_TRY_LAUNCH();
-  const uint32_t num_buckets = uint32_t{1} << key_bits.bits;
-  PRIM_TRY(Pass::launch(keys_in, keys_out, values_in, values_out, n, num_buckets,
-                        MakeOp{}(0, key_bits.shift, key_bits.bits), scanned, lookback, stream));
-  // The scan's entries are the bucket starts, and entry num_buckets the count (the digits above it are empty).
-  if (d_bucket_offsets) {
-    PRIM_TRY(cudaMemcpyAsync(d_bucket_offsets, scanned, sizeof(uint64_t) * (num_buckets + 1), cudaMemcpyDeviceToDevice,
-                             stream));
-  }
-  return cudaSuccess;
+  return lsd_split_one_sweep<OUT, 1>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, key_bits.shift,
+                                     lsd_plan(key_bits.bits), MakeKeyDigit<K>{}, stream, d_num_invalid,
+                                     d_bucket_offsets);
 }
 
 // prim::split / split_pairs: a split by a key's bits as above, any other split through dispatch_split_in_order.
