@@ -339,9 +339,11 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
     const uint64_t* so = seg_offsets.as<uint64_t>();
     // The bucket of CUB's bits [0, 8): prim::KeyBits, whose declared bound lets the cluster path (segments of 2^16)
     // skip its bucket test; the same split by a functor that declares nothing is a row of its own.
-    const auto segmented_row = [&](auto bucket_of, const std::string& op, double target) {
+    const auto segmented_row = [&](auto bucket_of, const std::string& op, double target,
+                                   prim::SegmentedSplitOptions options) {
       size_t t_ours = 0, t_peer = 0;
-      BENCH_TRY(ctx, prim::segmented_split(nullptr, t_ours, k_in, ka, n, so, num_segments, 256, bucket_of, nullptr, s));
+      BENCH_TRY(ctx, prim::segmented_split(nullptr, t_ours, k_in, ka, n, so, num_segments, 256, bucket_of, nullptr, s,
+                                           nullptr, options));
       BENCH_TRY(ctx, cub::DeviceSegmentedRadixSort::SortKeys(nullptr, t_peer, k_in, kb_, n, num_segments, so, so + 1, 0, 8, s));
       Buffer seg_temp(std::max(t_ours, t_peer));
       BENCH_TRY(ctx, seg_temp.status());
@@ -349,7 +351,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       measure(ctx, Row{op, "cub DeviceSegmentedRadixSort::SortKeys [0,8)", d, n, 0, 0, 0, 8.0 * n, target, ""},
           [&] {
             size_t b = t_ours;
-            return prim::segmented_split(st, b, k_in, ka, n, so, num_segments, 256, bucket_of, nullptr, s);
+            return prim::segmented_split(st, b, k_in, ka, n, so, num_segments, 256, bucket_of, nullptr, s, nullptr,
+                                         options);
           },
           [&] {
             size_t b = t_peer;
@@ -358,8 +361,14 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
           [&] { return equal_or("keys", ka, kb_, kb, s); });
     };
     const std::string op = "segmented split u32 keys, segments of 2^" + std::to_string(log_seg);
-    segmented_row(prim::KeyBits<uint32_t>{0, 8}, op, log_seg == 8 ? 5.0 : 1.5);
-    if (log_seg == 16) segmented_row(LowByte{}, op + " (a functor with no declared bound)", 0.0);
+    segmented_row(prim::KeyBits<uint32_t>{0, 8}, op, log_seg == 8 ? 5.0 : 1.5, {});
+    if (log_seg == 16) segmented_row(LowByte{}, op + " (a functor with no declared bound)", 0.0, {});
+    // The renderer's setting: every segment through the tile engine, a block a tile (what the other paths cost).
+    if (log_seg == 8) {
+      prim::SegmentedSplitOptions tile_engine_only;
+      tile_engine_only.large_segment_path = false;
+      segmented_row(prim::KeyBits<uint32_t>{0, 8}, op + " (large_segment_path = false)", 0.0, tile_engine_only);
+    }
   }
 
   id_split_record_rows(ctx, n, dist);

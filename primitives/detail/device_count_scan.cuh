@@ -1,10 +1,11 @@
 // In-place exclusive sum of data[0, *count), where the count lives on the device and only its bound is known on the
-// host: three launches on a fixed grid (block sums, one block scanning them, each block's part scanned again from
-// its base). A count of zero costs three nearly empty launches, where a scan sized by the bound would read and write
-// all of it. The segmented split's tile engine scans its count matrix this way when the large-segment path is on:
-// only its plan kernel knows how much of the matrix the segments that cross tiles use (often none of it).
+// host: two launches on a fixed grid (block sums; then each block adds up the sums before it and scans its part
+// again from there). A count of zero costs two nearly empty launches, where a scan sized by the bound would read and
+// write all of it. The segmented split's tile engine and its large-segment path scan their count tables this way:
+// only their plan kernels know how much of a table the call uses (often none of it).
 // It reads its part twice and writes it once, against CUB's single pass: use it where the count is often far
-// below the bound.
+// below the bound. (A third launch scanning the block sums cost about 3.5 us a call, H100, session 16: the sums
+// are at most 1024, so each block adds up those before it instead.)
 #pragma once
 #include <cuda_runtime.h>
 
@@ -17,6 +18,7 @@
 #include <cub/block/block_store.cuh>
 
 #include "detail/bits.h"
+#include "detail/overlapped_launch.cuh"
 #include "prim/error.h"
 
 namespace prim {
@@ -26,7 +28,7 @@ struct DeviceCountScanPolicy {
   static constexpr int kThreads = 256;
   static constexpr int kItems = 8;
   static constexpr int kTile = kThreads * kItems;
-  static constexpr int kMaxBlocks = 1024;  // the spine: one block of this many threads
+  static constexpr int kMaxBlocks = 1024;  // each block adds up at most this many block sums
 
   // Blocks for a count of at most max_count.
   static int blocks(int64_t max_count) {
@@ -47,10 +49,12 @@ __device__ __forceinline__ void device_count_scan_part(uint64_t count, uint64_t&
 template <class T>
 __global__ void __launch_bounds__(DeviceCountScanPolicy::kThreads)
     device_count_scan_reduce_kernel(const T* __restrict__ data, const uint64_t* __restrict__ count, T* partials) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   using Reduce = cub::BlockReduce<T, DeviceCountScanPolicy::kThreads>;
   __shared__ typename Reduce::TempStorage temp;
   uint64_t begin = 0, end = 0;
   device_count_scan_part(*count, begin, end);
+  if (begin >= end) return;  // block-uniform: an empty part (the non-empty ones are a prefix of the blocks)
   T sum = 0;
   for (uint64_t i = begin + threadIdx.x; i < end; i += DeviceCountScanPolicy::kThreads) sum += data[i];
   sum = Reduce(temp).Sum(sum);
@@ -58,31 +62,30 @@ __global__ void __launch_bounds__(DeviceCountScanPolicy::kThreads)
 }
 
 template <class T>
-__global__ void __launch_bounds__(DeviceCountScanPolicy::kMaxBlocks)
-    device_count_scan_spine_kernel(T* partials, int blocks) {
-  using Scan = cub::BlockScan<T, DeviceCountScanPolicy::kMaxBlocks>;
-  __shared__ typename Scan::TempStorage temp;
-  const T value = static_cast<int>(threadIdx.x) < blocks ? partials[threadIdx.x] : T{0};
-  T before = 0;
-  Scan(temp).ExclusiveSum(value, before);
-  if (static_cast<int>(threadIdx.x) < blocks) partials[threadIdx.x] = before;
-}
-
-template <class T>
 __global__ void __launch_bounds__(DeviceCountScanPolicy::kThreads)
     device_count_scan_down_kernel(T* data, const uint64_t* __restrict__ count, const T* __restrict__ partials) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   using P = DeviceCountScanPolicy;
   using Load = cub::BlockLoad<T, P::kThreads, P::kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
   using Store = cub::BlockStore<T, P::kThreads, P::kItems, cub::BLOCK_STORE_WARP_TRANSPOSE>;
   using Scan = cub::BlockScan<T, P::kThreads>;
+  using Reduce = cub::BlockReduce<T, P::kThreads>;
   __shared__ union {
     typename Load::TempStorage load;
     typename Store::TempStorage store;
     typename Scan::TempStorage scan;
+    typename Reduce::TempStorage reduce;
   } temp;
+  __shared__ T base;
   uint64_t begin = 0, end = 0;
   device_count_scan_part(*count, begin, end);
-  T running = partials[blockIdx.x];
+  if (begin >= end) return;  // block-uniform: an empty part
+  T before = 0;
+  for (unsigned b = threadIdx.x; b < blockIdx.x; b += P::kThreads) before += partials[b];
+  before = Reduce(temp.reduce).Sum(before);
+  if (threadIdx.x == 0) base = before;
+  __syncthreads();
+  T running = base;
   for (uint64_t tile = begin; tile < end; tile += P::kTile) {
     const int valid = static_cast<int>(end - tile < P::kTile ? end - tile : P::kTile);
     T items[P::kItems];
@@ -106,17 +109,16 @@ size_t device_count_scan_partials(int64_t max_count) {
 }
 
 // data[i] = sum of data[0, i) for i < *d_count (<= max_count); data past the count is neither read nor written.
+// overlap: both launches overlapped with the kernel before them (overlapped_launch.cuh).
 template <class T>
 cudaError_t device_count_exclusive_sum(T* data, const uint64_t* d_count, int64_t max_count, T* partials,
-                                       cudaStream_t stream) {
+                                       cudaStream_t stream, bool overlap = false) {
   using P = DeviceCountScanPolicy;
   const int blocks = P::blocks(max_count);
-  device_count_scan_reduce_kernel<T><<<blocks, P::kThreads, 0, stream>>>(data, d_count, partials);
-  PRIM_TRY_LAUNCH();
-  device_count_scan_spine_kernel<T><<<1, P::kMaxBlocks, 0, stream>>>(partials, blocks);
-  PRIM_TRY_LAUNCH();
-  device_count_scan_down_kernel<T><<<blocks, P::kThreads, 0, stream>>>(data, d_count, partials);
-  PRIM_TRY_LAUNCH();
+  PRIM_TRY(launch_overlapped(overlap, device_count_scan_reduce_kernel<T>, blocks, P::kThreads, 0, stream, data,
+                             d_count, partials));
+  PRIM_TRY(launch_overlapped(overlap, device_count_scan_down_kernel<T>, blocks, P::kThreads, 0, stream, data, d_count,
+                             static_cast<const T*>(partials)));
   return cudaSuccess;
 }
 

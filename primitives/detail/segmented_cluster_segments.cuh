@@ -49,6 +49,7 @@
 #include <limits>
 
 #include "detail/bits.h"
+#include "detail/overlapped_launch.cuh"
 #include "detail/segmented_large_segments.cuh"
 #include "detail/split_agent.cuh"
 #include "prim/error.h"
@@ -79,7 +80,7 @@ struct ClusterSegmentPartition {
 // The segments the path takes, listed by the plan kernel (in no particular order: each is split on its own).
 struct ClusterSegmentList {
   int64_t* segments;          // [windows]
-  unsigned long long* count;  // zeroed before the plan kernel
+  unsigned long long* count;  // a word of the caller's, zeroed before the plan kernel
 };
 
 // Where the cluster segments lie.
@@ -108,6 +109,7 @@ struct ClusterSegmentLocator {
 constexpr int kClusterPlanWarps = 8;
 __global__ void __launch_bounds__(kClusterPlanWarps * 32)
     cluster_segment_plan_kernel(ClusterSegmentLocator locator, int64_t windows, ClusterSegmentList list) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   const int64_t j = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   if (j >= windows) return;  // warp-uniform
   const int64_t s = locator.find(j);
@@ -282,6 +284,7 @@ template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketO
 __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     cluster_segment_split_kernel(SplitIo<KeyT, ValueT, BucketOp> io, const uint64_t* offsets, ClusterSegmentList list,
                                  uint64_t* bucket_offsets, uint64_t* num_invalid) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Agent = ClusterSegmentSplit<Policy, OUT, KeyT, ValueT, BucketOp, kPadEveryTile>;
   extern __shared__ __align__(16) unsigned char cluster_smem[];
@@ -310,18 +313,21 @@ struct ClusterSegmentPath {
     return num_buckets <= 256 && kMaxRecords > window && max_items > window;
   }
 
-  static cudaLaunchConfig_t config(int clusters, cudaStream_t stream, cudaLaunchAttribute& cluster_dims) {
-    cluster_dims.id = cudaLaunchAttributeClusterDimension;
-    cluster_dims.val.clusterDim.x = kClusterBlocks;
-    cluster_dims.val.clusterDim.y = 1;
-    cluster_dims.val.clusterDim.z = 1;
+  // attrs[0]: the cluster shape; attrs[1], with `overlap`: the launch overlapped with the previous kernel.
+  static cudaLaunchConfig_t config(int clusters, cudaStream_t stream, cudaLaunchAttribute (&attrs)[2],
+                                   bool overlap = false) {
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = kClusterBlocks;
+    attrs[0].val.clusterDim.y = 1;
+    attrs[0].val.clusterDim.z = 1;
+    attrs[1] = overlap_attribute();
     cudaLaunchConfig_t c = {};
     c.gridDim = dim3(static_cast<unsigned>(clusters * kClusterBlocks));
     c.blockDim = dim3(Policy::BLOCK_THREADS);
     c.dynamicSmemBytes = kSmem;
     c.stream = stream;
-    c.attrs = &cluster_dims;
-    c.numAttrs = 1;
+    c.attrs = attrs;
+    c.numAttrs = overlap ? 2 : 1;
     return c;
   }
 
@@ -340,8 +346,8 @@ struct ClusterSegmentPath {
       PRIM_TRY(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
     }
     if (kClusterBlocks > 8) PRIM_TRY(cudaFuncSetAttribute(kernel(), cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaLaunchAttribute cluster_dims;
-    const cudaLaunchConfig_t c = config(1, nullptr, cluster_dims);
+    cudaLaunchAttribute attrs[2];
+    const cudaLaunchConfig_t c = config(1, nullptr, attrs);
     return cudaOccupancyMaxActiveClusters(&clusters, kernel(), &c);
   }
 };
@@ -354,12 +360,12 @@ struct ClusterSegmentScratch {
 
 template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 void carve_cluster_segment_scratch(TempCarver& carver, int64_t max_items, int64_t window, uint32_t num_buckets,
-                                   ClusterSegmentScratch& out) {
+                                   unsigned long long* count, ClusterSegmentScratch& out) {
   out = ClusterSegmentScratch{};
   if (!ClusterSegmentPath<OUT, KeyT, ValueT, BucketOp>::applies(max_items, window, num_buckets)) return;
   out.windows = ceil_div(max_items, window);
   out.list.segments = carver.take<int64_t>(static_cast<size_t>(out.windows));
-  out.list.count = carver.take<unsigned long long>(1);
+  out.list.count = count;
 }
 
 // The path's split kernel on `resident` clusters at most, its tiles as Path chooses (Path::kernel()).
@@ -367,10 +373,10 @@ template <class Path>
 cudaError_t launch_cluster_segment_kernel(
     const SplitIo<typename Path::Key, typename Path::Value, typename Path::BucketFunctor>& io,
     const uint64_t* d_segment_offsets, ClusterSegmentList list, int64_t windows, int resident,
-    uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid) {
+    uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid, bool overlap) {
   const int clusters = static_cast<int>(std::min<int64_t>(resident, windows));
-  cudaLaunchAttribute cluster_dims;
-  const cudaLaunchConfig_t c = Path::config(clusters, stream, cluster_dims);
+  cudaLaunchAttribute attrs[2];
+  const cudaLaunchConfig_t c = Path::config(clusters, stream, attrs, overlap);
   return cudaLaunchKernelEx(&c, Path::kernel(), io, d_segment_offsets, list, d_bucket_offsets, d_num_invalid);
 }
 
@@ -396,7 +402,7 @@ cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, c
                                          const uint64_t* d_segment_offsets, int64_t num_segments, int64_t max_items,
                                          int64_t window, uint32_t num_buckets, BucketOp bucket_of,
                                          uint64_t* d_bucket_offsets, cudaStream_t stream, uint64_t* d_num_invalid,
-                                         bool& taken) {
+                                         bool overlap, bool& taken) {
   using Path = ClusterSegmentPath<OUT, KeyT, ValueT, BucketOp>;
   taken = false;
   if (scratch.windows == 0) return cudaSuccess;
@@ -404,12 +410,10 @@ cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, c
   PRIM_TRY(Path::resident_clusters(resident));
   if (resident == 0) return cudaSuccess;
   taken = true;
-  PRIM_TRY(cudaMemsetAsync(scratch.list.count, 0, sizeof(unsigned long long), stream));
   const ClusterSegmentLocator locator{d_segment_offsets, num_segments, max_items, window, Path::kMaxRecords};
   const unsigned plan_blocks = static_cast<unsigned>(ceil_div(scratch.windows, int64_t{kClusterPlanWarps}));
-  cluster_segment_plan_kernel<<<plan_blocks, kClusterPlanWarps * 32, 0, stream>>>(locator, scratch.windows,
-                                                                                  scratch.list);
-  PRIM_TRY_LAUNCH();
+  PRIM_TRY(launch_overlapped(overlap, cluster_segment_plan_kernel, plan_blocks, kClusterPlanWarps * 32, 0, stream,
+                             locator, scratch.windows, scratch.list));
   const SplitIo<KeyT, ValueT, BucketOp> io{keys_in, keys_out, values_in, values_out, num_buckets, bucket_of};
   if constexpr (DeclaresBucketBound<BucketOp>::value) {  // the padded kernel exists only for such functors
     if (pads_every_cluster_tile<KeyT>(bucket_of, num_buckets)) {
@@ -418,12 +422,13 @@ cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, c
       PRIM_TRY(Padded::resident_clusters(padded_resident));
       if (padded_resident > 0) {
         return launch_cluster_segment_kernel<Padded>(io, d_segment_offsets, scratch.list, scratch.windows,
-                                                     padded_resident, d_bucket_offsets, stream, d_num_invalid);
+                                                     padded_resident, d_bucket_offsets, stream, d_num_invalid,
+                                                     overlap);
       }
     }
   }
   return launch_cluster_segment_kernel<Path>(io, d_segment_offsets, scratch.list, scratch.windows, resident,
-                                             d_bucket_offsets, stream, d_num_invalid);
+                                             d_bucket_offsets, stream, d_num_invalid, overlap);
 }
 
 }  // namespace detail

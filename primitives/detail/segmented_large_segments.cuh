@@ -25,6 +25,7 @@
 
 #include "detail/bits.h"
 #include "detail/device_count_scan.cuh"
+#include "detail/overlapped_launch.cuh"
 #include "detail/split_agent.cuh"
 #include "prim/error.h"
 #include "prim/temp_storage.h"
@@ -154,12 +155,13 @@ struct LargeSegmentLocator {
 
 // The path's plan: one warp a slot writes the part its upsweep and downsweep blocks take. Searching the offsets
 // in the blocks themselves kept every block's warps waiting on a warp's three dependent loads first.
-// A slot of a large segment also sets *table_used (zeroed before) to the table's length: with no large segment it
+// A slot of a large segment also sets *table_used (zeroed by the caller) to the table's length: with no large segment it
 // stays 0, and the path's kernels and scan do nothing (LargeSegmentPartition::idle).
 constexpr int kLargeSegmentPlanWarps = 8;
 __global__ void __launch_bounds__(kLargeSegmentPlanWarps * 32)
     large_segment_plan_kernel(LargeSegmentLocator locator, uint32_t num_buckets, int64_t num_slots, BlockWork* parts,
                               unsigned long long* table_used, int64_t table) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   const int64_t slot = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   if (slot >= num_slots) return;  // warp-uniform
   const BlockWork w = locator.find_part(slot, num_buckets);
@@ -211,8 +213,11 @@ struct LargeSegmentScratch {
 };
 
 // Carves the path's scratch; with max_items <= window no segment can be large and the path costs nothing.
+// table_used: a word of the caller's, zeroed before the path's launches (the segmented split zeroes its three
+// paths' words in one memset).
 inline cudaError_t carve_large_segment_scratch(TempCarver& carver, int64_t max_items, int64_t window,
-                                               uint32_t num_buckets, LargeSegmentScratch& out) {
+                                               uint32_t num_buckets, unsigned long long* table_used,
+                                               LargeSegmentScratch& out) {
   out = LargeSegmentScratch{};
   if (max_items <= window) return cudaSuccess;
   out.grid = 2 * ceil_div(max_items, window);
@@ -222,7 +227,7 @@ inline cudaError_t carve_large_segment_scratch(TempCarver& carver, int64_t max_i
   out.parts = carver.take<BlockWork>(static_cast<size_t>(out.grid));
   out.table = kLargeSegmentUpsweepBlocks * int64_t{num_buckets} * out.grid + 1;  // + a zero: scans into the total
   out.counts = carver.take<uint64_t>(static_cast<size_t>(out.table));
-  out.table_used = carver.take<unsigned long long>(1);
+  out.table_used = table_used;
   out.scan_partials = carver.take<uint64_t>(device_count_scan_partials<uint64_t>(out.table));
   return cudaSuccess;
 }
@@ -233,7 +238,7 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
                                             const uint64_t* d_segment_offsets, int64_t num_segments,
                                             int64_t max_items, int64_t large_above, uint32_t num_buckets,
                                             BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
-                                            uint64_t* d_num_invalid) {
+                                            uint64_t* d_num_invalid, bool overlap) {
   using Policy = LargeSegmentPolicy<RADIX_BITS, KeyT, ValueT>;
   using Down = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, LargeSegmentPartition>;
   auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, LargeSegmentPartition>;
@@ -247,21 +252,17 @@ cudaError_t launch_large_segment_split_bits(const LargeSegmentScratch& scratch, 
                                     large_above};
   const unsigned grid = static_cast<unsigned>(scratch.grid);
   const unsigned plan_blocks = static_cast<unsigned>(ceil_div(scratch.grid, kLargeSegmentPlanWarps));
-  PRIM_TRY(cudaMemsetAsync(scratch.table_used, 0, sizeof(unsigned long long), stream));
-  large_segment_plan_kernel<<<plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream>>>(
-      locator, num_buckets, scratch.grid, scratch.parts, scratch.table_used, scratch.table);
-  PRIM_TRY_LAUNCH();
+  PRIM_TRY(launch_overlapped(overlap, large_segment_plan_kernel, plan_blocks, kLargeSegmentPlanWarps * 32, 0, stream,
+                             locator, num_buckets, scratch.grid, scratch.parts, scratch.table_used, scratch.table));
   const LargeSegmentPartition partition{scratch.parts, Policy::TILE_ITEMS, scratch.table_used};
   const unsigned upsweep_grid = static_cast<unsigned>(scratch.grid * kLargeSegmentUpsweepBlocks);
-  upsweep<<<upsweep_grid, Policy::BLOCK_THREADS, 0, stream>>>(keys_in, partition, num_buckets, bucket_of,
-                                                              scratch.counts, d_num_invalid);
-  PRIM_TRY_LAUNCH();
+  PRIM_TRY(launch_overlapped(overlap, upsweep, upsweep_grid, Policy::BLOCK_THREADS, 0, stream, keys_in, partition,
+                             num_buckets, bucket_of, scratch.counts, d_num_invalid));
   PRIM_TRY(device_count_exclusive_sum(scratch.counts, reinterpret_cast<const uint64_t*>(scratch.table_used),
-                                      scratch.table, scratch.scan_partials, stream));
-  downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, partition,
-                                                            num_buckets, bucket_of, scratch.counts,
-                                                            d_bucket_offsets);
-  PRIM_TRY_LAUNCH();
+                                      scratch.table, scratch.scan_partials, stream, overlap));
+  PRIM_TRY(launch_overlapped(overlap, downsweep, grid, Policy::BLOCK_THREADS, kSmem, stream, keys_in, keys_out,
+                             values_in, values_out, partition, num_buckets, bucket_of,
+                             static_cast<const uint64_t*>(scratch.counts), d_bucket_offsets));
   return cudaSuccess;
 }
 
@@ -271,16 +272,18 @@ cudaError_t launch_large_segment_split(const LargeSegmentScratch& scratch, const
                                        const ValueT* values_in, ValueT* values_out, const uint64_t* d_segment_offsets,
                                        int64_t num_segments, int64_t max_items, int64_t large_above,
                                        uint32_t num_buckets, BucketOp bucket_of, uint64_t* d_bucket_offsets,
-                                       cudaStream_t stream, uint64_t* d_num_invalid) {
+                                       cudaStream_t stream, uint64_t* d_num_invalid, bool overlap) {
   if (scratch.grid == 0) return cudaSuccess;
   if (num_buckets <= 256) {
     return launch_large_segment_split_bits<8, OUT>(scratch, keys_in, keys_out, values_in, values_out,
                                                    d_segment_offsets, num_segments, max_items, large_above,
-                                                   num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+                                                   num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid,
+                                                   overlap);
   }
   return launch_large_segment_split_bits<11, OUT>(scratch, keys_in, keys_out, values_in, values_out,
                                                   d_segment_offsets, num_segments, max_items, large_above,
-                                                  num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+                                                  num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid,
+                                                  overlap);
 }
 
 }  // namespace detail

@@ -39,6 +39,7 @@
 
 #include "detail/bits.h"
 #include "detail/device_count_scan.cuh"
+#include "detail/overlapped_launch.cuh"
 #include "detail/segmented_cluster_segments.cuh"
 #include "detail/split_dispatch.cuh"
 #include "detail/segmented_large_segments.cuh"
@@ -124,6 +125,7 @@ template <class Policy>
 __global__ __launch_bounds__(Policy::kPlanWarpsPerBlock * 32) void segmented_plan_kernel(
     const uint64_t* offsets, int64_t num_segments, int64_t max_items, int64_t num_boundaries, TileBoundary* plan,
     int64_t large_above, uint64_t* d_num_invalid, uint32_t num_buckets, unsigned long long* d_matrix_used) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   const int64_t j = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x & 31;
   if (j >= num_boundaries) return;  // warp-uniform
@@ -284,9 +286,11 @@ __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_ker
 // inside a segment of the cluster path, and a grid of a block a tile spent 0.11 ms (Nsight Compute) on the upsweep,
 // the spine scan of the whole count matrix and the downsweep of such tiles. Here the upsweep runs on a resident grid:
 // block b takes tiles b, b + G, b + 2G, ...; each thread of a block tests one of its next 256 tiles, so a block learns
-// in one round of loads which tiles it has work in. The downsweep takes two tiles a block (its kernel's comment).
-// Only the part of the matrix the crossing segments own (the plan kernel's d_matrix_used) is zeroed and scanned
-// (device_count_scan.cuh). Nsight Compute, the same call: those kernels 0.11 -> 0.06 ms.
+// in one round of loads which tiles it has work in. The downsweep takes two tiles a block, or, when the mean segment
+// is longer than a window, runs on a resident grid too (the dispatch's comment). Only the part of the matrix the
+// crossing segments own (the plan kernel's d_matrix_used) is zeroed and scanned (device_count_scan.cuh). Nsight
+// Compute, the same call: those kernels 0.11 -> 0.06 ms. The engine's launches after its plan, and those of the
+// cluster and large-segment paths, overlap with the kernel before them (overlapped_launch.cuh).
 
 // A block's next round of tiles: those of b + G * (round * BT + i), i < BT, for which needed(k) holds, in order,
 // into list[0, *count). Contains barriers; returns false when the block has no tile left.
@@ -309,6 +313,7 @@ __device__ __forceinline__ bool segmented_next_tiles(int64_t round, int64_t num_
 template <class CountT>
 __global__ void __launch_bounds__(256)
     segmented_zero_used_matrix_kernel(CountT* matrix, const unsigned long long* used) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   const uint64_t n = *used;
   for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += uint64_t{gridDim.x} * blockDim.x) {
     matrix[i] = 0;
@@ -320,6 +325,7 @@ template <class Policy, class Io, class CountT>
 __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_resident_kernel(
     Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
     int64_t num_tiles, uint32_t num_buckets, int64_t large_above, CountT* matrix) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   constexpr int BT = Policy::kUpsweepThreads;
   using Scan = cub::BlockScan<uint32_t, BT>;
   extern __shared__ uint32_t segmented_hist[];  // [2 * num_buckets]: A's part, then B's part
@@ -579,6 +585,7 @@ segmented_downsweep_grouped_kernel(Io io, const uint64_t* offsets, int64_t num_s
                                    const TileBoundary* plan, int64_t num_tiles, uint32_t num_buckets,
                                    int64_t large_above, const CountT* scanned, uint64_t* d_bucket_offsets,
                                    uint64_t* d_num_invalid) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   using D = SegmentedDownsweep<Policy, Io, CountT>;
   constexpr int kTiles = kSegmentedTilesPerDownsweepBlock;
   __shared__ typename D::TempStorage sm;
@@ -606,9 +613,75 @@ segmented_downsweep_grouped_kernel(Io io, const uint64_t* offsets, int64_t num_s
   }
 }
 
+// The resident downsweep's arguments, kept in the block's shared memory (resident_downsweep_smem) rather than passed
+// to the out-of-line tile as twelve register arguments (ptxas: 100 bytes of spill stores in the tile, against 116).
+template <class Io, class CountT>
+struct SegmentedDownsweepArgs {
+  Io io;
+  const uint64_t* offsets;
+  int64_t num_segments;
+  const TileBoundary* plan;
+  uint32_t num_buckets;
+  int64_t large_above;
+  const CountT* scanned;
+  uint64_t* d_bucket_offsets;
+  uint64_t* d_num_invalid;
+};
+
+// Dynamic shared memory of the resident downsweep: the arguments, then [2 * num_buckets] first ranks.
+extern __shared__ uint64_t resident_downsweep_smem[];
+
+template <class Io, class CountT>
+__host__ __device__ constexpr size_t resident_downsweep_args_bytes() {
+  return (sizeof(SegmentedDownsweepArgs<Io, CountT>) + 15) / 16 * 16;
+}
+
+// Tile k of the resident downsweep, out of line: the loop around it then keeps only the round's list live, and the
+// tile's registers are its own (inlined into the loop, ptxas spilled 80 bytes in the kernel; the grouped kernel's
+// comment has what such spills cost).
+template <class Policy, class Io, class CountT>
+__device__ __noinline__ void segmented_downsweep_tile_out_of_line(int64_t k) {
+  __shared__ typename SegmentedDownsweep<Policy, Io, CountT>::TempStorage sm;
+  using Args = SegmentedDownsweepArgs<Io, CountT>;
+  const Args& a = *reinterpret_cast<const Args*>(resident_downsweep_smem);
+  uint16_t* first_rank = reinterpret_cast<uint16_t*>(reinterpret_cast<unsigned char*>(resident_downsweep_smem) +
+                                                     resident_downsweep_args_bytes<Io, CountT>());
+  segmented_downsweep_tile<Policy, Io, CountT>(k, sm, first_rank, a.io, a.offsets, a.num_segments, a.plan,
+                                               a.num_buckets, a.large_above, a.scanned, a.d_bucket_offsets,
+                                               a.d_num_invalid);
+}
+
+// The resident engine's downsweep on a resident grid: block b takes tiles b, b + G, ...; each thread tests one of its
+// block's next 256 tiles (segmented_next_tiles), and the block splits those not inside a large segment (tile 0
+// always: it publishes the total). Idle tiles then cost a round of loads per 256 tiles a block, not a block each.
+template <class Policy, class Io, class CountT>
+__global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void
+segmented_downsweep_resident_kernel(const SegmentedDownsweepArgs<Io, CountT> args, int64_t max_items,
+                                    int64_t num_tiles) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
+  constexpr int BT = Policy::kBlockThreads;
+  using Scan = cub::BlockScan<uint32_t, BT>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ int64_t list[BT];
+  __shared__ int listed;
+  if (!segmented_input_ok(args.offsets, args.num_segments, max_items)) return;
+  if (threadIdx.x == 0) *reinterpret_cast<SegmentedDownsweepArgs<Io, CountT>*>(resident_downsweep_smem) = args;
+  const TileBoundary* plan = args.plan;
+  const int64_t large_above = args.large_above;
+  const auto needed = [&](int64_t k) { return k == 0 || !tile_inside_large_segment(plan, k, large_above); };
+  for (int64_t round = 0; segmented_next_tiles<BT, Scan>(round, num_tiles, scan, list, &listed, needed); ++round) {
+    const int count = listed;
+    for (int i = 0; i < count; ++i) {
+      segmented_downsweep_tile_out_of_line<Policy, Io, CountT>(list[i]);
+      __syncthreads();  // the tile's shared memory is the next one's
+    }
+  }
+}
+
 // ---- kernel 4: the bucket offsets of every empty segment (all of its buckets start at its start), grid-wide ----
 __global__ void segmented_empty_offsets_kernel(const uint64_t* offsets, int64_t num_segments, int64_t max_items,
                                                uint32_t num_buckets, uint64_t* d_bucket_offsets) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   if (!segmented_input_ok(offsets, num_segments, max_items)) return;
   const int64_t entries = num_segments * int64_t{num_buckets};
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
@@ -644,10 +717,15 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   CountT* matrix = carver.take<CountT>(static_cast<size_t>(matrix_size));
   LargeSegmentScratch large;
   ClusterSegmentScratch cluster;
+  // The words the three plans count into, side by side: one memset zeroes them (three cost ~2 us more a call, host and
+  // GPU, H100, session 16).
+  enum CallWord { kMatrixUsed, kClusterCount, kLargeTableUsed, kCallWords };
+  unsigned long long* call_words = nullptr;
   if (large_segment_path) {
-    PRIM_TRY(carve_large_segment_scratch(carver, max_items, window, num_buckets, large));
-    carve_cluster_segment_scratch<Io::kSplitOutput, SplitKey, SplitValue, BucketOp>(carver, max_items, window,
-                                                                                   num_buckets, cluster);
+    call_words = carver.take<unsigned long long>(kCallWords);
+    PRIM_TRY(carve_large_segment_scratch(carver, max_items, window, num_buckets, call_words + kLargeTableUsed, large));
+    carve_cluster_segment_scratch<Io::kSplitOutput, SplitKey, SplitValue, BucketOp>(
+        carver, max_items, window, num_buckets, call_words + kClusterCount, cluster);
   }
   // With a segment that can be large, the tile engine runs resident (segmented_upsweep_resident_kernel's comment).
   const bool resident = large.grid > 0;
@@ -657,7 +735,7 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   unsigned long long* matrix_used = nullptr;
   CountT* scan_partials = nullptr;
   if (resident) {
-    matrix_used = carver.take<unsigned long long>(1);
+    matrix_used = call_words + kMatrixUsed;
     scan_partials = carver.take<CountT>(device_count_scan_partials<CountT>(matrix_size));
   } else {
     PRIM_TRY(exclusive_sum(nullptr, scan_bytes, matrix, matrix, matrix_size, stream));
@@ -670,33 +748,56 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   // ---- plan: snapped tile boundaries ----
   constexpr int kPlanThreads = Policy::kPlanWarpsPerBlock * 32;
   const int64_t plan_blocks = ceil_div(num_tiles + 1, Policy::kPlanWarpsPerBlock);
-  if (resident) PRIM_TRY(cudaMemsetAsync(matrix_used, 0, sizeof(unsigned long long), stream));
+  if (resident) PRIM_TRY(cudaMemsetAsync(call_words, 0, kCallWords * sizeof(unsigned long long), stream));
   segmented_plan_kernel<Policy><<<static_cast<unsigned>(plan_blocks), kPlanThreads, 0, stream>>>(
       d_segment_offsets, num_segments, max_items, num_tiles + 1, plan, large_above, d_num_invalid, num_buckets,
       matrix_used);
   PRIM_TRY_LAUNCH();
+  // The resident engine's launches after the plan overlap with the kernel before them (overlapped_launch.cuh),
+  // where the device runs the kernels' code for compute capability 9.0 or up.
+  bool overlap = false;
+  if (resident) PRIM_TRY(kernel_waits_for_earlier_kernels(segmented_plan_kernel<Policy>, overlap));
   if (resident) {
     // ---- the crossing segments' slots zeroed, their parts counted, those slots scanned ----
     constexpr int kZeroThreads = 256;
     const int64_t zero_blocks = std::min<int64_t>(ceil_div(matrix_size, int64_t{kZeroThreads} * 8), 1024);
-    segmented_zero_used_matrix_kernel<CountT>
-        <<<static_cast<unsigned>(zero_blocks), kZeroThreads, 0, stream>>>(matrix, matrix_used);
-    PRIM_TRY_LAUNCH();
+    PRIM_TRY(launch_overlapped(overlap, segmented_zero_used_matrix_kernel<CountT>, static_cast<unsigned>(zero_blocks),
+                               kZeroThreads, 0, stream, matrix, static_cast<const unsigned long long*>(matrix_used)));
     auto upsweep = segmented_upsweep_resident_kernel<Policy, Io, CountT>;
     const size_t upsweep_smem = 2 * num_buckets * sizeof(uint32_t);
     int upsweep_grid = 1;
     PRIM_TRY(split_grid_size(upsweep, Policy::kUpsweepThreads, upsweep_smem, 32, num_tiles, upsweep_grid));
-    upsweep<<<upsweep_grid, Policy::kUpsweepThreads, upsweep_smem, stream>>>(
-        io, d_segment_offsets, num_segments, max_items, plan, num_tiles, num_buckets, large_above, matrix);
-    PRIM_TRY_LAUNCH();
+    PRIM_TRY(launch_overlapped(overlap, upsweep, upsweep_grid, Policy::kUpsweepThreads, upsweep_smem, stream, io,
+                               d_segment_offsets, num_segments, max_items, static_cast<const TileBoundary*>(plan),
+                               num_tiles, num_buckets, large_above, matrix));
     PRIM_TRY(device_count_exclusive_sum(matrix, reinterpret_cast<const uint64_t*>(matrix_used), matrix_size,
-                                        scan_partials, stream));
-    const int64_t downsweep_grid = ceil_div(num_tiles, int64_t{kSegmentedTilesPerDownsweepBlock});
-    segmented_downsweep_grouped_kernel<Policy, Io, CountT>
-        <<<static_cast<unsigned>(downsweep_grid), Policy::kBlockThreads, 2 * num_buckets * sizeof(uint16_t), stream>>>(
-            io, d_segment_offsets, num_segments, max_items, plan, num_tiles, num_buckets, large_above, matrix,
-        d_bucket_offsets, d_num_invalid);
-    PRIM_TRY_LAUNCH();
+                                        scan_partials, stream, overlap));
+    // Two downsweeps, the same output. When the mean segment is longer than a window, most tiles probably lie inside
+    // segments of the other paths: a resident grid tests them 256 at a time. Otherwise a block takes two tiles.
+    // H100, session 16 (call a, 2^26 u32 keys, three rounds): the resident grid took segments of 2^16 in
+    // 0.494-0.502 ms against 0.511-0.514, and segments of 2^8 (its out-of-line tile) in 1.026-1.029 against
+    // 0.987-0.990.
+    const size_t first_rank_bytes = 2 * num_buckets * sizeof(uint16_t);
+    const bool downsweep_resident = max_items / std::max<int64_t>(num_segments, 1) > window;
+    if (downsweep_resident) {
+      auto downsweep = segmented_downsweep_resident_kernel<Policy, Io, CountT>;
+      const size_t downsweep_smem = resident_downsweep_args_bytes<Io, CountT>() + first_rank_bytes;
+      int downsweep_grid = 1;
+      PRIM_TRY(split_grid_size(downsweep, Policy::kBlockThreads, downsweep_smem, Policy::kDownsweepMinBlocks,
+                               num_tiles, downsweep_grid));
+      PRIM_TRY(launch_overlapped(
+          overlap, downsweep, downsweep_grid, Policy::kBlockThreads, downsweep_smem, stream,
+          SegmentedDownsweepArgs<Io, CountT>{io, d_segment_offsets, num_segments, plan, num_buckets, large_above,
+                                             matrix, d_bucket_offsets, d_num_invalid},
+          max_items, num_tiles));
+    } else {
+      const int64_t downsweep_grid = ceil_div(num_tiles, int64_t{kSegmentedTilesPerDownsweepBlock});
+      PRIM_TRY(launch_overlapped(overlap, segmented_downsweep_grouped_kernel<Policy, Io, CountT>,
+                                 static_cast<unsigned>(downsweep_grid), Policy::kBlockThreads, first_rank_bytes,
+                                 stream, io, d_segment_offsets, num_segments, max_items,
+                                 static_cast<const TileBoundary*>(plan), num_tiles, num_buckets, large_above,
+                                 static_cast<const CountT*>(matrix), d_bucket_offsets, d_num_invalid));
+    }
   } else {
     // ---- upsweep: counts of the crossing parts ----
     segmented_upsweep_kernel<Policy, Io, CountT>
@@ -717,7 +818,7 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   PRIM_TRY((launch_cluster_segment_split<Io::kSplitOutput>(
       cluster, io.split_keys_in(), io.split_keys_out(), io.split_values_in(), io.split_values_out(),
       d_segment_offsets, num_segments, max_items, window, num_buckets, io.bucket_of, d_bucket_offsets, stream,
-      d_num_invalid, cluster_path)));
+      d_num_invalid, overlap, cluster_path)));
   // The large-segment path takes the segments above this.
   const int64_t split_engine_above =
       cluster_path ? ClusterSegmentPath<Io::kSplitOutput, SplitKey, SplitValue, BucketOp>::kMaxRecords : window;
@@ -726,14 +827,13 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
                                                          io.split_values_in(), io.split_values_out(),
                                                          d_segment_offsets, num_segments, max_items,
                                                          split_engine_above, num_buckets, io.bucket_of,
-                                                         d_bucket_offsets, stream, d_num_invalid)));
+                                                         d_bucket_offsets, stream, d_num_invalid, overlap)));
   if (d_bucket_offsets && num_segments > 0) {
     constexpr int kThreads = 256;
     constexpr int64_t kMaxBlocks = 4096;  // grid-stride beyond: enough to fill the GPU
     const int64_t blocks = std::min(kMaxBlocks, ceil_div(num_segments * int64_t{num_buckets}, int64_t{kThreads}));
-    segmented_empty_offsets_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        d_segment_offsets, num_segments, max_items, num_buckets, d_bucket_offsets);
-    PRIM_TRY_LAUNCH();
+    PRIM_TRY(launch_overlapped(overlap, segmented_empty_offsets_kernel, static_cast<unsigned>(blocks), kThreads, 0,
+                               stream, d_segment_offsets, num_segments, max_items, num_buckets, d_bucket_offsets));
   }
   return cudaSuccess;
 }

@@ -41,6 +41,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "detail/overlapped_launch.cuh"
 #include "prim/item_count.h"
 
 namespace prim {
@@ -620,7 +621,16 @@ struct SplitDownsweepAgent {
   static constexpr bool kStageValues = OUT == SplitOutput::pairs || OUT == SplitOutput::gather_index;
   static constexpr size_t kKeyBytes = kStageKeys ? sizeof(KeyT) : 0;
   static constexpr size_t kValueBytes = kStageValues ? sizeof(ValueT) : 0;
-  static constexpr size_t kExchangeBytes = TILE * (kKeyBytes > kValueBytes ? kKeyBytes : kValueBytes);
+  // Staged slot of sorted rank r: one slot of padding every 32 when a tile's even share of a bucket is a multiple of
+  // 32 (the cluster path's 8192-record tile, 256 buckets). Keys whose low byte repeats with period 256 (sorted or
+  // iota keys, an LCG's) then give every bucket exactly that share, and the 32 records a warp stages at once, one a
+  // bucket, sat in one bank: a 32-way conflict. H100, session 16, 2^26 keys in segments of 2^16: 0.714 ms on iota
+  // keys against 0.487 on random ones (CUB 0.72); the plain split's 6144-record tile (24 a bucket, 8-way) lost
+  // nothing there.
+  static constexpr bool kPadStaging = D >= 32 && (TILE / D) % 32 == 0;
+  static constexpr int kStagedSlots = kPadStaging ? TILE + TILE / 32 : TILE;
+  __device__ __forceinline__ static int staged_slot(int rank) { return kPadStaging ? rank + (rank >> 5) : rank; }
+  static constexpr size_t kExchangeBytes = kStagedSlots * (kKeyBytes > kValueBytes ? kKeyBytes : kValueBytes);
   static_assert(alignof(KeyT) <= 16 && (!kStageValues || alignof(ValueT) <= 16), "records aligned to <= 16 B");
 
   struct TempStorage {
@@ -633,7 +643,7 @@ struct SplitDownsweepAgent {
     // the one-sweep shape drops it (45.9 -> 31.3 KB a block for SplitSort's keys; session 13, call c: 1.518-1.527 ->
     // 1.508-1.511 ms at 2^26). The other keys-only kernels keep it: without it the plain split by a functor took
     // 0.579-0.581 ms against 0.560-0.564 (call i, 2^26 uniform keys, three rounds).
-    uint16_t digit[OUT == SplitOutput::keys && kOneSweepShape ? 1 : TILE];
+    uint16_t digit[OUT == SplitOutput::keys && kOneSweepShape ? 1 : kStagedSlots];
     int warp_sinks[Policy::WARPS];
     unsigned long long chunk_valid;
     uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
@@ -896,8 +906,9 @@ struct SplitDownsweepAgent {
 #pragma unroll
       for (int item = 0; item < IPT; ++item) {
         if (kKind == TileKind::padded || is_real(item)) {
-          if constexpr (OUT != SplitOutput::keys) temp.digit[ranks[item]] = static_cast<uint16_t>(digit_of(item));
-          if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[ranks[item]] = key_of(item);
+          const int slot = staged_slot(ranks[item]);
+          if constexpr (OUT != SplitOutput::keys) temp.digit[slot] = static_cast<uint16_t>(digit_of(item));
+          if constexpr (kStageKeys) reinterpret_cast<KeyT*>(temp.u.exchange)[slot] = key_of(item);
         }
       }
       __syncthreads();
@@ -907,14 +918,14 @@ struct SplitDownsweepAgent {
         for (int k = 0; k < IPT; ++k) {
           const int i = k * THREADS + tid;
           if (kClean || i < valid_in_tile) {
-            const KeyT key = staged[i];
+            const KeyT key = staged[staged_slot(i)];
             // Keys only: the staged key's bucket again, as CUB's one-sweep pass does, instead of a staged 16-bit
             // bucket (H100, 2^26 u32 keys, session 11: SplitSort 1.70 -> 1.62 ms; the functor split 0.559 -> 0.532
             // ms, its hash evaluated a third time). Pairs still stage the buckets: the values need them after the
             // keys' exchange buffer is reused. Values staged in a buffer of their own, with the keys, and scattered
             // by the key's bucket too: split pairs 0.760 -> 0.773 ms and SplitSort pairs 2.49 -> 2.56 ms with
             // uniform keys, 2-3% faster with low-entropy keys (session 11, call k); not kept.
-            const uint32_t d = OUT == SplitOutput::keys ? io.bucket_of(key) : temp.digit[i];
+            const uint32_t d = OUT == SplitOutput::keys ? io.bucket_of(key) : temp.digit[staged_slot(i)];
             io.keys_out[temp.shift[d] + i] = key;
           }
           if constexpr (kOneSweepShape) __syncwarp();
@@ -928,9 +939,9 @@ struct SplitDownsweepAgent {
           const int local = local_of(item);
           if (is_real(item)) {
             if constexpr (OUT == SplitOutput::gather_index) {
-              staged[ranks[item]] = static_cast<ValueT>(tile_base + local);
+              staged[staged_slot(ranks[item])] = static_cast<ValueT>(tile_base + local);
             } else {
-              staged[ranks[item]] = load_input(&io.values_in[tile_base + local]);
+              staged[staged_slot(ranks[item])] = load_input(&io.values_in[tile_base + local]);
             }
           }
         }
@@ -938,7 +949,10 @@ struct SplitDownsweepAgent {
 #pragma unroll
         for (int k = 0; k < IPT; ++k) {
           const int i = k * THREADS + tid;
-          if (kClean || i < valid_in_tile) io.values_out[temp.shift[temp.digit[i]] + i] = staged[i];
+          if (kClean || i < valid_in_tile) {
+            const int slot = staged_slot(i);
+            io.values_out[temp.shift[temp.digit[slot]] + i] = staged[slot];
+          }
         }
       }
     }
@@ -961,6 +975,7 @@ template <class Policy, class KeyT, class BucketOp, class Partition>
 __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
     split_upsweep_kernel(const KeyT* keys, Partition part, uint32_t num_buckets, BucketOp bucket_of, uint64_t* counts,
                          uint64_t* num_invalid) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   if constexpr (MayBeIdle<Partition>::value) {
     if (part.idle()) return;
   }
@@ -974,6 +989,7 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     split_downsweep_kernel(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
                            Partition part, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
                            uint64_t* bucket_offsets) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   if constexpr (MayBeIdle<Partition>::value) {
     if (part.idle()) return;
   }

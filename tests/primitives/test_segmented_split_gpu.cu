@@ -519,6 +519,45 @@ TEST(SegmentedSplitGpu, BothTileEnginesOnSegmentsThatCrossTiles) {
   }
 }
 
+// The resident tile engine has two downsweeps: a block takes two tiles, or, when the mean segment (max_items over
+// the segment count) is longer than a window, a resident grid tests its tiles 256 at a time and splits the busy
+// ones out of line. The tests above keep the mean short; here long segments of the other paths lengthen it, around
+// the same tile-engine work: segments that cross tiles, small ones, invalid records, a device count below max_items.
+TEST(SegmentedSplitGpu, ResidentDownsweepWhenTheMeanSegmentIsLong) {
+  for (uint32_t b : {16u, 256u, 2048u}) {
+    SCOPED_TRACE(b);
+    const uint64_t w = static_cast<uint64_t>(large_window<Rec8>(b));
+    std::vector<uint64_t> sizes;
+    const auto crossing = random_sizes(30, 20000, 71 + b, 0.1);
+    const auto tiny = random_sizes(100, 40, 72 + b);
+    uint64_t total = 0;
+    for (size_t i = 0; i < crossing.size(); ++i) {
+      sizes.push_back(crossing[i]);
+      sizes.push_back(tiny[i]);
+      if (i % 6 == 0) sizes.push_back(w + 1 + i);  // cluster-path or split-engine segments between them
+    }
+    sizes.insert(sizes.end(), tiny.begin() + 30, tiny.end());  // small ones at the end
+    for (uint64_t s : sizes) total += s;
+    while (total <= w * sizes.size()) {  // long ones in the middle until the mean passes the window
+      sizes.insert(sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2), 3 * w + 17);
+      total += 3 * w + 17;
+    }
+    ASSERT_GT(total / sizes.size(), w) << "the mean segment must exceed the window";
+    check_sizes(sizes, b, Distribution::uniform, b + 3);
+    check_sizes(sizes, b, Distribution::zipf, b + 4);
+    Options slack;
+    slack.slack = static_cast<int64_t>(2 * w);
+    check_sizes(sizes, b, Distribution::uniform, b + 5, slack);
+    if (b == 16) {
+      const auto off = offsets_from_sizes(sizes);
+      check_segmented(records(off.back(), 20, Distribution::uniform, 73), off, 16, BucketIsKey{});  // invalid
+      Options graph;
+      graph.graph = true;
+      check_sizes(sizes, b, Distribution::uniform, 74, graph);
+    }
+  }
+}
+
 TEST(SegmentedSplitGpu, WorkspaceOverload) {
   Options opt;
   opt.workspace = true;
