@@ -305,12 +305,16 @@ TEST(SegmentedSplitGpu, WideRecords) {
   check_segmented(records<Rec64>(off.back(), 64, Distribution::uniform, 29), off, 64, BucketByKeyMod{64});
 }
 
+// sorted_keys: key i is i (its low byte repeats with period 256), else random keys of seed.
 template <typename V = uint64_t>
-void check_pairs(const std::vector<uint64_t>& sizes, uint32_t num_buckets, uint32_t seed) {
+void check_pairs(const std::vector<uint64_t>& sizes, uint32_t num_buckets, uint32_t seed, bool sorted_keys = false) {
   const auto off = offsets_from_sizes(sizes);
   const int64_t num_segments = static_cast<int64_t>(sizes.size());
   const size_t n = off.back();
-  const auto keys = split_test::make_bucket_keys(n, 1000, Distribution::uniform, seed);
+  auto keys = split_test::make_bucket_keys(n, 1000, Distribution::uniform, seed);
+  if (sorted_keys) {
+    for (size_t i = 0; i < n; ++i) keys[i] = static_cast<uint32_t>(i);
+  }
   std::vector<V> values(n);
   for (size_t i = 0; i < n; ++i) values[i] = static_cast<V>(i * 0x9E3779B97F4A7C15ull);
   const auto op = BucketByKeyMod{num_buckets};
@@ -459,6 +463,18 @@ TEST(SegmentedSplitGpu, KeyBitsAroundTheClusterPath) {
   graph.graph = true;
   const auto off = offsets_from_sizes({u, u, 7, u - 100});
   check_segmented(keys_for(off, 95), off, 256, prim::KeyBits<uint32_t>{8, 8}, graph);
+}
+
+// Sorted keys (and any whose low byte repeats with period 256) give every bucket of a cluster tile the same share:
+// the staging's padding (split_agent.cuh, staged_slot) takes those slots. Pairs stage the values and the buckets too.
+TEST(SegmentedSplitGpu, SortedKeysInClusterSegments) {
+  const uint64_t u = static_cast<uint64_t>(cluster_max_records<uint32_t>());
+  const auto off = offsets_from_sizes({u, u, u - 5, 3 * u + 7, u});
+  std::vector<uint32_t> keys(static_cast<size_t>(off.back()));
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<uint32_t>(i);
+  check_segmented(keys, off, 256, prim::KeyBits<uint32_t>{0, 8});
+  check_segmented(keys, off, 256, BucketByKeyMod{256});
+  check_pairs<uint32_t>({u, u - 5, 3 * u + 7, u}, 256, 0, true);
 }
 
 TEST(SegmentedSplitGpu, SplitEngineSegmentsWithInvalidRecordsAndDeviceCounts) {
