@@ -286,8 +286,8 @@ __global__ __launch_bounds__(Policy::kUpsweepThreads) void segmented_upsweep_ker
 // inside a segment of the cluster path, and a grid of a block a tile spent 0.11 ms (Nsight Compute) on the upsweep,
 // the spine scan of the whole count matrix and the downsweep of such tiles. Here the upsweep runs on a resident grid:
 // block b takes tiles b, b + G, b + 2G, ...; each thread of a block tests one of its next 256 tiles, so a block learns
-// in one round of loads which tiles it has work in. The downsweep takes two tiles a block, or, when the mean segment
-// is longer than a window, runs on a resident grid too (the dispatch's comment). Only the part of the matrix the
+// in one round of loads which tiles it has work in. The downsweep takes a block a tile, or, when the mean segment is
+// longer than a window, runs on a resident grid too (the dispatch's comment). Only the part of the matrix the
 // crossing segments own (the plan kernel's d_matrix_used) is zeroed and scanned (device_count_scan.cuh). Nsight
 // Compute, the same call: those kernels 0.11 -> 0.06 ms. The engine's launches after its plan, and those of the
 // cluster and large-segment paths, overlap with the kernel before them (overlapped_launch.cuh).
@@ -553,12 +553,13 @@ __device__ __forceinline__ void segmented_downsweep_tile(
   }
 }
 
-// A block a tile (the renderer's engine: large-segment path off).
+// A block a tile (the renderer's engine, large-segment path off; the resident engine's when segments are short).
 template <class Policy, class Io, class CountT>
 __global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void segmented_downsweep_kernel(
     Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items, const TileBoundary* plan,
     uint32_t num_buckets, int64_t large_above, const CountT* scanned, uint64_t* d_bucket_offsets,
     uint64_t* d_num_invalid) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh (the resident engine launches it overlapped)
   __shared__ typename SegmentedDownsweep<Policy, Io, CountT>::TempStorage sm;
   extern __shared__ uint16_t segmented_first_rank[];  // [2 * num_buckets]
   const int64_t k = blockIdx.x;
@@ -569,48 +570,6 @@ __global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks)
   if (!ok | (inside & (k > 0))) return;
   segmented_downsweep_tile<Policy, Io, CountT>(k, sm, segmented_first_rank, io, offsets, num_segments, plan,
                                                num_buckets, large_above, scanned, d_bucket_offsets, d_num_invalid);
-}
-
-// The resident engine's downsweep: a block takes kSegmentedTilesPerDownsweepBlock consecutive tiles, tests them in
-// one round of loads, and splits those not inside a large segment (tile 0 always: it publishes the total). The tiles
-// are an unrolled sequence, not a loop: with a loop around the tile, ptxas spilled 84-92 bytes a thread at the
-// 128-register cap of two blocks an SM, and segments of 2^8 took 1.13 ms against 0.97 (H100, session 15). Unrolled
-// (32-bit counts), 2 tiles spill nothing, 3 spill 16 bytes, 4 spill 40. Idle tiles cost half the waves of a block a
-// tile.
-constexpr int kSegmentedTilesPerDownsweepBlock = 2;
-
-template <class Policy, class Io, class CountT>
-__global__ __launch_bounds__(Policy::kBlockThreads, Policy::kDownsweepMinBlocks) void
-segmented_downsweep_grouped_kernel(Io io, const uint64_t* offsets, int64_t num_segments, int64_t max_items,
-                                   const TileBoundary* plan, int64_t num_tiles, uint32_t num_buckets,
-                                   int64_t large_above, const CountT* scanned, uint64_t* d_bucket_offsets,
-                                   uint64_t* d_num_invalid) {
-  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
-  using D = SegmentedDownsweep<Policy, Io, CountT>;
-  constexpr int kTiles = kSegmentedTilesPerDownsweepBlock;
-  __shared__ typename D::TempStorage sm;
-  __shared__ bool needed[kTiles];
-  extern __shared__ uint16_t segmented_first_rank[];  // [2 * num_buckets]
-  // The call's validity and the tiles' boundaries in one round of loads (an idle block waits for nothing else).
-  const int64_t first = int64_t{blockIdx.x} * kTiles;
-  const bool ok = segmented_input_ok(offsets, num_segments, max_items);
-  if (threadIdx.x < kTiles) {
-    const int64_t k = first + threadIdx.x;
-    const bool tile = k < num_tiles && (k == 0 || !tile_inside_large_segment(plan, k, large_above));
-    needed[threadIdx.x] = ok & tile;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int i = 0; i < kTiles; ++i) {
-    if (needed[i]) {  // block-uniform
-      // The tile from blockIdx again, not from `first`: a register fewer across the tiles (ptxas, 4 tiles: 60 -> 40
-      // bytes of spills with 32-bit counts).
-      segmented_downsweep_tile<Policy, Io, CountT>(int64_t{blockIdx.x} * kTiles + i, sm, segmented_first_rank, io,
-                                                   offsets, num_segments, plan, num_buckets, large_above, scanned,
-                                                   d_bucket_offsets, d_num_invalid);
-      __syncthreads();  // the tile's shared memory is the next one's
-    }
-  }
 }
 
 // The resident downsweep's arguments, kept in the block's shared memory (resident_downsweep_smem) rather than passed
@@ -637,8 +596,8 @@ __host__ __device__ constexpr size_t resident_downsweep_args_bytes() {
 }
 
 // Tile k of the resident downsweep, out of line: the loop around it then keeps only the round's list live, and the
-// tile's registers are its own (inlined into the loop, ptxas spilled 80 bytes in the kernel; the grouped kernel's
-// comment has what such spills cost).
+// tile's registers are its own (inlined into the loop, ptxas spilled 80 bytes in the kernel; in session 15 such a
+// loop, spilling 84-92 bytes, took segments of 2^8 in 1.13 ms against 0.97).
 template <class Policy, class Io, class CountT>
 __device__ __noinline__ void segmented_downsweep_tile_out_of_line(int64_t k) {
   __shared__ typename SegmentedDownsweep<Policy, Io, CountT>::TempStorage sm;
@@ -773,10 +732,11 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
     PRIM_TRY(device_count_exclusive_sum(matrix, reinterpret_cast<const uint64_t*>(matrix_used), matrix_size,
                                         scan_partials, stream, overlap));
     // Two downsweeps, the same output. When the mean segment is longer than a window, most tiles probably lie inside
-    // segments of the other paths: a resident grid tests them 256 at a time. Otherwise a block takes two tiles.
-    // H100, session 16 (call a, 2^26 u32 keys, three rounds): the resident grid took segments of 2^16 in
-    // 0.494-0.502 ms against 0.511-0.514, and segments of 2^8 (its out-of-line tile) in 1.026-1.029 against
-    // 0.987-0.990.
+    // segments of the other paths: a resident grid tests them 256 at a time. Otherwise a block takes a tile (the
+    // renderer's kernel; a tile inside a large segment leaves at once). H100, session 16, 2^26 u32 keys, three
+    // rounds: the resident grid took segments of 2^16 in 0.494-0.502 ms against 0.511-0.514 with two tiles a block
+    // (call a); segments of 2^8 took 1.026-1.029 ms on the resident grid (its out-of-line tile), 0.966-0.972 with
+    // two tiles a block (session 15's kernel, unrolled), 0.865-0.885 with a block a tile (call l).
     const size_t first_rank_bytes = 2 * num_buckets * sizeof(uint16_t);
     const bool downsweep_resident = max_items / std::max<int64_t>(num_segments, 1) > window;
     if (downsweep_resident) {
@@ -791,12 +751,11 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
                                              matrix, d_bucket_offsets, d_num_invalid},
           max_items, num_tiles));
     } else {
-      const int64_t downsweep_grid = ceil_div(num_tiles, int64_t{kSegmentedTilesPerDownsweepBlock});
-      PRIM_TRY(launch_overlapped(overlap, segmented_downsweep_grouped_kernel<Policy, Io, CountT>,
-                                 static_cast<unsigned>(downsweep_grid), Policy::kBlockThreads, first_rank_bytes,
-                                 stream, io, d_segment_offsets, num_segments, max_items,
-                                 static_cast<const TileBoundary*>(plan), num_tiles, num_buckets, large_above,
-                                 static_cast<const CountT*>(matrix), d_bucket_offsets, d_num_invalid));
+      PRIM_TRY(launch_overlapped(overlap, segmented_downsweep_kernel<Policy, Io, CountT>,
+                                 static_cast<unsigned>(num_tiles), Policy::kBlockThreads, first_rank_bytes, stream, io,
+                                 d_segment_offsets, num_segments, max_items, static_cast<const TileBoundary*>(plan),
+                                 num_buckets, large_above, static_cast<const CountT*>(matrix), d_bucket_offsets,
+                                 d_num_invalid));
     }
   } else {
     // ---- upsweep: counts of the crossing parts ----
