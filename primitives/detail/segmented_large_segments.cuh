@@ -155,8 +155,8 @@ struct LargeSegmentLocator {
 
 // The path's plan: one warp a slot writes the part its upsweep and downsweep blocks take. Searching the offsets
 // in the blocks themselves kept every block's warps waiting on a warp's three dependent loads first.
-// A slot of a large segment also sets *table_used (zeroed by the caller) to the table's length: with no large segment it
-// stays 0, and the path's kernels and scan do nothing (LargeSegmentPartition::idle).
+// A slot of a large segment also sets *table_used (zeroed by the caller) to the table's length: with no large segment
+// it stays 0, and the path's kernels and scan do nothing (LargeSegmentPartition::idle).
 constexpr int kLargeSegmentPlanWarps = 8;
 __global__ void __launch_bounds__(kLargeSegmentPlanWarps * 32)
     large_segment_plan_kernel(LargeSegmentLocator locator, uint32_t num_buckets, int64_t num_slots, BlockWork* parts,
