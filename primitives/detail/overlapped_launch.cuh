@@ -29,23 +29,16 @@ __device__ __forceinline__ void wait_for_earlier_kernels() {
 #endif
 }
 
-// The compute capability (major * 10 + minor) of the code `kernel` runs on the current device: an sm_80 build runs
-// sm_80 code on an H100 too. The cluster path asks it as well (cluster launches need 9.0).
-template <class Kernel>
-cudaError_t kernel_code_arch(Kernel kernel, int& arch) {
-  cudaFuncAttributes attributes{};
-  PRIM_TRY(cudaFuncGetAttributes(&attributes, kernel));
-  arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion ? attributes.ptxVersion
-                                                                                        : attributes.binaryVersion;
-  return cudaSuccess;
-}
-
-// Whether `kernel` runs code of compute capability 9.0 or up, so that its waits exist: a build for an older
-// architecture launches without overlap.
+// Whether `kernel` runs code of compute capability 9.0 or up on the current device, so that its waits exist: a
+// build for an older architecture (an sm_80 build on an H100 too) launches without overlap.
 template <class Kernel>
 cudaError_t kernel_waits_for_earlier_kernels(Kernel kernel, bool& waits) {
-  int arch = 0;
-  PRIM_TRY(kernel_code_arch(kernel, arch));
+  waits = false;
+  cudaFuncAttributes attributes{};
+  PRIM_TRY(cudaFuncGetAttributes(&attributes, kernel));
+  const int arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion
+                       ? attributes.ptxVersion
+                       : attributes.binaryVersion;
   waits = arch >= 90;
   return cudaSuccess;
 }

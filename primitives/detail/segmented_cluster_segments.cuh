@@ -336,8 +336,11 @@ struct ClusterSegmentPath {
   // synchronisation.
   static cudaError_t resident_clusters(int& clusters) {
     clusters = 0;
-    int arch = 0;
-    PRIM_TRY(kernel_code_arch(kernel(), arch));
+    cudaFuncAttributes attributes{};
+    PRIM_TRY(cudaFuncGetAttributes(&attributes, kernel()));
+    const int arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion
+                         ? attributes.ptxVersion
+                         : attributes.binaryVersion;
     if (arch < 90) return cudaSuccess;
     if (kSmem > 48 * 1024) {
       PRIM_TRY(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
