@@ -142,6 +142,7 @@ __global__ void __launch_bounds__(LsdHistogramPolicy<MAX_PASSES, KeyT>::kThreads
 // of DIGITS (256) threads per pass.
 template <int DIGITS>
 __global__ void __launch_bounds__(DIGITS) lsd_scan_bins_kernel(const unsigned long long* bins, uint64_t* scanned) {
+  wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   using Scan = cub::BlockScan<unsigned long long, DIGITS>;
   __shared__ typename Scan::TempStorage temp;
   const unsigned long long v = bins[blockIdx.x * DIGITS + threadIdx.x];

@@ -293,12 +293,13 @@ struct GlobalLookbackPartition : LookbackWords {
   ItemCount n;
   uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets]
   uint32_t* next_tile = nullptr;  // the claim counter
+  uint32_t published_buckets = 0;  // block 0 publishes this many bucket offsets + 1 (0: the pass's num_buckets)
 
   __device__ __forceinline__ BlockWork offsets_work(uint32_t num_buckets) const {
     BlockWork w;
     if (blockIdx.x == 0) {
       w.offsets_row = 0;
-      w.offsets_count = int64_t{num_buckets} + 1;
+      w.offsets_count = int64_t{published_buckets ? published_buckets : num_buckets} + 1;
     }
     return w;
   }

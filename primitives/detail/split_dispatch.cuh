@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "detail/bits.h"
+#include "detail/overlapped_launch.cuh"
 #include "detail/split_agent.cuh"
 #include "detail/split_types.cuh"
 #include "detail/split_unstable_agent.cuh"
@@ -123,6 +124,15 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
   return cudaSuccess;
 }
 
+// What a one-sweep call's first pass may take over from the call (split_lsd.cuh). Each saves a stream operation,
+// which costs microseconds of host and GPU time even when it has nothing to do (docs/bench/README.md, "Session 16").
+struct FirstPassOptions {
+  uint64_t* bucket_offsets = nullptr;  // block 0 writes offsets_buckets + 1 bucket starts here (null: none)
+  uint32_t offsets_buckets = 0;        // the caller's buckets; those of the pass above them must be empty
+  bool lookback_zeroed = false;        // the call zeroed the look-back words and the claim counter already
+  bool overlap = false;                // launch overlapped with the kernel before it (overlapped_launch.cuh)
+};
+
 // ---- One stable 8-bit pass with bases from the caller: the LSD one-sweep route (split_lsd.cuh) ----
 // `scanned` holds the pass's bucket starts over the whole input ([num_buckets] = the valid records), from one
 // histogram of every pass (lsd_histogram.cuh); no upsweep, no spine. The downsweep's look-back runs over the whole
@@ -148,10 +158,21 @@ struct GlobalSplitPass {
     return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * 256 + 1;
   }
 
+  // The words a pass of num_buckets uses: its tiles' look-back rows, then the claim counter.
+  static size_t pass_lookback_words(int64_t max_records, uint32_t num_buckets) {
+    return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * num_buckets + 1;
+  }
+
+  // The kernel of a pass by bucket_of (the look-back words' user and the overlap's subject).
+  template <class BucketOp>
+  static auto kernel_for(const BucketOp&) {
+    return SplitDownsweepFor<SplitOrder::stable, Policy, OUT, KeyT, ValueT, BucketOp, Partition>::kernel();
+  }
+
   template <class BucketOp>
   static cudaError_t launch(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
                             ItemCount n, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
-                            uint32_t* lookback, cudaStream_t stream) {
+                            uint32_t* lookback, cudaStream_t stream, const FirstPassOptions& first = {}) {
     if (num_buckets == 0 || num_buckets > 256 || n.max < 0 || n.max > kMaxRecords) return cudaErrorInvalidValue;
     using Down = SplitDownsweepFor<SplitOrder::stable, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
     auto downsweep = Down::kernel();
@@ -166,14 +187,16 @@ struct GlobalSplitPass {
     } else {
       PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
     }
-    const size_t words = static_cast<size_t>(max_tiles) * num_buckets;
-    PRIM_TRY(cudaMemsetAsync(lookback, 0, (words + 1) * sizeof(uint32_t), stream));
+    const size_t words = pass_lookback_words(n.max, num_buckets) - 1;
+    if (!first.lookback_zeroed) PRIM_TRY(cudaMemsetAsync(lookback, 0, (words + 1) * sizeof(uint32_t), stream));
     Partition part{};
     part.n = n;
     part.lookback = lookback;
     part.next_tile = lookback + words;
-    downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, part,
-                                                                num_buckets, bucket_of, scanned, nullptr);
+    part.published_buckets = first.offsets_buckets;
+    PRIM_TRY(launch_overlapped(first.overlap, downsweep, dim3(static_cast<unsigned>(grid)),
+                               dim3(Policy::BLOCK_THREADS), kSmem, stream, keys_in, keys_out, values_in, values_out,
+                               part, num_buckets, bucket_of, scanned, first.bucket_offsets));
     PRIM_TRY_LAUNCH();
     return cudaSuccess;
   }

@@ -53,6 +53,31 @@ struct MakeKeyDigit {
   __host__ __device__ KeyDigit<Key> operator()(int /*pass*/, int shift, int bits) const { return {shift, bits}; }
 };
 
+// A user functor's bucket as the digit of a single pass (prim::split, split_pairs and split_index into at most 256
+// buckets, below): an out-of-range bucket (>= num_buckets) becomes the pass's sink, so the histogram counts it invalid
+// and the downsweep drops it.
+template <class BucketOp>
+struct BucketOrSink {
+  BucketOp bucket_of;
+  uint32_t num_buckets;
+  template <class T>
+  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
+    const uint32_t bucket = bucket_of(record);
+    return bucket < num_buckets ? bucket : 0xFFFFFFFFu;
+  }
+};
+// The single pass's functor (MakeOp of lsd_split_one_sweep).
+template <class BucketOp>
+struct MakeBucketOrSink {
+  BucketOrSink<BucketOp> op;
+  __host__ __device__ BucketOrSink<BucketOp> operator()(int /*pass*/, int /*shift*/, int /*bits*/) const { return op; }
+};
+
+template <class MakeOp>
+struct MakesBucketOrSink : std::false_type {};
+template <class BucketOp>
+struct MakesBucketOrSink<MakeBucketOrSink<BucketOp>> : std::true_type {};
+
 // Digit [shift, shift + bits) of a user bucket id (IdOp returns uint64_t). With check_bits >= 0 (first pass
 // only) an id >= 2^check_bits is reported as an out-of-range bucket, so the split drops and counts it.
 template <typename IdOp>
@@ -107,23 +132,31 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
 //         2.612-2.643 (CUB 2.33-2.36). Session 12 had tried 17 records before these changes: no gain.
 // The iterative split's id functor keeps the resident grid of 24-record tiles: in the keys' shape it spills at 56
 // registers and was 12-15% slower (5% slower at two blocks an SM).
+// A user functor's single pass (BucketOrSink, whose kernels hold the general tile for out-of-range buckets), session
+// 17, calls a and b, 2^26, ms:
+//   u32 keys by a hash:     resident grid 0.499-0.507; the keys' shape 0.675-0.685 (kept: the resident grid);
+//   split_index (gather):   resident grid 0.533-0.544; the keys' shape 0.691-0.707 (kept: the resident grid);
+//   u32+u32 pairs by a functor: resident grid 0.776-0.779 / 0.687-0.688 (uniform / low-entropy keys); the pairs'
+//   shape 0.691-0.694 / 0.643 (kept: the pairs' shape).
 template <class MakeOp, class K>
 constexpr bool kSortsKeyDigits = std::is_same_v<decltype(std::declval<MakeOp>()(0, 0, 0)), KeyDigit<K>>;
 template <SplitOutput OUT, class K, class V, class MakeOp>
 using LsdPassFor = std::conditional_t<
     OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>, GlobalSplitPass<OUT, K, V, 19, 3, true>,
-    std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) == 4 && sizeof(V) == 4 && kSortsKeyDigits<MakeOp, K>,
+    std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) == 4 && sizeof(V) == 4 &&
+                           (kSortsKeyDigits<MakeOp, K> || MakesBucketOrSink<MakeOp>::value),
                        GlobalSplitPass<OUT, K, V, 20, 2, true>, GlobalSplitPass<OUT, K, V>>>;
 
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.
-// d_first_pass_offsets (may be null): pass 0's bucket starts, 2^bits(0) + 1 entries, the last the valid records (a
-// one-pass split's bucket offsets). A single pass writes the output directly: no alternate buffers.
+// d_first_pass_offsets (may be null): pass 0's bucket starts, first_pass_buckets + 1 entries (0: 2^bits(0) + 1), the
+// last the valid records (a one-pass split's bucket offsets; pass 0's buckets from first_pass_buckets to 2^bits(0)
+// must be empty). A single pass writes the output directly: no alternate buffers.
 template <SplitOutput OUT, int MAX_PASSES, class K, class V, class MakeOp>
 cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out, const V* values_in,
                                 V* values_out, ItemCount n, int first_bit, const LsdPlan& plan, MakeOp make_op,
                                 cudaStream_t stream, uint64_t* d_num_invalid,
-                                uint64_t* d_first_pass_offsets = nullptr) {
+                                uint64_t* d_first_pass_offsets = nullptr, uint32_t first_pass_buckets = 0) {
   constexpr bool kPairs = OUT == SplitOutput::pairs;
   using Pass = LsdPassFor<OUT, K, V, MakeOp>;
   if (n.max > Pass::kMaxRecords) return cudaErrorInvalidValue;
@@ -131,8 +164,9 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   TempCarver carver(d_temp);
   K* alt_keys = ping_pong ? carver.take<K>(static_cast<size_t>(n.max)) : nullptr;
   V* alt_values = kPairs && ping_pong ? carver.take<V>(static_cast<size_t>(n.max)) : nullptr;
-  auto* bins = carver.take<unsigned long long>(size_t{MAX_PASSES} * kLsdDigits);
   uint64_t* scanned = carver.take<uint64_t>(size_t{MAX_PASSES} * (kLsdDigits + 1));
+  // The bins and pass 0's look-back words side by side: one memset zeroes both.
+  auto* bins = carver.take<unsigned long long>(size_t{MAX_PASSES} * kLsdDigits);
   uint32_t* lookback = carver.take<uint32_t>(Pass::lookback_words(n.max));
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
@@ -144,20 +178,28 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   int grid = 1;
   const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
   PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 2048 / HistPolicy::kThreads, max_tiles, grid));
-  PRIM_TRY(cudaMemsetAsync(bins, 0, sizeof(unsigned long long) * MAX_PASSES * kLsdDigits, stream));
+  const uint32_t first_digits = uint32_t{1} << plan.bits_of(0);
+  const uint32_t* zeroed_end = lookback + Pass::pass_lookback_words(n.max, first_digits);
+  PRIM_TRY(cudaMemsetAsync(bins, 0, reinterpret_cast<const char*>(zeroed_end) - reinterpret_cast<char*>(bins),
+                           stream));
   const LsdPassDigits<MakeOp> digits{make_op, first_bit, plan.total_bits, plan.passes};
   histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,
                                                        reinterpret_cast<unsigned long long*>(d_num_invalid));
   PRIM_TRY_LAUNCH();
-  lsd_scan_bins_kernel<kLsdDigits><<<plan.passes, kLsdDigits, 0, stream>>>(bins, scanned);
+  // The scan and pass 0's downsweep overlap the kernel before them (each waits for it first): there is no stream
+  // operation between the three kernels.
+  bool overlap = false;
+  PRIM_TRY(kernel_waits_for_earlier_kernels(lsd_scan_bins_kernel<kLsdDigits>, overlap));
+  PRIM_TRY(launch_overlapped(overlap, lsd_scan_bins_kernel<kLsdDigits>, dim3(static_cast<unsigned>(plan.passes)),
+                             dim3(kLsdDigits), 0, stream, static_cast<const unsigned long long*>(bins), scanned));
   PRIM_TRY_LAUNCH();
-  if (d_first_pass_offsets) {  // the digits above pass 0's 2^bits are empty: entry 2^bits is the count
-    const size_t entries = (size_t{1} << plan.bits_of(0)) + 1;
-    PRIM_TRY(cudaMemcpyAsync(d_first_pass_offsets, scanned, sizeof(uint64_t) * entries, cudaMemcpyDeviceToDevice,
-                             stream));
-  }
 
-  // ---- the passes: one downsweep each ----
+  // ---- the passes: one downsweep each; pass 0's publishes the bucket offsets ----
+  FirstPassOptions first;
+  first.bucket_offsets = d_first_pass_offsets;  // the digits above pass 0's buckets are empty
+  first.offsets_buckets = first_pass_buckets ? first_pass_buckets : first_digits;
+  first.lookback_zeroed = true;
+  first.overlap = overlap;
   const ItemCount valid(n.max, scanned + kLsdDigits);  // pass 0's valid records: the count of every later pass
   return for_each_lsd_pass(plan, keys_in, keys_out, alt_keys, values_in, values_out, alt_values,
                            [&](int pass, int bits, const K* src_k, K* dst_k, const V* src_v, V* dst_v) {
@@ -165,7 +207,7 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
                                                  uint32_t{1} << bits,
                                                  make_op(pass, first_bit + pass * kLsdDigitBits, bits),
                                                  scanned + static_cast<size_t>(pass) * (kLsdDigits + 1), lookback,
-                                                 stream);
+                                                 stream, pass == 0 ? first : FirstPassOptions{});
                            });
 }
 
@@ -198,7 +240,32 @@ cudaError_t split_by_key_bits_one_sweep(void* d_temp, size_t& temp_bytes, const 
                                      d_bucket_offsets);
 }
 
-// prim::split / split_pairs: a split by a key's bits as above, any other split through dispatch_split_in_order.
+// ---- prim::split / split_pairs / split_index by any other functor into at most 256 buckets: the same single pass ----
+// The stable split of n.max <= kMaxRecords records is one pass of the one-sweep route as well, its digit the
+// functor's bucket with an out-of-range one (>= num_buckets) made the pass's sink: the histogram counts it invalid
+// and the downsweep drops it (the general tile, as for the iterative split's first pass). The pass has
+// 2^bits_for_buckets(num_buckets) digits; those from num_buckets up stay empty. Against the split's own route
+// (an upsweep a chunk, a spine scan, a downsweep with look-back inside a chunk) it saves the upsweep's table and its
+// scan. Measured on the H100: docs/bench/README.md, "Session 17".
+template <SplitOutput OUT, class K, class V>
+bool splits_by_functor_in_one_sweep(ItemCount n, uint32_t num_buckets) {
+  return num_buckets >= 1 && num_buckets <= uint32_t{kLsdDigits} && n.max >= 0 &&
+         n.max <= GlobalSplitPass<OUT, K, V>::kMaxRecords;
+}
+
+template <SplitOutput OUT, class K, class V, class BucketOp>
+cudaError_t split_by_functor_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                       const V* values_in, V* values_out, ItemCount n, uint32_t num_buckets,
+                                       BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                       uint64_t* d_num_invalid) {
+  const MakeBucketOrSink<BucketOp> make_op{{bucket_of, num_buckets}};
+  return lsd_split_one_sweep<OUT, 1>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, 0,
+                                     lsd_plan(bits_for_buckets(num_buckets)), make_op, stream, d_num_invalid,
+                                     d_bucket_offsets, num_buckets);
+}
+
+// prim::split / split_pairs: a split by a key's bits or, in the stable order, by any functor into at most 256 buckets
+// as above; any other split through dispatch_split_in_order (the unstable order keeps its own downsweep).
 template <SplitOutput OUT, class K, class V, class BucketOp>
 cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t& temp_bytes, const K* keys_in,
                                           K* keys_out, const V* values_in, V* values_out, ItemCount n,
@@ -209,6 +276,10 @@ cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t
       return split_by_key_bits_one_sweep<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                               bucket_of, d_bucket_offsets, stream, d_num_invalid);
     }
+  }
+  if (order == SplitOrder::stable && splits_by_functor_in_one_sweep<OUT, K, V>(n, num_buckets)) {
+    return split_by_functor_one_sweep<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                           num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
   return dispatch_split_in_order<OUT, K, V>(order, d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                             num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);

@@ -92,6 +92,19 @@ TEST(Split, OutOfRangeBucketIsReportedNotWritten) {
             prim::split(ws, d_in.get(), d_out.get(), static_cast<int64_t>(keys.size()), 512, BucketIsKey{}, nullptr));
 }
 
+// Up to 256 buckets the split is one pass with 2^bits_for_buckets(b) digits (split_lsd.cuh): buckets from b up to that
+// power of two are out of range as well, and the offsets hold b + 1 entries, not the pass's 2^bits + 1. Keys below
+// twice the power of two: some out of range under the power, some above it.
+TEST(Split, OutOfRangeBucketsBelowThePassPowerOfTwo) {
+  for (uint32_t b : {1u, 3u, 129u, 255u}) {
+    SCOPED_TRACE(b);
+    const uint32_t power = uint32_t{1} << prim::bits_for_buckets(b);
+    const std::vector<uint32_t> keys = uniform_keys(2 * kTile + 77, 2 * power, kSeed + 17 + b);
+    check_split(keys, b, BucketIsKey{});
+    check_split_pairs(keys, b, BucketIsKey{});
+  }
+}
+
 // A large input with a few out-of-range records. The out-of-range keys sit at a tile's first record, in the middle,
 // in front of records of the last bucket, and in the last, partial tile. With up to 256 buckets the downsweep's
 // claimed tiles are clean only when the whole input is valid, so here every tile takes the general path (sinks);

@@ -10,8 +10,10 @@
 // functor, offsets, invalid records, ItemCount, scratch, stream, Workspace overload) is as in prim/split.h.
 // The stable order is always used: a permutation is only useful if it is reproducible.
 //
-// Cost: with up to 256 buckets the records are read twice (count pass and rank pass) and only the indices are
-// written; the scatter kind needs no shared-memory exchange at all (each record writes its own slot). With more
+// Cost: with up to 256 buckets the records are read twice (one histogram, then one downsweep whose tiles find their
+// bases by look-back over the whole input, detail/split_lsd.cuh; above 2^30 records the split's upsweep, spine and
+// chunked downsweep) and only the indices are written; the scatter kind needs no shared-memory exchange at all (each
+// record writes its own slot). With more
 // buckets (up to 2048) the (bucket, index) pairs of the records take the record split's two stable 8-bit passes
 // (detail/split_index_two_passes.cuh): the records are read once, and the scratch holds about
 // 4 + 4 + 2 x sizeof(Index) bytes a record (n.max) more, plus sizeof(Index) for the scatter kind.
@@ -23,6 +25,7 @@
 
 #include "detail/split_dispatch.cuh"
 #include "detail/split_index_two_passes.cuh"
+#include "detail/split_lsd.cuh"
 #include "detail/split_types.cuh"
 #include "detail/split_workspace.cuh"
 #include "prim/item_count.h"
@@ -43,7 +46,17 @@ cudaError_t split_index(void* d_temp, size_t& temp_bytes, const T* d_in, ItemCou
                                           d_bucket_offsets, stream, d_num_invalid);
   }
   if (kind == PermutationKind::gather) {
+    if (detail::splits_by_functor_in_one_sweep<detail::SplitOutput::gather_index, T, Index>(n, num_buckets)) {
+      return detail::split_by_functor_one_sweep<detail::SplitOutput::gather_index>(
+          d_temp, temp_bytes, d_in, static_cast<T*>(nullptr), static_cast<const Index*>(nullptr), d_permutation, n,
+          num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+    }
     return detail::dispatch_split<detail::SplitOutput::gather_index, T, Index>(
+        d_temp, temp_bytes, d_in, static_cast<T*>(nullptr), static_cast<const Index*>(nullptr), d_permutation, n,
+        num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  }
+  if (detail::splits_by_functor_in_one_sweep<detail::SplitOutput::scatter_index, T, Index>(n, num_buckets)) {
+    return detail::split_by_functor_one_sweep<detail::SplitOutput::scatter_index>(
         d_temp, temp_bytes, d_in, static_cast<T*>(nullptr), static_cast<const Index*>(nullptr), d_permutation, n,
         num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
