@@ -185,6 +185,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   BENCH_TRY(ctx, prim::split_pairs(nullptr, t_split_2048_unstable, k_in, ka, v_in, va, n, 2048, Low11Bits{}, offs, s,
                                    prim::SplitOrder::unstable));
   BENCH_TRY(ctx, prim::split(nullptr, t_split, k_in, ka, n, 256, HashBucket{}, offs, s));
+  size_t t_split_255 = 0;
+  BENCH_TRY(ctx, prim::split(nullptr, t_split_255, k_in, ka, n, 255, HashBucket{}, offs, s));
   BENCH_TRY(ctx, prim::split_index(nullptr, t_index, k_in, n, 256, HashBucket{}, va, prim::PermutationKind::gather, offs, s));
   BENCH_TRY(ctx, prim::split_index(nullptr, t_index_2048, k_in, n, 2048, Low11Bits{}, va, prim::PermutationKind::gather,
                                    offs, s));
@@ -203,7 +205,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
     t_ids = std::max({t_ids, lsd, hierarchical});
   }
   const size_t temp_bytes =
-      std::max({t_split_pairs, t_split_pairs_key_bits, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_index,
+      std::max({t_split_pairs, t_split_pairs_key_bits, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_split_255, t_index,
                 t_index_2048, t_sort_k, t_sort_p, c_pairs, c_sort_pairs_ids, c_sort_pairs_ids_seq, c_keys, t_ids});
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
@@ -212,7 +214,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
 
   // ---- stable 256-way split of pairs by key bits [0, 8) vs SortPairs [0, 8) ----
   // prim::KeyBits: the bucket of CUB's bit range, a single SplitSort pass (split_lsd.cuh); then the same split by a
-  // functor the library cannot see into (the plain split's upsweep, spine and downsweep).
+  // functor the library cannot see into (the same one-sweep pass since session 17, whose kernels also hold a general
+  // tile for out-of-range buckets; before it, the plain split's upsweep, spine and downsweep).
   measure(ctx, Row{"split pairs u32+u32, bucket = key[0,8)", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 1.3, ""},
       [&] {
         size_t b = temp_bytes;
@@ -265,6 +268,25 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
         return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s);
       },
       [&] { return equal_or("keys", ka, kb_, kb, s); });
+
+  // ---- the same split into 255 buckets: the hash's bucket 255 (about one record in 256) is out of range, counted and
+  // dropped, so the one-sweep pass runs its kernel for input with invalid records (general tiles). The peer sorts
+  // every record: ours must equal its first offsets[255] keys. No target. ----
+  measure(ctx, Row{"split u32 keys by functor (255 buckets, ~1/256 out of range)", "u8 id kernel + cub SortPairs(ids, keys) [0,8)", d, n, 0, 0, 0, 8.0 * n, 0, ""},
+      [&] { size_t b = temp_bytes; return prim::split(t, b, k_in, ka, n, 255, HashBucket{}, offs, s); },
+      [&] {
+        size_t b = temp_bytes;
+        PRIM_TRY(bucket_ids<false>(k_in, ids.as<uint8_t>(), nullptr, n, s));
+        return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s);
+      },
+      [&] {
+        uint64_t valid = 0;
+        if (cudaMemcpyAsync(&valid, offs + 255, sizeof(valid), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
+            cudaStreamSynchronize(s) != cudaSuccess || valid > static_cast<uint64_t>(n)) {
+          return std::string("MISMATCH: no valid record count");
+        }
+        return equal_or("keys", ka, kb_, valid * sizeof(uint32_t), s);
+      });
 
   // ---- split-index (gather permutation) vs ids + counting values + SortPairs [0, 8) ----
   measure(ctx, Row{"split-index u32 gather permutation", "u8 ids + counting values + cub SortPairs [0,8)", d, n, 0, 0, 0, 8.0 * n, 2.5, ""},

@@ -278,11 +278,21 @@ struct TileLookbackPartition : EvenSharePartition<TILE_ITEMS>, LookbackWords {
   }
 };
 
+// Which tiles of a one-sweep pass a downsweep kernel splits. A pass whose functor may return out-of-range buckets can
+// run as two kernels over the same tiles and look-back words, so that the one that runs on valid input holds no
+// general tile, whose registers the clean tile pays for (docs/bench/README.md, "Session 17"):
+//   every       — every tile (one kernel);
+//   clean_only  — every tile when the whole input is valid: the full ones clean, a partial last one general but out
+//                 of line (split_general_tile_out_of_line); otherwise nothing (its blocks leave at once);
+//   valid_less  — every tile when the input holds invalid records (general tiles), otherwise nothing. It claims from
+//                 the second counter.
+enum class TileChoice { every, clean_only, valid_less };
+
 // One run over the whole input (the LSD passes' one-sweep route, split_lsd.cuh): no upsweep and no table; the caller
 // scans one histogram of the whole input, scanned[d] = the start of bucket d, scanned[num_buckets] = the valid
-// records, and zeroes the look-back words and the claim counter before the launch. The run's sums reach the whole
+// records, and zeroes the look-back words and the claim counters before the launch. The run's sums reach the whole
 // input: n.max <= kMaxRunRecords. Its full tiles are clean only when the whole input is valid.
-template <int TILE_ITEMS, bool ONE_TILE_PER_BLOCK = false>
+template <int TILE_ITEMS, bool ONE_TILE_PER_BLOCK = false, TileChoice CHOICE = TileChoice::every>
 struct GlobalLookbackPartition : LookbackWords {
   // true: the grid has a block per tile and each block splits one tile, as CUB's one-sweep pass does (no tile loop
   // and no barrier between tiles); false: a resident grid whose blocks claim tiles until none is left.
@@ -290,9 +300,10 @@ struct GlobalLookbackPartition : LookbackWords {
   // Plain loads of the input, not evict-first ones (load_streaming): measured on the H100 (session 13, call c,
   // 2^26 uniform keys, three rounds) SplitSort keys 1.518-1.527 -> 1.468-1.475 ms and pairs 2.484-2.510 -> 2.436-2.444.
   static constexpr bool kPlainLoads = true;
+  static constexpr TileChoice kTileChoice = CHOICE;
   ItemCount n;
   uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets]
-  uint32_t* next_tile = nullptr;  // the claim counter
+  uint32_t* next_tile = nullptr;  // the claim counters: [0] every / clean_only, [1] valid_less
   uint32_t published_buckets = 0;  // block 0 publishes this many bucket offsets + 1 (0: the pass's num_buckets)
 
   __device__ __forceinline__ BlockWork offsets_work(uint32_t num_buckets) const {
@@ -315,12 +326,14 @@ template <class Partition, class = void>
 struct PartitionChoices {
   static constexpr bool kOneTilePerBlock = false;
   static constexpr bool kPlainLoads = false;
+  static constexpr TileChoice kTileChoice = TileChoice::every;
 };
 template <class Partition>
 struct PartitionChoices<Partition,
                         std::void_t<decltype(Partition::kOneTilePerBlock), decltype(Partition::kPlainLoads)>> {
   static constexpr bool kOneTilePerBlock = Partition::kOneTilePerBlock;
   static constexpr bool kPlainLoads = Partition::kPlainLoads;
+  static constexpr TileChoice kTileChoice = Partition::kTileChoice;
 };
 
 template <class Partition, class = void>
@@ -720,9 +733,16 @@ struct SplitDownsweepAgent {
   __device__ __forceinline__ static void split_tile_of_its_kind(TempStorage& temp, const Io& io, int64_t tile_base,
                                                                 int64_t remaining, bool run_clean,
                                                                 uint64_t (&base)[BINS], const Bases& bases) {
-    if (run_clean && remaining >= TILE) {
+    constexpr TileChoice kChoice = PartitionChoices<Partition>::kTileChoice;
+    if constexpr (kChoice == TileChoice::clean_only) {  // run_claimed_tiles passes a valid input's full tiles only
       split_tile<TileKind::clean>(temp, io, tile_base, TILE, base, bases);
     } else {
+      if constexpr (kChoice == TileChoice::every) {
+        if (run_clean && remaining >= TILE) {
+          split_tile<TileKind::clean>(temp, io, tile_base, TILE, base, bases);
+          return;
+        }
+      }
       const int in_tile = remaining < TILE ? static_cast<int>(remaining) : TILE;
       if constexpr (PadsWithAllOnes<BucketOp>::value) {
         split_tile<TileKind::padded>(temp, io, tile_base, in_tile, base, bases);
@@ -742,12 +762,24 @@ struct SplitDownsweepAgent {
     const int64_t count = resolve_count(part.n);
     const int64_t num_tiles = (count + TILE - 1) / TILE;
     write_bucket_offsets(scanned, part.offsets_work(num_buckets), 0, bucket_offsets);
+    constexpr TileChoice kChoice = PartitionChoices<Partition>::kTileChoice;
     for (;;) {
-      if (tid == 0) temp.claimed_tile = atomicAdd(part.next_tile, 1u);
+      if (tid == 0) temp.claimed_tile = atomicAdd(part.next_tile + (kChoice == TileChoice::valid_less ? 1 : 0), 1u);
       __syncthreads();
       const int64_t tile = temp.claimed_tile;  // rewritten only after split_tile's last barrier
       if (tile >= num_tiles) break;
       const LookbackRun run = part.run_of(tile, num_tiles, count, scanned, num_buckets);
+      if constexpr (kChoice == TileChoice::clean_only) {
+        if (!run.valid) break;  // the valid_less kernel's input
+        if (count - tile * TILE < TILE) {  // the last tile, partial
+          split_general_tile_out_of_line(temp, io, tile * TILE, static_cast<int>(count - tile * TILE), scanned, run,
+                                         LookbackBases{{}, part.lookback + run.first_tile * num_buckets,
+                                                       tile - run.first_tile});
+          break;
+        }
+      } else if constexpr (kChoice == TileChoice::valid_less) {
+        if (run.valid) break;  // the clean_only kernel's input
+      }
       uint64_t base[BINS];
 #pragma unroll
       for (int t = 0; t < BINS; ++t) {
@@ -759,6 +791,23 @@ struct SplitDownsweepAgent {
       split_tile_of_its_kind(temp, io, tile_base, count - tile_base, run.valid, base, bases);
       if constexpr (kOneSweepShape) break;
     }
+  }
+
+  // A general tile called, not inlined: the clean_only kernel's partial last tile (TileChoice). Inlined, its code took
+  // the clean tiles' registers: at 56 registers (three blocks an SM) ptxas spilled 92-248 bytes a thread, and a hash
+  // split of 2^26 keys took 0.66 ms against 0.47 (session 17, call e, with the partial tile padded in line). Its bases
+  // are loaded here, so that no array of the caller's needs an address.
+  __device__ __noinline__ static void split_general_tile_out_of_line(TempStorage& temp, const Io io, int64_t tile_base,
+                                                                     int in_tile, const uint64_t* __restrict__ scanned,
+                                                                     const LookbackRun run,
+                                                                     const LookbackBases bases) {
+    uint64_t base[BINS];
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      base[t] = d < io.num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
+    }
+    split_tile<TileKind::general>(temp, io, tile_base, in_tile, base, bases);
   }
 
   // kCheckBuckets (clean tiles of a run whose validity no upsweep counted: the segmented split's cluster path) tests

@@ -140,8 +140,12 @@ struct FirstPassOptions {
 // tile and bucket: 0.11 bytes a record of 4 bytes), zeroed here before the launch (one memset node).
 // The shape by default: a resident grid whose blocks claim tiles of 24 items a thread, two blocks an SM. The caller
 // may ask for another (split_lsd.cuh: SplitSort's 32-bit keys take a block a tile, 19 items, three blocks an SM).
+// CLEAN_TILES_APART: a functor that may return out-of-range buckets runs the pass as two kernels over the same tiles
+// (TileChoice, split_agent.cuh): the shape's kernel splits a valid input and holds no general tile; a resident grid
+// splits an input with invalid records, in general tiles. Each kernel's blocks leave at once on the other's input.
+// A functor without out-of-range buckets (PadsWithAllOnes) runs one kernel in either case.
 template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = 24, int MIN_BLOCKS_PER_SM = 2,
-          bool ONE_TILE_PER_BLOCK = false>
+          bool ONE_TILE_PER_BLOCK = false, bool CLEAN_TILES_APART = false>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): measured on the H100 (2^26 u32 keys, session
@@ -149,54 +153,74 @@ struct GlobalSplitPass {
   // bytes in these kernels: the longer tile makes fewer claims, look-backs and barriers a record. In another call,
   // 24 / 28 / 32 items: keys 1.70 / 1.69 / 1.71 ms, pairs 2.51 / 2.55 / 2.65 ms. The plain split's rows lost 1-8% at
   // 20 items and 5-75% at 24 (same call).
-  using Policy = SplitTilePolicy<8, 384, split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD), 4,
-                                 MIN_BLOCKS_PER_SM>;
+  static constexpr int kItems = split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD);
+  using Policy = SplitTilePolicy<8, 384, kItems, 4, MIN_BLOCKS_PER_SM>;
   using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK>;
+  // The two kernels of CLEAN_TILES_APART: the shape's, and a resident grid at two blocks an SM.
+  using CleanPartition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::clean_only>;
+  using ValidLessPolicy = SplitTilePolicy<8, 384, kItems, 4, 2>;
+  using ValidLessPartition = GlobalLookbackPartition<Policy::TILE_ITEMS, false, TileChoice::valid_less>;
   static constexpr int64_t kMaxRecords = Partition::kMaxRunRecords;
 
-  static size_t lookback_words(int64_t max_records) {
-    return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * 256 + 1;
-  }
-
-  // The words a pass of num_buckets uses: its tiles' look-back rows, then the claim counter.
+  // The words a pass of num_buckets uses: its tiles' look-back rows, then two claim counters (TileChoice).
   static size_t pass_lookback_words(int64_t max_records, uint32_t num_buckets) {
-    return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * num_buckets + 1;
+    return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * num_buckets + 2;
   }
-
-  // The kernel of a pass by bucket_of (the look-back words' user and the overlap's subject).
-  template <class BucketOp>
-  static auto kernel_for(const BucketOp&) {
-    return SplitDownsweepFor<SplitOrder::stable, Policy, OUT, KeyT, ValueT, BucketOp, Partition>::kernel();
-  }
+  static size_t lookback_words(int64_t max_records) { return pass_lookback_words(max_records, 256); }
 
   template <class BucketOp>
   static cudaError_t launch(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
                             ItemCount n, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
                             uint32_t* lookback, cudaStream_t stream, const FirstPassOptions& first = {}) {
     if (num_buckets == 0 || num_buckets > 256 || n.max < 0 || n.max > kMaxRecords) return cudaErrorInvalidValue;
-    using Down = SplitDownsweepFor<SplitOrder::stable, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+    const size_t words = pass_lookback_words(n.max, num_buckets);
+    if (!first.lookback_zeroed) PRIM_TRY(cudaMemsetAsync(lookback, 0, words * sizeof(uint32_t), stream));
+    constexpr bool kApart = CLEAN_TILES_APART && !PadsWithAllOnes<BucketOp>::value;
+    using First = std::conditional_t<kApart, CleanPartition, Partition>;
+    PRIM_TRY((launch_downsweep<Policy, First, ONE_TILE_PER_BLOCK>(keys_in, keys_out, values_in, values_out, n,
+                                                                   num_buckets, bucket_of, scanned, lookback, words,
+                                                                   first.offsets_buckets, first.bucket_offsets,
+                                                                   first.overlap, stream)));
+    if constexpr (kApart) {
+      using ValidLessDown =
+          SplitDownsweepFor<SplitOrder::stable, ValidLessPolicy, OUT, KeyT, ValueT, BucketOp, ValidLessPartition>;
+      bool overlap = false;
+      PRIM_TRY(kernel_waits_for_earlier_kernels(ValidLessDown::kernel(), overlap));
+      PRIM_TRY((launch_downsweep<ValidLessPolicy, ValidLessPartition, false>(
+          keys_in, keys_out, values_in, values_out, n, num_buckets, bucket_of, scanned, lookback, words, 0, nullptr,
+          overlap, stream)));
+    }
+    return cudaSuccess;
+  }
+
+ private:
+  template <class P, class Part, bool kOneTilePerBlock, class BucketOp>
+  static cudaError_t launch_downsweep(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in,
+                                      ValueT* values_out, ItemCount n, uint32_t num_buckets, BucketOp bucket_of,
+                                      const uint64_t* scanned, uint32_t* lookback, size_t words,
+                                      uint32_t offsets_buckets, uint64_t* bucket_offsets, bool overlap,
+                                      cudaStream_t stream) {
+    using Down = SplitDownsweepFor<SplitOrder::stable, P, OUT, KeyT, ValueT, BucketOp, Part>;
     auto downsweep = Down::kernel();
     constexpr size_t kSmem = sizeof(typename Down::Agent::TempStorage);
     if (kSmem > 48 * 1024) {
       PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
     }
-    const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), Policy::TILE_ITEMS);
+    const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), P::TILE_ITEMS);
     int grid = 1;
-    if constexpr (ONE_TILE_PER_BLOCK) {
+    if constexpr (kOneTilePerBlock) {
       grid = static_cast<int>(max_tiles);  // < 2^30 / TILE_ITEMS (kMaxRecords)
     } else {
-      PRIM_TRY(split_grid_size(downsweep, Policy::BLOCK_THREADS, kSmem, Policy::BLOCKS_PER_SM, max_tiles, grid));
+      PRIM_TRY(split_grid_size(downsweep, P::BLOCK_THREADS, kSmem, P::BLOCKS_PER_SM, max_tiles, grid));
     }
-    const size_t words = pass_lookback_words(n.max, num_buckets) - 1;
-    if (!first.lookback_zeroed) PRIM_TRY(cudaMemsetAsync(lookback, 0, (words + 1) * sizeof(uint32_t), stream));
-    Partition part{};
+    Part part{};
     part.n = n;
     part.lookback = lookback;
-    part.next_tile = lookback + words;
-    part.published_buckets = first.offsets_buckets;
-    PRIM_TRY(launch_overlapped(first.overlap, downsweep, dim3(static_cast<unsigned>(grid)),
-                               dim3(Policy::BLOCK_THREADS), kSmem, stream, keys_in, keys_out, values_in, values_out,
-                               part, num_buckets, bucket_of, scanned, first.bucket_offsets));
+    part.next_tile = lookback + words - 2;
+    part.published_buckets = offsets_buckets;
+    PRIM_TRY(launch_overlapped(overlap, downsweep, dim3(static_cast<unsigned>(grid)), dim3(P::BLOCK_THREADS), kSmem,
+                               stream, keys_in, keys_out, values_in, values_out, part, num_buckets, bucket_of,
+                               scanned, bucket_offsets));
     PRIM_TRY_LAUNCH();
     return cudaSuccess;
   }

@@ -132,20 +132,27 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
 //         2.612-2.643 (CUB 2.33-2.36). Session 12 had tried 17 records before these changes: no gain.
 // The iterative split's id functor keeps the resident grid of 24-record tiles: in the keys' shape it spills at 56
 // registers and was 12-15% slower (5% slower at two blocks an SM).
-// A user functor's single pass (BucketOrSink, whose kernels hold the general tile for out-of-range buckets), session
-// 17, calls a and b, 2^26, ms:
-//   u32 keys by a hash:     resident grid 0.499-0.507; the keys' shape 0.675-0.685 (kept: the resident grid);
-//   split_index (gather):   resident grid 0.533-0.544; the keys' shape 0.691-0.707 (kept: the resident grid);
-//   u32+u32 pairs by a functor: resident grid 0.776-0.779 / 0.687-0.688 (uniform / low-entropy keys); the pairs'
-//   shape 0.691-0.694 / 0.643 (kept: the pairs' shape).
+// A user functor's single pass (BucketOrSink) may meet out-of-range buckets, so a kernel of its pass holds the general
+// tile too. In one kernel (session 17, calls a-c; 2^26, uniform keys, ms): u32 keys by a hash 0.499-0.507 in the
+// resident grid, 0.675-0.685 in the keys' shape (ptxas spills at 56 registers), 0.507-0.515 / 0.529-0.536 /
+// 0.519-0.523 a block a tile of 19 / 16 / 24 keys at two blocks an SM; split_index 0.533-0.544 resident, 0.691-0.707
+// in the keys' shape; u32+u32 pairs 0.776-0.779 resident, 0.691-0.694 in the pairs' shape. Hence the two kernels of
+// GlobalSplitPass's CLEAN_TILES_APART (calls d-f): the shape's kernel for valid input, with the partial last tile out
+// of line, and a resident grid of general tiles for input with invalid records. Keys 0.472-0.484 (0.467-0.472 with
+// the partial tile in the second kernel, which cost 6-12 us at 2^20 where the call takes 35; 0.66 with it padded in
+// line: spills); split_index 0.496-0.503 (resident 0.532-0.537); pairs 0.665-0.668 (one kernel 0.688-0.698).
 template <class MakeOp, class K>
 constexpr bool kSortsKeyDigits = std::is_same_v<decltype(std::declval<MakeOp>()(0, 0, 0)), KeyDigit<K>>;
 template <SplitOutput OUT, class K, class V, class MakeOp>
 using LsdPassFor = std::conditional_t<
     OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>, GlobalSplitPass<OUT, K, V, 19, 3, true>,
+    std::conditional_t<(OUT == SplitOutput::keys || OUT == SplitOutput::gather_index) && sizeof(K) == 4 &&
+                           sizeof(V) <= 4 && MakesBucketOrSink<MakeOp>::value,
+                       GlobalSplitPass<OUT, K, V, 19, 3, true, true>,
     std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) == 4 && sizeof(V) == 4 &&
                            (kSortsKeyDigits<MakeOp, K> || MakesBucketOrSink<MakeOp>::value),
-                       GlobalSplitPass<OUT, K, V, 20, 2, true>, GlobalSplitPass<OUT, K, V>>>;
+                       GlobalSplitPass<OUT, K, V, 20, 2, true, MakesBucketOrSink<MakeOp>::value>,
+                       GlobalSplitPass<OUT, K, V>>>>;
 
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.

@@ -8,12 +8,14 @@
 // Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const`, returning a bucket in
 // [0, num_buckets). It is evaluated several times per record (count pass and move pass; with more than 256 buckets
 // each of two passes, and once more for the offsets), so it must be pure.
-// A key's bits: prim::KeyBits<K>{shift, bits} (prim/key_bits.h) on 32- or 64-bit keys, with num_buckets = 2^bits
-// <= 256, makes the split one pass of SplitSort (detail/split_lsd.cuh): one histogram, then one downsweep whose
-// tiles find their bases by look-back over the whole input, as CUB's one-sweep radix sort does. No record can be
-// invalid there. Measured on an H100 (2^26 u32 keys with u32 values, 256 buckets): 0.67 ms, against 0.76 ms for the
-// same split by a functor of its own (docs/bench/README.md, "Session 15").
-//
+// Up to 256 buckets, in the stable order, with n.max <= 2^30 - 1: one pass (detail/split_lsd.cuh). One histogram
+// kernel counts the buckets (and the out-of-range records), then one downsweep whose tiles find their bases by
+// look-back over the whole input, as CUB's one-sweep radix sort does. Two kernels share the downsweep's tiles: one for
+// input without out-of-range records, which holds no code for them, and one for input with some. A key's bits,
+// prim::KeyBits<K>{shift, bits} (prim/key_bits.h) on 32- or 64-bit keys with num_buckets = 2^bits, cannot be out of
+// range: its pass is exactly one of SplitSort's. Measured on an H100 (2^26 u32 keys, 256 buckets; docs/bench/README.md,
+// "Session 17"): keys by a hash 0.47-0.48 ms (its split's own upsweep, spine and chunked downsweep took 0.56),
+// u32 + u32 pairs 0.63-0.67 ms by a functor (0.67-0.76 before) and about as much by KeyBits.
 // Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
 // one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
 // to run), which lets it use a lighter downsweep. Offsets, invalid records and scratch rules are the same for both;
@@ -30,8 +32,9 @@
 // n.max records. The input is not modified. No allocation, no host synchronisation (except the Workspace
 // overloads); safe inside CUDA graph capture.
 //
-// Implementation (detail/split_agent.cuh): upsweep histogram per chunk of tiles, scan of the bucket-major table,
-// downsweep with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce.
+// Implementation otherwise (the unstable order, more than 2^30 - 1 records, more than 256 buckets; detail/
+// split_agent.cuh): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep with a stable warp
+// match-any block ranking and a shared-memory exchange so that the writes coalesce.
 // Up to 256 buckets use an 8-bit ranker, and the downsweep's blocks claim tiles in input order and find a tile's
 // output bases by decoupled look-back inside its chunk (scratch: 4 bytes per bucket per tile of n.max; with 256
 // buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). 257..2048 buckets take two stable 8-bit passes
