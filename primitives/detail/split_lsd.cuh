@@ -138,7 +138,7 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
 // 0.519-0.523 a block a tile of 19 / 16 / 24 keys at two blocks an SM; split_index 0.533-0.544 resident, 0.691-0.707
 // in the keys' shape; u32+u32 pairs 0.776-0.779 resident, 0.691-0.694 in the pairs' shape. Hence the two kernels of
 // GlobalSplitPass's CLEAN_TILES_APART (calls d-f): the shape's kernel for valid input, with the partial last tile out
-// of line, and a resident grid of general tiles for input with invalid records. Keys 0.472-0.484 (0.467-0.472 with
+// of line, and a resident grid of general tiles for input with invalid records. Keys 0.479-0.486 (0.467-0.472 with
 // the partial tile in the second kernel, which cost 6-12 us at 2^20 where the call takes 35; 0.66 with it padded in
 // line: spills); split_index 0.496-0.503 (resident 0.532-0.537); pairs 0.665-0.668 (one kernel 0.688-0.698).
 template <class MakeOp, class K>

@@ -14,8 +14,8 @@
 // input without out-of-range records, which holds no code for them, and one for input with some. A key's bits,
 // prim::KeyBits<K>{shift, bits} (prim/key_bits.h) on 32- or 64-bit keys with num_buckets = 2^bits, cannot be out of
 // range: its pass is exactly one of SplitSort's. Measured on an H100 (2^26 u32 keys, 256 buckets; docs/bench/README.md,
-// "Session 17"): keys by a hash 0.47-0.48 ms (its split's own upsweep, spine and chunked downsweep took 0.56),
-// u32 + u32 pairs 0.63-0.67 ms by a functor (0.67-0.76 before) and about as much by KeyBits.
+// "Session 17"): keys by a hash 0.436-0.441 ms (0.527-0.535 through the split's own upsweep, spine and chunked
+// downsweep), u32 + u32 pairs 0.626-0.663 ms by a functor (0.673-0.754 before) and 0.650-0.669 by KeyBits.
 // Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
 // one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
 // to run), which lets it use a lighter downsweep. Offsets, invalid records and scratch rules are the same for both;
