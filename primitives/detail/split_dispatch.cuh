@@ -234,14 +234,25 @@ struct GlobalSplitPass {
 // Costs: the records move twice, through a scratch copy of n.max records; the bucket functor runs several times a
 // record (in each pass's upsweep and downsweep, and for the offsets). split_index, whose output is a permutation of
 // the input, sends (bucket, index) pairs through these passes (split_index_two_passes.cuh).
+// A functor's bucket, or kSinkBucket for one out of range (>= num_buckets): every split pass drops and counts that.
+constexpr uint32_t kSinkBucket = 0xFFFFFFFFu;
 template <class BucketOp>
-struct LowBucketByte {
+struct BucketOrSink {
   BucketOp bucket_of;
   uint32_t num_buckets;
   template <class T>
   __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
-    const uint32_t b = bucket_of(record);
-    return b < num_buckets ? (b & 0xFFu) : 0xFFFFFFFFu;
+    const uint32_t bucket = bucket_of(record);
+    return bucket < num_buckets ? bucket : kSinkBucket;
+  }
+};
+template <class BucketOp>
+struct LowBucketByte {
+  BucketOrSink<BucketOp> in_range;
+  template <class T>
+  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
+    const uint32_t bucket = in_range(record);
+    return bucket == kSinkBucket ? kSinkBucket : (bucket & 0xFFu);
   }
 };
 template <class BucketOp>
@@ -275,7 +286,7 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
                                       uint64_t* d_num_invalid) {
   static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "two passes move records");
   constexpr bool kPairs = OUT == SplitOutput::pairs;
-  const LowBucketByte<BucketOp> low{bucket_of, num_buckets};
+  const LowBucketByte<BucketOp> low{{bucket_of, num_buckets}};
   const HighBucketBits<BucketOp> high{bucket_of};
   const uint32_t high_buckets = (num_buckets + 255) / 256;
 

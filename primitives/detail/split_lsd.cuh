@@ -54,18 +54,8 @@ struct MakeKeyDigit {
 };
 
 // A user functor's bucket as the digit of a single pass (prim::split, split_pairs and split_index into at most 256
-// buckets, below): an out-of-range bucket (>= num_buckets) becomes the pass's sink, so the histogram counts it invalid
-// and the downsweep drops it.
-template <class BucketOp>
-struct BucketOrSink {
-  BucketOp bucket_of;
-  uint32_t num_buckets;
-  template <class T>
-  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
-    const uint32_t bucket = bucket_of(record);
-    return bucket < num_buckets ? bucket : 0xFFFFFFFFu;
-  }
-};
+// buckets, below): BucketOrSink (split_dispatch.cuh) makes an out-of-range bucket the pass's sink, so the histogram
+// counts it invalid and the downsweep drops it.
 // The single pass's functor (MakeOp of lsd_split_one_sweep).
 template <class BucketOp>
 struct MakeBucketOrSink {
