@@ -129,7 +129,7 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
 struct FirstPassOptions {
   uint64_t* bucket_offsets = nullptr;  // block 0 writes offsets_buckets + 1 bucket starts here (null: none)
   uint32_t offsets_buckets = 0;        // the caller's buckets; those of the pass above them must be empty
-  bool lookback_zeroed = false;        // the call zeroed the look-back words and the claim counter already
+  bool lookback_zeroed = false;        // the call zeroed the look-back words and the claim counters already
   bool overlap = false;                // launch overlapped with the kernel before it (overlapped_launch.cuh)
 };
 

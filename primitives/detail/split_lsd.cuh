@@ -53,10 +53,9 @@ struct MakeKeyDigit {
   __host__ __device__ KeyDigit<Key> operator()(int /*pass*/, int shift, int bits) const { return {shift, bits}; }
 };
 
-// A user functor's bucket as the digit of a single pass (prim::split, split_pairs and split_index into at most 256
-// buckets, below): BucketOrSink (split_dispatch.cuh) makes an out-of-range bucket the pass's sink, so the histogram
-// counts it invalid and the downsweep drops it.
-// The single pass's functor (MakeOp of lsd_split_one_sweep).
+// The functor of a single pass by a user's functor (prim::split, split_pairs and split_index into at most 256
+// buckets, below; the MakeOp of lsd_split_one_sweep): the user's bucket, or for an out-of-range one BucketOrSink's
+// sink (split_dispatch.cuh), which the histogram counts invalid and the downsweep drops.
 template <class BucketOp>
 struct MakeBucketOrSink {
   BucketOrSink<BucketOp> op;

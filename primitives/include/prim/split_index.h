@@ -11,12 +11,11 @@
 // The stable order is always used: a permutation is only useful if it is reproducible.
 //
 // Cost: with up to 256 buckets the records are read twice (one histogram, then one downsweep whose tiles find their
-// bases by look-back over the whole input, detail/split_lsd.cuh; above 2^30 records the split's upsweep, spine and
+// bases by look-back over the whole input, detail/split_lsd.cuh; from 2^30 records on, the split's upsweep, spine and
 // chunked downsweep) and only the indices are written; the scatter kind needs no shared-memory exchange at all (each
-// record writes its own slot). With more
-// buckets (up to 2048) the (bucket, index) pairs of the records take the record split's two stable 8-bit passes
-// (detail/split_index_two_passes.cuh): the records are read once, and the scratch holds about
-// 4 + 4 + 2 x sizeof(Index) bytes a record (n.max) more, plus sizeof(Index) for the scatter kind.
+// record writes its own slot). With more buckets (up to 2048) the (bucket, index) pairs of the records take the
+// record split's two stable 8-bit passes (detail/split_index_two_passes.cuh): the records are read once, and the
+// scratch holds about 4 + 4 + 2 x sizeof(Index) bytes a record (n.max) more, plus sizeof(Index) for the scatter kind.
 #pragma once
 #include <cuda_runtime.h>
 
