@@ -292,7 +292,10 @@ enum class TileChoice { every, clean_only, valid_less };
 // scans one histogram of the whole input, scanned[d] = the start of bucket d, scanned[num_buckets] = the valid
 // records, and zeroes the look-back words and the claim counters before the launch. The run's sums reach the whole
 // input: n.max <= kMaxRunRecords. Its full tiles are clean only when the whole input is valid.
-template <int TILE_ITEMS, bool ONE_TILE_PER_BLOCK = false, TileChoice CHOICE = TileChoice::every>
+// CURSOR_BASES: the order inside a bucket is free (SplitOrder::unstable); the tiles take their bases from per-bucket
+// cursors (CursorBases, the first num_buckets words of `lookback`) instead of looking back.
+template <int TILE_ITEMS, bool ONE_TILE_PER_BLOCK = false, TileChoice CHOICE = TileChoice::every,
+          bool CURSOR_BASES = false>
 struct GlobalLookbackPartition : LookbackWords {
   // true: the grid has a block per tile and each block splits one tile, as CUB's one-sweep pass does (no tile loop
   // and no barrier between tiles); false: a resident grid whose blocks claim tiles until none is left.
@@ -301,6 +304,7 @@ struct GlobalLookbackPartition : LookbackWords {
   // 2^26 uniform keys, three rounds) SplitSort keys 1.518-1.527 -> 1.468-1.475 ms and pairs 2.484-2.510 -> 2.436-2.444.
   static constexpr bool kPlainLoads = true;
   static constexpr TileChoice kTileChoice = CHOICE;
+  static constexpr bool kCursorBases = CURSOR_BASES;
   ItemCount n;
   uint32_t* lookback = nullptr;   // [tiles of n.max][num_buckets]
   uint32_t* next_tile = nullptr;  // the claim counters: [0] every / clean_only, [1] valid_less
@@ -327,6 +331,7 @@ struct PartitionChoices {
   static constexpr bool kOneTilePerBlock = false;
   static constexpr bool kPlainLoads = false;
   static constexpr TileChoice kTileChoice = TileChoice::every;
+  static constexpr bool kCursorBases = false;
 };
 template <class Partition>
 struct PartitionChoices<Partition,
@@ -334,6 +339,7 @@ struct PartitionChoices<Partition,
   static constexpr bool kOneTilePerBlock = Partition::kOneTilePerBlock;
   static constexpr bool kPlainLoads = Partition::kPlainLoads;
   static constexpr TileChoice kTileChoice = Partition::kTileChoice;
+  static constexpr bool kCursorBases = Partition::kCursorBases;
 };
 
 template <class Partition, class = void>
@@ -350,6 +356,24 @@ struct RunningBases {
   __device__ __forceinline__ void publish(const int (&)[BINS], uint32_t) const {}
   template <int BINS>
   __device__ __forceinline__ void resolve(const int (&)[BINS], uint64_t (&)[BINS], uint32_t) const {}
+};
+
+// A claimed tile's bases in a split of any order within a bucket (GlobalLookbackPartition's CURSOR_BASES): each
+// bucket's records are handed out from a cursor, one atomicAdd a tile and bucket, in whatever order the tiles come.
+// No tile waits for another: there is nothing to publish. `cursor` holds num_buckets words, zeroed by the caller.
+struct CursorBases {
+  uint32_t* cursor;
+  template <int BINS>
+  __device__ __forceinline__ void publish(const int (&)[BINS], uint32_t) const {}
+  template <int BINS>
+  __device__ __forceinline__ void resolve(const int (&real)[BINS], uint64_t (&base)[BINS],
+                                          uint32_t num_buckets) const {
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      if (d < num_buckets && real[t] > 0) base[t] += atomicAdd(cursor + d, static_cast<uint32_t>(real[t]));
+    }
+  }
 };
 
 // A claimed tile's bases: `base` holds its run's bases; add the bucket's count in the run's earlier tiles.
@@ -771,36 +795,49 @@ struct SplitDownsweepAgent {
       const LookbackRun run = part.run_of(tile, num_tiles, count, scanned, num_buckets);
       if constexpr (kChoice == TileChoice::clean_only) {
         if (!run.valid) break;  // the valid_less kernel's input
-        if (count - tile * TILE < TILE) {  // the last tile, partial
-          split_general_tile_out_of_line(temp, io, tile * TILE, static_cast<int>(count - tile * TILE), scanned, run,
-                                         LookbackBases{{}, part.lookback + run.first_tile * num_buckets,
-                                                       tile - run.first_tile});
-          break;
-        }
       } else if constexpr (kChoice == TileChoice::valid_less) {
         if (run.valid) break;  // the clean_only kernel's input
       }
-      uint64_t base[BINS];
-#pragma unroll
-      for (int t = 0; t < BINS; ++t) {
-        const uint32_t d = tid * BINS + t;
-        base[t] = d < num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
+      if constexpr (PartitionChoices<Partition>::kCursorBases) {
+        split_claimed_tile(temp, io, scanned, tile, count, run, CursorBases{part.lookback});
+      } else {
+        split_claimed_tile(temp, io, scanned, tile, count, run,
+                           LookbackBases{{}, part.lookback + run.first_tile * num_buckets, tile - run.first_tile});
       }
-      const LookbackBases bases{{}, part.lookback + run.first_tile * num_buckets, tile - run.first_tile};
-      const int64_t tile_base = tile * TILE;
-      split_tile_of_its_kind(temp, io, tile_base, count - tile_base, run.valid, base, bases);
       if constexpr (kOneSweepShape) break;
     }
+  }
+
+  // A claimed tile: the clean_only kernel's partial last tile out of line, any other in line.
+  template <class Bases>
+  __device__ __forceinline__ static void split_claimed_tile(TempStorage& temp, const Io& io,
+                                                            const uint64_t* __restrict__ scanned, int64_t tile,
+                                                            int64_t count, const LookbackRun& run,
+                                                            const Bases& bases) {
+    const int64_t tile_base = tile * TILE;
+    if constexpr (PartitionChoices<Partition>::kTileChoice == TileChoice::clean_only) {
+      if (count - tile_base < TILE) {
+        split_general_tile_out_of_line(temp, io, tile_base, static_cast<int>(count - tile_base), scanned, run, bases);
+        return;
+      }
+    }
+    uint64_t base[BINS];
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      base[t] = d < io.num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
+    }
+    split_tile_of_its_kind(temp, io, tile_base, count - tile_base, run.valid, base, bases);
   }
 
   // A general tile called, not inlined: the clean_only kernel's partial last tile (TileChoice). Inlined, its code took
   // the clean tiles' registers: at 56 registers (three blocks an SM) ptxas spilled 92-248 bytes a thread, and a hash
   // split of 2^26 keys took 0.66 ms against 0.47 (session 17, call e, with the partial tile padded in line). Its bases
   // are loaded here, so that no array of the caller's needs an address.
+  template <class Bases>
   __device__ __noinline__ static void split_general_tile_out_of_line(TempStorage& temp, const Io io, int64_t tile_base,
                                                                      int in_tile, const uint64_t* __restrict__ scanned,
-                                                                     const LookbackRun run,
-                                                                     const LookbackBases bases) {
+                                                                     const LookbackRun run, const Bases bases) {
     uint64_t base[BINS];
 #pragma unroll
     for (int t = 0; t < BINS; ++t) {

@@ -144,8 +144,10 @@ struct FirstPassOptions {
 // (TileChoice, split_agent.cuh): the shape's kernel splits a valid input and holds no general tile; a resident grid
 // splits an input with invalid records, in general tiles. Each kernel's blocks leave at once on the other's input.
 // A functor without out-of-range buckets (PadsWithAllOnes) runs one kernel in either case.
+// CURSOR_BASES: any order inside a bucket (SplitOrder::unstable): the tiles take their bases from per-bucket cursors
+// (CursorBases, split_agent.cuh), not by look-back; the look-back words shrink to the cursors.
 template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = 24, int MIN_BLOCKS_PER_SM = 2,
-          bool ONE_TILE_PER_BLOCK = false, bool CLEAN_TILES_APART = false>
+          bool ONE_TILE_PER_BLOCK = false, bool CLEAN_TILES_APART = false, bool CURSOR_BASES = false>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): measured on the H100 (2^26 u32 keys, session
@@ -155,15 +157,18 @@ struct GlobalSplitPass {
   // 20 items and 5-75% at 24 (same call).
   static constexpr int kItems = split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD);
   using Policy = SplitTilePolicy<8, 384, kItems, 4, MIN_BLOCKS_PER_SM>;
-  using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK>;
+  using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::every, CURSOR_BASES>;
   // The two kernels of CLEAN_TILES_APART: the shape's, and a resident grid at two blocks an SM.
-  using CleanPartition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::clean_only>;
+  using CleanPartition =
+      GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::clean_only, CURSOR_BASES>;
   using ValidLessPolicy = SplitTilePolicy<8, 384, kItems, 4, 2>;
-  using ValidLessPartition = GlobalLookbackPartition<Policy::TILE_ITEMS, false, TileChoice::valid_less>;
+  using ValidLessPartition = GlobalLookbackPartition<Policy::TILE_ITEMS, false, TileChoice::valid_less, CURSOR_BASES>;
   static constexpr int64_t kMaxRecords = Partition::kMaxRunRecords;
 
-  // The words a pass of num_buckets uses: its tiles' look-back rows, then two claim counters (TileChoice).
+  // The words a pass of num_buckets uses: its tiles' look-back rows (or its cursors), then two claim counters
+  // (TileChoice).
   static size_t pass_lookback_words(int64_t max_records, uint32_t num_buckets) {
+    if constexpr (CURSOR_BASES) return size_t{num_buckets} + 2;
     return static_cast<size_t>(ceil_div(std::max<int64_t>(max_records, 1), Policy::TILE_ITEMS)) * num_buckets + 2;
   }
   static size_t lookback_words(int64_t max_records) { return pass_lookback_words(max_records, 256); }

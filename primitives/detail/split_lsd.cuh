@@ -56,16 +56,21 @@ struct MakeKeyDigit {
 // The functor of a single pass by a user's functor (prim::split, split_pairs and split_index into at most 256
 // buckets, below; the MakeOp of lsd_split_one_sweep): the user's bucket, or for an out-of-range one BucketOrSink's
 // sink (split_dispatch.cuh), which the histogram counts invalid and the downsweep drops.
-template <class BucketOp>
+// ANY_ORDER: SplitOrder::unstable, whose pass takes its bases from cursors (GlobalSplitPass's CURSOR_BASES).
+template <class BucketOp, bool ANY_ORDER = false>
 struct MakeBucketOrSink {
   BucketOrSink<BucketOp> op;
   __host__ __device__ BucketOrSink<BucketOp> operator()(int /*pass*/, int /*shift*/, int /*bits*/) const { return op; }
 };
 
 template <class MakeOp>
-struct MakesBucketOrSink : std::false_type {};
-template <class BucketOp>
-struct MakesBucketOrSink<MakeBucketOrSink<BucketOp>> : std::true_type {};
+struct MakesBucketOrSink : std::false_type {
+  static constexpr bool kAnyOrder = false;
+};
+template <class BucketOp, bool ANY_ORDER>
+struct MakesBucketOrSink<MakeBucketOrSink<BucketOp, ANY_ORDER>> : std::true_type {
+  static constexpr bool kAnyOrder = ANY_ORDER;
+};
 
 // Digit [shift, shift + bits) of a user bucket id (IdOp returns uint64_t). With check_bits >= 0 (first pass
 // only) an id >= 2^check_bits is reported as an out-of-range bucket, so the split drops and counts it.
@@ -137,11 +142,12 @@ using LsdPassFor = std::conditional_t<
     OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>, GlobalSplitPass<OUT, K, V, 19, 3, true>,
     std::conditional_t<(OUT == SplitOutput::keys || OUT == SplitOutput::gather_index) && sizeof(K) == 4 &&
                            sizeof(V) <= 4 && MakesBucketOrSink<MakeOp>::value,
-                       GlobalSplitPass<OUT, K, V, 19, 3, true, true>,
+                       GlobalSplitPass<OUT, K, V, 19, 3, true, true, MakesBucketOrSink<MakeOp>::kAnyOrder>,
     std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) == 4 && sizeof(V) == 4 &&
                            (kSortsKeyDigits<MakeOp, K> || MakesBucketOrSink<MakeOp>::value),
-                       GlobalSplitPass<OUT, K, V, 20, 2, true, MakesBucketOrSink<MakeOp>::value>,
-                       GlobalSplitPass<OUT, K, V>>>>;
+                       GlobalSplitPass<OUT, K, V, 20, 2, true, MakesBucketOrSink<MakeOp>::value,
+                                       MakesBucketOrSink<MakeOp>::kAnyOrder>,
+                       GlobalSplitPass<OUT, K, V, 24, 2, false, false, MakesBucketOrSink<MakeOp>::kAnyOrder>>>>;
 
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.
@@ -253,11 +259,17 @@ template <SplitOutput OUT, class K, class V, class BucketOp>
 cudaError_t split_by_functor_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
                                        const V* values_in, V* values_out, ItemCount n, uint32_t num_buckets,
                                        BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
-                                       uint64_t* d_num_invalid) {
-  const MakeBucketOrSink<BucketOp> make_op{{bucket_of, num_buckets}};
-  return lsd_split_one_sweep<OUT, 1>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, 0,
-                                     lsd_plan(bits_for_buckets(num_buckets)), make_op, stream, d_num_invalid,
-                                     d_bucket_offsets, num_buckets);
+                                       uint64_t* d_num_invalid, SplitOrder order = SplitOrder::stable) {
+  const BucketOrSink<BucketOp> op{bucket_of, num_buckets};
+  const LsdPlan plan = lsd_plan(bits_for_buckets(num_buckets));
+  if (order == SplitOrder::unstable) {
+    return lsd_split_one_sweep<OUT, 1>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, 0, plan,
+                                       MakeBucketOrSink<BucketOp, true>{op}, stream, d_num_invalid,
+                                       d_bucket_offsets, num_buckets);
+  }
+  return lsd_split_one_sweep<OUT, 1>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, 0, plan,
+                                     MakeBucketOrSink<BucketOp>{op}, stream, d_num_invalid, d_bucket_offsets,
+                                     num_buckets);
 }
 
 // prim::split / split_pairs: a split by a key's bits or, in the stable order, by any functor into at most 256 buckets
@@ -273,9 +285,9 @@ cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t
                                               bucket_of, d_bucket_offsets, stream, d_num_invalid);
     }
   }
-  if (order == SplitOrder::stable && splits_by_functor_in_one_sweep<OUT, K, V>(n, num_buckets)) {
+  if (splits_by_functor_in_one_sweep<OUT, K, V>(n, num_buckets)) {
     return split_by_functor_one_sweep<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
-                                           num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+                                           num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid, order);
   }
   return dispatch_split_in_order<OUT, K, V>(order, d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                             num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
