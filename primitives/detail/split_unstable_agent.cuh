@@ -1,5 +1,7 @@
 // The unstable split's downsweep (SplitOrder::unstable): same upsweep, spine, tile policy and partition as the
-// stable engine (split_agent.cuh), a different way of ranking a tile.
+// stable engine (split_agent.cuh), a different way of ranking a tile. Since session 17 it runs only for splits of
+// 2^30 records or more into up to 256 buckets: below that the unstable order takes the one-sweep pass with cursor
+// bases (split_lsd.cuh, CursorBases), which measured faster than this downsweep and than the stable pass.
 //
 // The stable downsweep must give every record its rank among the equal-bucket records *in input order*, so it
 // keeps a counter per (bucket, warp), and after counting scans the whole bucket x warp table (2^8 x 13 padded

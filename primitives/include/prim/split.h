@@ -8,17 +8,19 @@
 // Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const`, returning a bucket in
 // [0, num_buckets). It is evaluated several times per record (count pass and move pass; with more than 256 buckets
 // each of two passes, and once more for the offsets), so it must be pure.
-// Up to 256 buckets, in the stable order, with n.max <= 2^30 - 1: one pass (detail/split_lsd.cuh). One histogram
-// kernel counts the buckets (and the out-of-range records), then one downsweep whose tiles find their bases by
-// look-back over the whole input, as CUB's one-sweep radix sort does. Two kernels share the downsweep's tiles: one for
+// Up to 256 buckets, with n.max <= 2^30 - 1: one pass (detail/split_lsd.cuh). One histogram kernel counts the buckets
+// (and the out-of-range records), then one downsweep whose tiles find their bases by look-back over the whole input,
+// as CUB's one-sweep radix sort does; in the unstable order they take them from per-bucket cursors instead (one
+// atomicAdd a tile and bucket, no tile waits for another). Two kernels share the downsweep's tiles: one for
 // input without out-of-range records, which holds no code for them, and one for input with some. A key's bits,
 // prim::KeyBits<K>{shift, bits} (prim/key_bits.h) on 32- or 64-bit keys with num_buckets = 2^bits, cannot be out of
 // range: its pass is exactly one of SplitSort's. Measured on an H100 (2^26 u32 keys, 256 buckets; docs/bench/README.md,
 // "Session 17"): keys by a hash 0.436-0.441 ms (0.527-0.535 through the split's own upsweep, spine and chunked
-// downsweep), u32 + u32 pairs 0.626-0.663 ms by a functor (0.673-0.754 before) and 0.650-0.669 by KeyBits.
+// downsweep), u32 + u32 pairs 0.622-0.663 ms by a functor (0.673-0.754 before) and 0.646-0.669 by KeyBits, and in
+// the unstable order 0.587-0.650 (0.748-0.976 with its own downsweep).
 // Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
 // one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
-// to run), which lets it use a lighter downsweep. Offsets, invalid records and scratch rules are the same for both;
+// to run), which lets it skip the look-back. Offsets, invalid records and scratch rules are the same for both;
 // the scratch size may differ between the orders, so query with the order you call with.
 // d_bucket_offsets (num_buckets + 1 device uint64, may be null): bucket b occupies [offsets[b], offsets[b+1]);
 // offsets[num_buckets] is the number of valid records written.
@@ -32,8 +34,7 @@
 // n.max records. The input is not modified. No allocation, no host synchronisation (except the Workspace
 // overloads); safe inside CUDA graph capture.
 //
-// Implementation otherwise (the unstable order, more than 2^30 - 1 records, more than 256 buckets; detail/
-// split_agent.cuh): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep with a stable warp
+// Implementation otherwise (more than 2^30 - 1 records, more than 256 buckets; detail/split_agent.cuh): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep with a stable warp
 // match-any block ranking and a shared-memory exchange so that the writes coalesce.
 // Up to 256 buckets use an 8-bit ranker, and the downsweep's blocks claim tiles in input order and find a tile's
 // output bases by decoupled look-back inside its chunk (scratch: 4 bytes per bucket per tile of n.max; with 256
@@ -41,10 +42,10 @@
 // (the bucket's low byte, then the rest) through a scratch copy of n.max records, in either order: the one-pass
 // 11-bit ranker they replace took 6.6 ms for 2^26 u32 pairs on an H100, where CUB sorts the same 11 bits in 1.16
 // ms (docs/bench/README.md, "Session 10"). split_index sends (bucket, index) pairs through the same two passes.
-// SplitOrder::unstable (detail/split_unstable_agent.cuh) keeps the upsweep, the scan, the partition and the
-// exchange but ranks each tile with warp-aggregated shared-memory atomics on one counter per bucket, instead of the
-// stable block-wide rank. Measured on an H100 with 256 buckets, the stable downsweep is now the faster of the two
-// (docs/bench/README.md, "Session 10").
+// SplitOrder::unstable there, up to 256 buckets (detail/split_unstable_agent.cuh), keeps the upsweep, the scan, the
+// partition and the exchange but ranks each tile with warp-aggregated shared-memory atomics on one counter per bucket,
+// instead of the stable block-wide rank; measured on an H100 with 256 buckets, it was slower than the stable
+// downsweep (docs/bench/README.md, "Session 10"), and since session 17 it runs only from 2^30 records on.
 #pragma once
 #include <cuda_runtime.h>
 
