@@ -243,9 +243,10 @@ cudaError_t split_by_key_bits_one_sweep(void* d_temp, size_t& temp_bytes, const 
 }
 
 // ---- prim::split / split_pairs / split_index by any other functor into at most 256 buckets: the same single pass ----
-// The stable split of n.max <= kMaxRecords records is one pass of the one-sweep route as well, its digit the
+// A split of n.max <= kMaxRecords records, in either order, is one pass of the one-sweep route as well, its digit the
 // functor's bucket with an out-of-range one (>= num_buckets) made the pass's sink: the histogram counts it invalid
-// and the downsweep drops it (the general tile, as for the iterative split's first pass). The pass has
+// and the downsweep drops it (the general tile, as for the iterative split's first pass). The unstable order's
+// tiles take their bases from per-bucket cursors instead of looking back (CURSOR_BASES). The pass has
 // 2^bits_for_buckets(num_buckets) digits; those from num_buckets up stay empty. Against the split's own route
 // (an upsweep a chunk, a spine scan, a downsweep with look-back inside a chunk) it saves the upsweep's table and its
 // scan. Measured on the H100: docs/bench/README.md, "Session 17".
@@ -272,8 +273,8 @@ cudaError_t split_by_functor_one_sweep(void* d_temp, size_t& temp_bytes, const K
                                      num_buckets);
 }
 
-// prim::split / split_pairs: a split by a key's bits or, in the stable order, by any functor into at most 256 buckets
-// as above; any other split through dispatch_split_in_order (the unstable order keeps its own downsweep).
+// prim::split / split_pairs: a split by a key's bits or by any functor into at most 256 buckets as above; any other
+// split (more records, more buckets) through dispatch_split_in_order.
 template <SplitOutput OUT, class K, class V, class BucketOp>
 cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t& temp_bytes, const K* keys_in,
                                           K* keys_out, const V* values_in, V* values_out, ItemCount n,
