@@ -259,14 +259,17 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
       [&] { return unstable_pairs_or(k_in, ka, va, kb_, n, 0x7FFu, s); });
 
+  // The peer of the functor splits of keys: the u8 bucket id of every key, then CUB's sort of (id, key) pairs by id.
+  const auto ids_then_sort_keys_by_them = [&] {
+    size_t b = temp_bytes;
+    PRIM_TRY(bucket_ids<false>(k_in, ids.as<uint8_t>(), nullptr, n, s));
+    return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s);
+  };
+
   // ---- stable 256-way split of keys by a bucket functor vs id kernel + SortPairs(ids, keys) [0, 8) ----
   measure(ctx, Row{"split u32 keys by functor (256 buckets)", "u8 id kernel + cub SortPairs(ids, keys) [0,8)", d, n, 0, 0, 0, 8.0 * n, 2.0, ""},
       [&] { size_t b = temp_bytes; return prim::split(t, b, k_in, ka, n, 256, HashBucket{}, offs, s); },
-      [&] {
-        size_t b = temp_bytes;
-        PRIM_TRY(bucket_ids<false>(k_in, ids.as<uint8_t>(), nullptr, n, s));
-        return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s);
-      },
+      ids_then_sort_keys_by_them,
       [&] { return equal_or("keys", ka, kb_, kb, s); });
 
   // ---- the same split into 255 buckets: the hash's bucket 255 (about one record in 256) is out of range, counted and
@@ -274,11 +277,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   // every record: ours must equal its first offsets[255] keys. No target. ----
   measure(ctx, Row{"split u32 keys by functor (255 buckets, ~1/256 out of range)", "u8 id kernel + cub SortPairs(ids, keys) [0,8)", d, n, 0, 0, 0, 8.0 * n, 0, ""},
       [&] { size_t b = temp_bytes; return prim::split(t, b, k_in, ka, n, 255, HashBucket{}, offs, s); },
-      [&] {
-        size_t b = temp_bytes;
-        PRIM_TRY(bucket_ids<false>(k_in, ids.as<uint8_t>(), nullptr, n, s));
-        return cub::DeviceRadixSort::SortPairs(t, b, ids.as<uint8_t>(), ids_out.as<uint8_t>(), k_in, kb_, n, 0, 8, s);
-      },
+      ids_then_sort_keys_by_them,
       [&] {
         uint64_t valid = 0;
         if (cudaMemcpyAsync(&valid, offs + 255, sizeof(valid), cudaMemcpyDeviceToHost, s) != cudaSuccess ||

@@ -225,6 +225,17 @@ struct LookbackRun {
   int64_t base_entry;
   int64_t entry_stride;
   bool valid;
+
+  // The run's bases of the buckets a thread tracks (digits threadIdx.x * BINS ..), 0 past num_buckets.
+  template <int BINS>
+  __device__ __forceinline__ void load_bases(const uint64_t* __restrict__ scanned, uint32_t num_buckets,
+                                             uint64_t (&base)[BINS]) const {
+#pragma unroll
+    for (int t = 0; t < BINS; ++t) {
+      const uint32_t d = threadIdx.x * BINS + t;
+      base[t] = d < num_buckets ? scanned[base_entry + d * entry_stride] : 0;
+    }
+  }
 };
 
 // Even share with one tile a claim (the plain split with <= 256 buckets, stable or not). The upsweep and its table
@@ -822,11 +833,7 @@ struct SplitDownsweepAgent {
       }
     }
     uint64_t base[BINS];
-#pragma unroll
-    for (int t = 0; t < BINS; ++t) {
-      const uint32_t d = threadIdx.x * BINS + t;
-      base[t] = d < io.num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
-    }
+    run.load_bases(scanned, io.num_buckets, base);
     split_tile_of_its_kind(temp, io, tile_base, count - tile_base, run.valid, base, bases);
   }
 
@@ -839,11 +846,7 @@ struct SplitDownsweepAgent {
                                                                      int in_tile, const uint64_t* __restrict__ scanned,
                                                                      const LookbackRun run, const Bases bases) {
     uint64_t base[BINS];
-#pragma unroll
-    for (int t = 0; t < BINS; ++t) {
-      const uint32_t d = threadIdx.x * BINS + t;
-      base[t] = d < io.num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
-    }
+    run.load_bases(scanned, io.num_buckets, base);
     split_tile<TileKind::general>(temp, io, tile_base, in_tile, base, bases);
   }
 

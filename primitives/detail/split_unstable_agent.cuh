@@ -123,11 +123,7 @@ struct SplitUnstableDownsweepAgent {
       const int64_t claimed = temp.claimed_tile;
       if (claimed >= num_tiles) break;
       const LookbackRun run = part.run_of(claimed, num_tiles, count, scanned, num_buckets);
-#pragma unroll
-      for (int t = 0; t < BINS; ++t) {
-        const uint32_t d = tid * BINS + t;
-        base[t] = d < num_buckets ? scanned[run.base_entry + d * run.entry_stride] : 0;
-      }
+      run.load_bases(scanned, num_buckets, base);
       const LookbackBases bases{{}, part.lookback + run.first_tile * num_buckets, claimed - run.first_tile};
       const int64_t tile_base = claimed * TILE;
       if (count - tile_base >= TILE) {
