@@ -234,7 +234,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
         return k != "ok" ? k : equal_or("values", va, vb, kb, s);
       });
 
-  // ---- the same, SplitOrder::unstable (its own downsweep) vs the same peer; no target ratio was set for it ----
+  // ---- the same, SplitOrder::unstable (cursor bases: no look-back) vs the same peer; no target ratio was set for it ----
   measure(ctx, Row{"split pairs unstable u32+u32, key[0,8)", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 0, ""},
       [&] {
         size_t b = temp_bytes;

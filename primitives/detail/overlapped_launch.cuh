@@ -16,6 +16,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <utility>
 
 #include "prim/error.h"
@@ -29,17 +30,38 @@ __device__ __forceinline__ void wait_for_earlier_kernels() {
 #endif
 }
 
-// Whether `kernel` runs code of compute capability 9.0 or up on the current device, so that its waits exist: a
-// build for an older architecture (an sm_80 build on an H100 too) launches without overlap.
+// The compute capability of the code that `kernel` runs on the current device: its PTX's where the device compiles
+// that PTX (a PTX older than the binary's), else its binary's. An sm_80 build running on an H100 reports 80.
 template <class Kernel>
-cudaError_t kernel_waits_for_earlier_kernels(Kernel kernel, bool& waits) {
-  waits = false;
+cudaError_t kernel_code_arch(Kernel kernel, int& arch) {
   cudaFuncAttributes attributes{};
   PRIM_TRY(cudaFuncGetAttributes(&attributes, kernel));
-  const int arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion
-                       ? attributes.ptxVersion
-                       : attributes.binaryVersion;
+  arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion ? attributes.ptxVersion
+                                                                                      : attributes.binaryVersion;
+  return cudaSuccess;
+}
+
+// Whether kKernel runs code of compute capability 9.0 or up on the current device, so that its waits exist: a build
+// for an older architecture launches without overlap. The answer is kept per kernel and device (it cannot change in a
+// process), because the attribute query costs about 0.85 us of host time and a one-sweep call asks twice.
+template <auto kKernel>
+cudaError_t kernel_waits_for_earlier_kernels(bool& waits) {
+  constexpr int kKeptDevices = 64;                    // devices of higher ordinal ask every time
+  static std::atomic<signed char> kept[kKeptDevices];  // 0: not asked yet, 1: no, 2: yes (zero-initialised)
+  int device = 0;
+  PRIM_TRY(cudaGetDevice(&device));
+  const bool keeps = device >= 0 && device < kKeptDevices;
+  if (keeps) {
+    const signed char known = kept[device].load(std::memory_order_relaxed);
+    if (known != 0) {
+      waits = known == 2;
+      return cudaSuccess;
+    }
+  }
+  int arch = 0;
+  PRIM_TRY(kernel_code_arch(kKernel, arch));
   waits = arch >= 90;
+  if (keeps) kept[device].store(waits ? 2 : 1, std::memory_order_relaxed);
   return cudaSuccess;
 }
 

@@ -336,11 +336,8 @@ struct ClusterSegmentPath {
   // synchronisation.
   static cudaError_t resident_clusters(int& clusters) {
     clusters = 0;
-    cudaFuncAttributes attributes{};
-    PRIM_TRY(cudaFuncGetAttributes(&attributes, kernel()));
-    const int arch = attributes.ptxVersion > 0 && attributes.ptxVersion < attributes.binaryVersion
-                         ? attributes.ptxVersion
-                         : attributes.binaryVersion;
+    int arch = 0;
+    PRIM_TRY(kernel_code_arch(kernel(), arch));
     if (arch < 90) return cudaSuccess;
     if (kSmem > 48 * 1024) {
       PRIM_TRY(cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));

@@ -715,7 +715,7 @@ cudaError_t segmented_split_dispatch_counts(void* d_temp, size_t& temp_bytes, Io
   // The resident engine's launches after the plan overlap with the kernel before them (overlapped_launch.cuh),
   // where the device runs the kernels' code for compute capability 9.0 or up.
   bool overlap = false;
-  if (resident) PRIM_TRY(kernel_waits_for_earlier_kernels(segmented_plan_kernel<Policy>, overlap));
+  if (resident) PRIM_TRY(kernel_waits_for_earlier_kernels<segmented_plan_kernel<Policy>>(overlap));
   if (resident) {
     // ---- the crossing segments' slots zeroed, their parts counted, those slots scanned ----
     constexpr int kZeroThreads = 256;

@@ -152,8 +152,7 @@ __device__ __forceinline__ int64_t block_bias(const uint64_t* __restrict__ scann
   return w.segment_entry < 0 ? 0 : w.segment_start - static_cast<int64_t>(scanned[w.segment_entry]);
 }
 
-// The bucket offsets a block publishes (BlockWork::offsets_row); shared by the stable and the unstable downsweep,
-// so both report the same offsets.
+// The bucket offsets a block publishes (BlockWork::offsets_row).
 __device__ __forceinline__ void write_bucket_offsets(const uint64_t* __restrict__ scanned, const BlockWork& w,
                                                      int64_t bias, uint64_t* bucket_offsets) {
   if (w.offsets_row < 0 || bucket_offsets == nullptr) return;
@@ -541,7 +540,7 @@ struct CaptureCounts {
   }
 };
 
-// Everything a downsweep tile needs besides its position (the stable and the unstable downsweep).
+// Everything a downsweep tile needs besides its position.
 template <class KeyT, class ValueT, class BucketOp>
 struct SplitIo {
   const KeyT* __restrict__ keys_in;
@@ -660,9 +659,16 @@ struct SplitDownsweepAgent {
   // either (2.48-2.51 -> 2.59-2.61 and 2.54-2.56 ms, call c); in a block a tile of 17 they gained (2.457-2.472 ->
   // 2.384-2.407 ms, call d), so they are tied to the shape.
   static constexpr bool kOneSweepShape = PartitionChoices<Partition>::kOneTilePerBlock;
+  // A gather permutation's ranker counts in two parts a warp (each lane's count in its part, lane % 2). Measured on the
+  // H100 (session 18, calls a and b; 2^26 u32 keys, 256 buckets, medians of 2-3 interleaved rounds): split_index
+  // gather 0.460-0.467 -> 0.434-0.449 ms, at 2^24 0.139 -> 0.132; four parts 0.448-0.464. Two parts everywhere lost:
+  // keys by a functor 0.438 -> 0.447 ms, SplitSort keys 1.43 -> 1.45, pairs 0.650 -> 0.651-0.678; so did CUB's
+  // WARP_MATCH_ATOMIC_OR ranks (keys 0.450, SplitSort keys 1.49-1.95, split_index 0.471-0.476).
+  static constexpr int kRankParts = OUT == SplitOutput::gather_index ? 2 : 1;
   using Ranker = cub::BlockRadixRankMatchEarlyCounts<THREADS, Policy::RADIX_BITS, false,
                                                      kOneSweepShape ? cub::BLOCK_SCAN_RAKING_MEMOIZE
-                                                                    : cub::BLOCK_SCAN_WARP_SCANS>;
+                                                                    : cub::BLOCK_SCAN_WARP_SCANS,
+                                                     cub::WARP_MATCH_ANY, kRankParts>;
   static constexpr int BINS = Ranker::BINS_TRACKED_PER_THREAD;
   static_assert(IPT <= 32, "a tile's sink flags are one bit an item");
 
@@ -680,6 +686,11 @@ struct SplitDownsweepAgent {
   static constexpr int kStagedSlots = kPadStaging ? TILE + TILE / 32 : TILE;
   __device__ __forceinline__ static int staged_slot(int rank) { return kPadStaging ? rank + (rank >> 5) : rank; }
   static constexpr size_t kExchangeBytes = kStagedSlots * (kKeyBytes > kValueBytes ? kKeyBytes : kValueBytes);
+  // A gather permutation stages one 32-bit word a record, the record's place in its tile above its digit, instead of
+  // the index and a 16-bit digit beside it: one shared-memory store and load a record, one barrier and the digit
+  // array fewer. H100, session 18, call a (2^26, 256 buckets): split_index gather 0.475-0.481 -> 0.460-0.465 ms.
+  static constexpr bool kPackIndexStaging =
+      OUT == SplitOutput::gather_index && sizeof(ValueT) >= 4 && D <= 256 && TILE <= (1 << 24);
   static_assert(alignof(KeyT) <= 16 && (!kStageValues || alignof(ValueT) <= 16), "records aligned to <= 16 B");
 
   struct TempStorage {
@@ -692,7 +703,7 @@ struct SplitDownsweepAgent {
     // the one-sweep shape drops it (45.9 -> 31.3 KB a block for SplitSort's keys; session 13, call c: 1.518-1.527 ->
     // 1.508-1.511 ms at 2^26). The other keys-only kernels keep it: without it the plain split by a functor took
     // 0.579-0.581 ms against 0.560-0.564 (call i, 2^26 uniform keys, three rounds).
-    uint16_t digit[OUT == SplitOutput::keys && kOneSweepShape ? 1 : kStagedSlots];
+    uint16_t digit[(OUT == SplitOutput::keys && kOneSweepShape) || kPackIndexStaging ? 1 : kStagedSlots];
     int warp_sinks[Policy::WARPS];
     unsigned long long chunk_valid;
     uint32_t claimed_tile;  // look-back partitions: the tile the block claimed
@@ -988,6 +999,23 @@ struct SplitDownsweepAgent {
         const int local = local_of(item);
         if (is_real(item)) {
           io.values_out[tile_base + local] = static_cast<ValueT>(temp.shift[digit_of(item)] + ranks[item]);
+        }
+      }
+    } else if constexpr (kPackIndexStaging) {
+      uint32_t* staged = reinterpret_cast<uint32_t*>(temp.u.exchange);
+#pragma unroll
+      for (int item = 0; item < IPT; ++item) {
+        if (kKind == TileKind::padded || is_real(item)) {
+          staged[staged_slot(ranks[item])] = static_cast<uint32_t>(local_of(item)) << 8 | digit_of(item);
+        }
+      }
+      __syncthreads();
+#pragma unroll
+      for (int k = 0; k < IPT; ++k) {
+        const int i = k * THREADS + tid;
+        if (kClean || i < valid_in_tile) {
+          const uint32_t word = staged[staged_slot(i)];
+          io.values_out[temp.shift[word & 0xFFu] + i] = static_cast<ValueT>(tile_base + (word >> 8));
         }
       }
     } else {

@@ -1,6 +1,5 @@
-// Host dispatch of the split engine: picks the radix width from num_buckets and the downsweep from the split order,
-// plans the grid, carves the scratch blob (two-phase, TempCarver) and launches upsweep -> spine scan -> downsweep
-// on the caller's stream.
+// Host dispatch of the split engine: picks the radix width from num_buckets, plans the grid, carves the scratch blob
+// (two-phase, TempCarver) and launches upsweep -> spine scan -> downsweep on the caller's stream.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -14,7 +13,6 @@
 #include "detail/overlapped_launch.cuh"
 #include "detail/split_agent.cuh"
 #include "detail/split_types.cuh"
-#include "detail/split_unstable_agent.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
 #include "prim/temp_storage.h"
@@ -46,26 +44,17 @@ cudaError_t split_grid_size(Kernel kernel, int threads, size_t smem_bytes, int b
   return cudaSuccess;
 }
 
-// The downsweep of one split order: the stable agent (block-wide stable rank) or the unstable one (warp-aggregated
-// atomics, split_unstable_agent.cuh). Only the chosen one is instantiated. Both use the policy's tile and the same
-// partition, so they read the same upsweep table.
-template <SplitOrder ORDER, class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
+// The downsweep kernel of a policy, output and partition, with its agent (whose TempStorage sizes its dynamic shared
+// memory).
+template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
 struct SplitDownsweepFor {
-  using Agent = std::conditional_t<ORDER == SplitOrder::stable,
-                                   SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>,
-                                   SplitUnstableDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>>;
-  static auto kernel() {
-    if constexpr (ORDER == SplitOrder::stable) {
-      return split_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
-    } else {
-      return split_unstable_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
-    }
-  }
+  using Agent = SplitDownsweepAgent<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+  static constexpr auto kKernel = split_downsweep_kernel<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
 };
 
 // One 8-bit split pass (<= 256 buckets): upsweep, spine, downsweep. The downsweeps claim tiles in input order and
 // find their bases by look-back inside a chunk (TileLookbackPartition).
-template <SplitOrder ORDER, SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                                 const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
                                 BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
@@ -73,9 +62,9 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
   constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
   using Policy = typename SplitPolicyFor<8, kRecordBytes>::type;
   using Partition = TileLookbackPartition<Policy::TILE_ITEMS>;
-  using Down = SplitDownsweepFor<ORDER, Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
+  using Down = SplitDownsweepFor<Policy, OUT, KeyT, ValueT, BucketOp, Partition>;
   auto upsweep = split_upsweep_kernel<Policy, KeyT, BucketOp, Partition>;
-  auto downsweep = Down::kernel();
+  auto downsweep = Down::kKernel;
   constexpr size_t kSmem = sizeof(typename Down::Agent::TempStorage);
   constexpr size_t kDefaultSmemLimit = 48 * 1024;
 
@@ -117,7 +106,7 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
   PRIM_TRY_LAUNCH();
   // ---- spine: exclusive scan of the bucket-major table ----
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, scanned, table, stream));
-  // ---- downsweep: rank (stable or unstable), exchange, scatter ----
+  // ---- downsweep: stable rank, exchange, scatter ----
   downsweep<<<grid, Policy::BLOCK_THREADS, kSmem, stream>>>(keys_in, keys_out, values_in, values_out, partition,
                                                               num_buckets, bucket_of, scanned, d_bucket_offsets);
   PRIM_TRY_LAUNCH();
@@ -187,10 +176,9 @@ struct GlobalSplitPass {
                                                                    first.offsets_buckets, first.bucket_offsets,
                                                                    first.overlap, stream)));
     if constexpr (kApart) {
-      using ValidLessDown =
-          SplitDownsweepFor<SplitOrder::stable, ValidLessPolicy, OUT, KeyT, ValueT, BucketOp, ValidLessPartition>;
+      using ValidLessDown = SplitDownsweepFor<ValidLessPolicy, OUT, KeyT, ValueT, BucketOp, ValidLessPartition>;
       bool overlap = false;
-      PRIM_TRY(kernel_waits_for_earlier_kernels(ValidLessDown::kernel(), overlap));
+      PRIM_TRY(kernel_waits_for_earlier_kernels<ValidLessDown::kKernel>(overlap));
       PRIM_TRY((launch_downsweep<ValidLessPolicy, ValidLessPartition, false>(
           keys_in, keys_out, values_in, values_out, n, num_buckets, bucket_of, scanned, lookback, words, 0, nullptr,
           overlap, stream)));
@@ -205,8 +193,8 @@ struct GlobalSplitPass {
                                       const uint64_t* scanned, uint32_t* lookback, size_t words,
                                       uint32_t offsets_buckets, uint64_t* bucket_offsets, bool overlap,
                                       cudaStream_t stream) {
-    using Down = SplitDownsweepFor<SplitOrder::stable, P, OUT, KeyT, ValueT, BucketOp, Part>;
-    auto downsweep = Down::kernel();
+    using Down = SplitDownsweepFor<P, OUT, KeyT, ValueT, BucketOp, Part>;
+    auto downsweep = Down::kKernel;
     constexpr size_t kSmem = sizeof(typename Down::Agent::TempStorage);
     if (kSmem > 48 * 1024) {
       PRIM_TRY(cudaFuncSetAttribute(downsweep, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));
@@ -251,13 +239,16 @@ struct BucketOrSink {
     return bucket < num_buckets ? bucket : kSinkBucket;
   }
 };
+// Byte `shift / 8` of a functor's bucket, or the sink for an out-of-range bucket: the first pass of a split into more
+// than 256 buckets (shift 0), and each pass of its one-sweep route (split_lsd.cuh).
 template <class BucketOp>
-struct LowBucketByte {
+struct BucketByteOrSink {
   BucketOrSink<BucketOp> in_range;
+  int shift = 0;
   template <class T>
   __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
     const uint32_t bucket = in_range(record);
-    return bucket == kSinkBucket ? kSinkBucket : (bucket & 0xFFu);
+    return bucket == kSinkBucket ? kSinkBucket : ((bucket >> shift) & 0xFFu);
   }
 };
 template <class BucketOp>
@@ -284,6 +275,51 @@ __global__ void sorted_bucket_offsets_kernel(const KeyT* sorted, const uint64_t*
   }
 }
 
+// The same offsets by binary search: thread b finds the first position whose bucket is >= b, in about log2(count)
+// dependent loads (the top levels of every search hit the same lines), where the kernel above reads every record.
+template <class KeyT, class BucketOp>
+__global__ void searched_bucket_offsets_kernel(const KeyT* sorted, const uint64_t* d_count, uint32_t num_buckets,
+                                               BucketOp bucket_of, uint64_t* offsets) {
+  const uint32_t bucket = blockIdx.x * blockDim.x + threadIdx.x;
+  if (bucket > num_buckets) return;
+  int64_t hi = static_cast<int64_t>(*d_count);
+  int64_t lo = bucket == num_buckets ? hi : 0;  // every valid record's bucket is < num_buckets
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (bucket_of(sorted[mid]) < bucket) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  offsets[bucket] = static_cast<uint64_t>(lo);
+}
+
+// From this many records on the search is the cheaper of the two. Its cost barely grows with the count (a load
+// more each time the count doubles), while the sweep reads every record: at 2^26 u32 keys that read is 268 MB.
+constexpr int64_t kSearchedBucketOffsetsFrom = int64_t{1} << 23;
+
+// The bucket offsets of the *d_count valid records that `sorted` holds (at most max_count), sorted by bucket.
+template <class KeyT, class BucketOp>
+cudaError_t launch_sorted_bucket_offsets(const KeyT* sorted, int64_t max_count, const uint64_t* d_count,
+                                         uint32_t num_buckets, BucketOp bucket_of, uint64_t* offsets,
+                                         cudaStream_t stream) {
+  if (max_count >= kSearchedBucketOffsetsFrom) {
+    const unsigned blocks = static_cast<unsigned>(ceil_div(int64_t{num_buckets} + 1, 128));
+    searched_bucket_offsets_kernel<<<blocks, 128, 0, stream>>>(sorted, d_count, num_buckets, bucket_of, offsets);
+    PRIM_TRY_LAUNCH();
+    return cudaSuccess;
+  }
+  int device = 0, sms = 0;
+  PRIM_TRY(cudaGetDevice(&device));
+  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div(max_count + 1, 256), int64_t{sms} * 8));
+  sorted_bucket_offsets_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(sorted, d_count, num_buckets,
+                                                                                   bucket_of, offsets);
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
 template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                                       const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
@@ -291,7 +327,7 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
                                       uint64_t* d_num_invalid) {
   static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "two passes move records");
   constexpr bool kPairs = OUT == SplitOutput::pairs;
-  const LowBucketByte<BucketOp> low{{bucket_of, num_buckets}};
+  const BucketByteOrSink<BucketOp> low{{bucket_of, num_buckets}, 0};
   const HighBucketBits<BucketOp> high{bucket_of};
   const uint32_t high_buckets = (num_buckets + 255) / 256;
 
@@ -300,50 +336,41 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
   ValueT* mid_values = kPairs ? carver.take<ValueT>(static_cast<size_t>(n.max)) : nullptr;
   uint64_t* low_offsets = carver.take<uint64_t>(257);  // [256] = the valid records: pass 2's count
   size_t low_bytes = 0, high_bytes = 0;
-  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(nullptr, low_bytes, keys_in, mid_keys, values_in,
-                                                             mid_values, n, 256, low, low_offsets, stream,
-                                                             d_num_invalid)));
+  PRIM_TRY((dispatch_split_pass<OUT>(nullptr, low_bytes, keys_in, mid_keys, values_in, mid_values, n, 256, low,
+                                      low_offsets, stream, d_num_invalid)));
   const ItemCount valid(n.max, low_offsets + 256);
-  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(nullptr, high_bytes, mid_keys, keys_out, mid_values,
-                                                             values_out, valid, high_buckets, high, nullptr, stream,
-                                                             nullptr)));
+  PRIM_TRY((dispatch_split_pass<OUT>(nullptr, high_bytes, mid_keys, keys_out, mid_values, values_out, valid,
+                                      high_buckets, high, nullptr, stream, nullptr)));
   void* split_temp = carver.take<unsigned char>(std::max(low_bytes, high_bytes));
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
 
   size_t bytes = low_bytes;
-  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(split_temp, bytes, keys_in, mid_keys, values_in,
-                                                             mid_values, n, 256, low, low_offsets, stream,
-                                                             d_num_invalid)));
+  PRIM_TRY((dispatch_split_pass<OUT>(split_temp, bytes, keys_in, mid_keys, values_in, mid_values, n, 256, low,
+                                      low_offsets, stream, d_num_invalid)));
   bytes = high_bytes;
-  PRIM_TRY((dispatch_split_pass<SplitOrder::stable, OUT>(split_temp, bytes, mid_keys, keys_out, mid_values,
-                                                             values_out, valid, high_buckets, high, nullptr, stream,
-                                                             nullptr)));
-  if (d_bucket_offsets != nullptr) {
-    int device = 0, sms = 0;
-    PRIM_TRY(cudaGetDevice(&device));
-    PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div(n.max + 1, 256), int64_t{sms} * 8));
-    sorted_bucket_offsets_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(keys_out, low_offsets + 256,
-                                                                                     num_buckets, bucket_of,
-                                                                                     d_bucket_offsets);
-    PRIM_TRY_LAUNCH();
-  }
-  return cudaSuccess;
+  PRIM_TRY((dispatch_split_pass<OUT>(split_temp, bytes, mid_keys, keys_out, mid_values, values_out, valid,
+                                      high_buckets, high, nullptr, stream, nullptr)));
+  if (d_bucket_offsets == nullptr) return cudaSuccess;
+  return launch_sorted_bucket_offsets(keys_out, n.max, low_offsets + 256, num_buckets, bucket_of, d_bucket_offsets,
+                                      stream);
 }
 
-// The library's own callers (sort passes, split_index, the hierarchical and LSD splits) need the stable order and
-// take the default, so they never instantiate the unstable kernels.
-template <SplitOutput OUT, class KeyT, class ValueT, SplitOrder ORDER = SplitOrder::stable, class BucketOp>
+// The split's own route: one 8-bit pass, or two above 256 buckets. prim::split takes it for more than 2^30 - 1 records
+// or more than 256 buckets, in either order (a stable split is also a valid unstable one); split_index, the
+// hierarchical split and the LSD splits' fallback call it too. The unstable order had a downsweep of its own
+// (warp-aggregated shared-memory atomics a tile), slower than the stable one with 256 buckets (docs/bench/README.md,
+// "Session 10"); since session 17 only splits of 2^30 records or more reached it, and it was removed in session 18.
+template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                            const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,
                            BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
                            uint64_t* d_num_invalid) {
   if (num_buckets == 0 || num_buckets > kMaxSplitBuckets || n.max < 0) return cudaErrorInvalidValue;
   if (num_buckets <= 256) {
-    return dispatch_split_pass<ORDER, OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
-                                              num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+    return dispatch_split_pass<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
+                                    bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
   if constexpr (OUT == SplitOutput::keys || OUT == SplitOutput::pairs) {  // either order: two stable passes
     return dispatch_split_two_passes<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
@@ -351,23 +378,6 @@ cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in
   } else {
     return cudaErrorInvalidValue;  // split_index routes more than 256 buckets to split_index_two_passes
   }
-}
-
-// prim::split / split_pairs take the order at run time; each order has its own kernels (and, through its kernel's
-// occupancy, possibly its own grid and scratch size: query with the order you call with).
-template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
-cudaError_t dispatch_split_in_order(SplitOrder order, void* d_temp, size_t& temp_bytes, const KeyT* keys_in,
-                                    KeyT* keys_out, const ValueT* values_in, ValueT* values_out, ItemCount n,
-                                    uint32_t num_buckets, BucketOp bucket_of, uint64_t* d_bucket_offsets,
-                                    cudaStream_t stream, uint64_t* d_num_invalid) {
-  if (order == SplitOrder::unstable) {
-    return dispatch_split<OUT, KeyT, ValueT, SplitOrder::unstable>(d_temp, temp_bytes, keys_in, keys_out, values_in,
-                                                                   values_out, n, num_buckets, bucket_of,
-                                                                   d_bucket_offsets, stream, d_num_invalid);
-  }
-  return dispatch_split<OUT, KeyT, ValueT, SplitOrder::stable>(d_temp, temp_bytes, keys_in, keys_out, values_in,
-                                                               values_out, n, num_buckets, bucket_of,
-                                                               d_bucket_offsets, stream, d_num_invalid);
 }
 
 }  // namespace detail

@@ -63,6 +63,17 @@ struct MakeBucketOrSink {
   __host__ __device__ BucketOrSink<BucketOp> operator()(int /*pass*/, int /*shift*/, int /*bits*/) const { return op; }
 };
 
+// The passes of a split by a user's functor into 257..2048 buckets (below): pass p's digit is byte p of the bucket,
+// and pass 0's is the sink for an out-of-range bucket.
+template <class BucketOp>
+struct MakeBucketBytesOrSink {
+  BucketOrSink<BucketOp> op;
+  __host__ __device__ BucketByteOrSink<BucketOp> operator()(int /*pass*/, int shift, int /*bits*/) const {
+    return {op, shift};
+  }
+};
+
+// Whether a pass's functor may return the sink (a user's functor), so that its kernels hold a general tile apart.
 template <class MakeOp>
 struct MakesBucketOrSink : std::false_type {
   static constexpr bool kAnyOrder = false;
@@ -70,6 +81,10 @@ struct MakesBucketOrSink : std::false_type {
 template <class BucketOp, bool ANY_ORDER>
 struct MakesBucketOrSink<MakeBucketOrSink<BucketOp, ANY_ORDER>> : std::true_type {
   static constexpr bool kAnyOrder = ANY_ORDER;
+};
+template <class BucketOp>
+struct MakesBucketOrSink<MakeBucketBytesOrSink<BucketOp>> : std::true_type {
+  static constexpr bool kAnyOrder = false;
 };
 
 // Digit [shift, shift + bits) of a user bucket id (IdOp returns uint64_t). With check_bits >= 0 (first pass
@@ -117,7 +132,8 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
 
 // The shape of a one-sweep pass (GlobalSplitPass). SplitSort's 32-bit keys take CUB's one-sweep shape: a block a
 // tile, with 19 keys a thread and at most 56 registers so that three blocks share an SM (keys only), or 20 records a
-// thread at two blocks an SM (u32+u32 pairs). Measured on the H100 (2^26 uniform keys, three rounds each):
+// thread at two blocks an SM (u32+u32 pairs; also narrower keys with u32 values, such as split_index's u16 buckets
+// with u32 indices above 256 buckets). Measured on the H100 (2^26 uniform keys, three rounds each):
 //   keys  (session 12, calls a and c): 1.61-1.65 -> 1.53-1.58 ms (CUB 1.45), also faster at 2^20 and 2^24 and with
 //         low-entropy keys;
 //   pairs (session 13, calls d-f, with the padded last tile and plain loads): resident grid of 24-record tiles
@@ -143,7 +159,7 @@ using LsdPassFor = std::conditional_t<
     std::conditional_t<(OUT == SplitOutput::keys || OUT == SplitOutput::gather_index) && sizeof(K) == 4 &&
                            sizeof(V) <= 4 && MakesBucketOrSink<MakeOp>::value,
                        GlobalSplitPass<OUT, K, V, 19, 3, true, true, MakesBucketOrSink<MakeOp>::kAnyOrder>,
-    std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) == 4 && sizeof(V) == 4 &&
+    std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) <= 4 && sizeof(V) == 4 &&
                            (kSortsKeyDigits<MakeOp, K> || MakesBucketOrSink<MakeOp>::value),
                        GlobalSplitPass<OUT, K, V, 20, 2, true, MakesBucketOrSink<MakeOp>::value,
                                        MakesBucketOrSink<MakeOp>::kAnyOrder>,
@@ -191,7 +207,7 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   // The scan and pass 0's downsweep overlap the kernel before them (each waits for it first): there is no stream
   // operation between the three kernels.
   bool overlap = false;
-  PRIM_TRY(kernel_waits_for_earlier_kernels(lsd_scan_bins_kernel<kLsdDigits>, overlap));
+  PRIM_TRY(kernel_waits_for_earlier_kernels<lsd_scan_bins_kernel<kLsdDigits>>(overlap));
   PRIM_TRY(launch_overlapped(overlap, lsd_scan_bins_kernel<kLsdDigits>, dim3(static_cast<unsigned>(plan.passes)),
                              dim3(kLsdDigits), 0, stream, static_cast<const unsigned long long*>(bins), scanned));
   PRIM_TRY_LAUNCH();
@@ -273,8 +289,62 @@ cudaError_t split_by_functor_one_sweep(void* d_temp, size_t& temp_bytes, const K
                                      num_buckets);
 }
 
-// prim::split / split_pairs: a split by a key's bits or by any functor into at most 256 buckets as above; any other
-// split (more records, more buckets) through dispatch_split_in_order.
+// ---- prim::split / split_pairs (and split_index's bucket-index pairs) into 257..2048 buckets: two LSD passes ----
+// Pass 0 splits by the bucket's low byte (an out-of-range bucket is its sink: counted invalid and dropped), pass 1 by
+// the bits above it, both stable, as the split's own two passes do (dispatch_split_two_passes); here one histogram
+// counts both passes' digits and each pass is a single downsweep (the one-sweep route above) instead of an upsweep,
+// a spine scan and a downsweep a pass. Either order takes it (a stable split is a valid unstable one). The bucket
+// offsets come from the sorted output, as on the other route.
+template <SplitOutput OUT, class K, class V>
+bool splits_by_functor_in_two_sweeps(ItemCount n, uint32_t num_buckets) {
+  return num_buckets > uint32_t{kLsdDigits} && num_buckets <= kMaxSplitBuckets && n.max >= 0 &&
+         n.max <= GlobalSplitPass<OUT, K, V>::kMaxRecords;
+}
+
+template <SplitOutput OUT, class K, class V, class BucketOp>
+cudaError_t split_by_functor_two_sweeps(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                        const V* values_in, V* values_out, ItemCount n, uint32_t num_buckets,
+                                        BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                        uint64_t* d_num_invalid) {
+  static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "two passes move records");
+  const BucketOrSink<BucketOp> in_range{bucket_of, num_buckets};
+  const LsdPlan plan = lsd_plan(bits_for_buckets(num_buckets));  // 9..11 bits: two passes
+  TempCarver carver(d_temp);
+  uint64_t* low_offsets = carver.take<uint64_t>(kLsdDigits + 1);  // pass 0's; [256] = the valid records
+  size_t pass_bytes = 0;
+  PRIM_TRY((lsd_split_one_sweep<OUT, 2>(nullptr, pass_bytes, keys_in, keys_out, values_in, values_out, n, 0, plan,
+                                        MakeBucketBytesOrSink<BucketOp>{in_range}, stream, d_num_invalid,
+                                        low_offsets)));
+  void* pass_temp = carver.take<unsigned char>(pass_bytes);
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  PRIM_TRY((lsd_split_one_sweep<OUT, 2>(pass_temp, pass_bytes, keys_in, keys_out, values_in, values_out, n, 0, plan,
+                                        MakeBucketBytesOrSink<BucketOp>{in_range}, stream, d_num_invalid,
+                                        low_offsets)));
+  if (d_bucket_offsets == nullptr) return cudaSuccess;
+  return launch_sorted_bucket_offsets(keys_out, n.max, low_offsets + kLsdDigits, num_buckets, bucket_of,
+                                      d_bucket_offsets, stream);
+}
+
+// A split into more than 256 buckets: two LSD passes of the one-sweep route where they apply, else the split's own
+// two passes.
+template <SplitOutput OUT, class K, class V, class BucketOp>
+cudaError_t split_into_more_than_256_buckets(void* d_temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
+                                             const V* values_in, V* values_out, ItemCount n, uint32_t num_buckets,
+                                             BucketOp bucket_of, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                             uint64_t* d_num_invalid) {
+  if (splits_by_functor_in_two_sweeps<OUT, K, V>(n, num_buckets)) {
+    return split_by_functor_two_sweeps<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                            num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  }
+  return dispatch_split_two_passes<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
+                                        bucket_of, d_bucket_offsets, stream, d_num_invalid);
+}
+
+// prim::split / split_pairs: a split by a key's bits or by any functor into at most 2048 buckets as above; any other
+// split (2^30 records or more), in either order, through the split's own route (dispatch_split).
 template <SplitOutput OUT, class K, class V, class BucketOp>
 cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t& temp_bytes, const K* keys_in,
                                           K* keys_out, const V* values_in, V* values_out, ItemCount n,
@@ -290,8 +360,12 @@ cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t
     return split_by_functor_one_sweep<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                            num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid, order);
   }
-  return dispatch_split_in_order<OUT, K, V>(order, d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+  if (splits_by_functor_in_two_sweeps<OUT, K, V>(n, num_buckets)) {
+    return split_by_functor_two_sweeps<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                             num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  }
+  return dispatch_split<OUT, K, V>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
+                                   bucket_of, d_bucket_offsets, stream, d_num_invalid);
 }
 
 // make_op(pass, shift, bits) returns the pass's bucket functor (one type for every pass); MAX_PASSES bounds the

@@ -16,6 +16,9 @@ struct SplitOptions {
   bool device_count = false;  // pass n as a device-resident count (max = n + slack)
   int64_t slack = 0;          // extra capacity beyond n in the device-count case
   int input_offset = 0;       // the input starts this many records into its allocation (alignment below 16 B)
+  // Call the split's own route (prim::detail::dispatch_split: an upsweep a chunk, a spine scan, a chunked downsweep;
+  // two such passes above 256 buckets), which prim::split takes only from 2^30 records on, on an input of any size.
+  bool own_route = false;
 };
 
 // The input on the device, `offset` records into its allocation (those records are filler).
@@ -67,13 +70,21 @@ void check_split(const std::vector<R>& in, uint32_t num_buckets, Op op, SplitOpt
   ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h_count.data(), 2 * sizeof(uint64_t), cudaMemcpyHostToDevice));
   const prim::ItemCount count = opt.device_count ? prim::ItemCount(capacity, d_scalars.get() + 1) : prim::ItemCount(n);
 
+  auto run = [&](void* d_temp, size_t& bytes) {
+    if (opt.own_route) {
+      using prim::detail::NoValue;
+      return prim::detail::dispatch_split<prim::detail::SplitOutput::keys, R, NoValue>(
+          d_temp, bytes, d_in, d_out.get(), static_cast<const NoValue*>(nullptr), static_cast<NoValue*>(nullptr), count,
+          num_buckets, op, d_offsets.get(), 0, d_scalars.get());
+    }
+    return prim::split(d_temp, bytes, d_in, d_out.get(), count, num_buckets, op, d_offsets.get(), 0, opt.order,
+                       d_scalars.get());
+  };
   size_t bytes = 0;
-  ASSERT_CUDA(prim::split(nullptr, bytes, d_in, d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
-                          opt.order, d_scalars.get()));
+  ASSERT_CUDA(run(nullptr, bytes));
   DeviceBuffer<unsigned char> d_temp(bytes);
   d_temp.poison();
-  ASSERT_CUDA(prim::split(d_temp.get(), bytes, d_in, d_out.get(), count, num_buckets, op, d_offsets.get(), 0,
-                          opt.order, d_scalars.get()));
+  ASSERT_CUDA(run(d_temp.get(), bytes));
   ASSERT_CUDA(cudaDeviceSynchronize());
 
   std::vector<R> want(in.size());
@@ -119,13 +130,20 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   DeviceBuffer<uint64_t> d_invalid(1);
   d_invalid.zero();
 
+  auto run = [&](void* d_temp, size_t& bytes) {
+    if (opt.own_route) {
+      return prim::detail::dispatch_split<prim::detail::SplitOutput::pairs, K, uint32_t>(
+          d_temp, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(), n, num_buckets, op, d_offsets.get(),
+          0, d_invalid.get());
+    }
+    return prim::split_pairs(d_temp, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(), n, num_buckets,
+                             op, d_offsets.get(), 0, opt.order, d_invalid.get());
+  };
   size_t bytes = 0;
-  ASSERT_CUDA(prim::split_pairs(nullptr, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(),
-                                n, num_buckets, op, d_offsets.get(), 0, opt.order, d_invalid.get()));
+  ASSERT_CUDA(run(nullptr, bytes));
   DeviceBuffer<unsigned char> d_temp(bytes);
-  ASSERT_CUDA(prim::split_pairs(d_temp.get(), bytes, d_keys, d_keys_out.get(), d_values,
-                                d_values_out.get(), n, num_buckets, op, d_offsets.get(), 0, opt.order,
-                                d_invalid.get()));
+  d_temp.poison();
+  ASSERT_CUDA(run(d_temp.get(), bytes));
   ASSERT_CUDA(cudaDeviceSynchronize());
 
   std::vector<K> want_keys(keys.size());

@@ -109,8 +109,8 @@ TEST(Split, OutOfRangeBucketsBelowThePassPowerOfTwo) {
 // in front of records of the last bucket, and in the last, partial tile. With up to 256 buckets the downsweep's
 // claimed tiles are clean only when the whole input is valid, so here every tile takes the general path (sinks);
 // with more buckets the records go through two 8-bit passes, the first of which drops the out-of-range ones. (The
-// split engine's chunk-walking path, where clean and general tiles mix in one call, now serves split_index with
-// more than 256 buckets and the segmented splits.)
+// split engine's chunk-walking path, where clean and general tiles mix in one call, serves splits of 2^30 records or
+// more, SplitOwnRoute below, and the segmented splits.)
 TEST(Split, FewOutOfRangeBucketsInALargeInput) {
   // Under SLABCAST_TEST_QUICK (the sanitizers) 2^18 records: 44 tiles of 6144 at 256 buckets.
   const size_t n = (size_t{1} << (slabtest::quick_mode() ? 18 : 22)) + 4321;
@@ -121,6 +121,44 @@ TEST(Split, FewOutOfRangeBucketsInALargeInput) {
     keys[n / 2 + 6] = b - 1;  // a record of the last bucket right behind an out-of-range one
     check_split(keys, b, BucketIsKey{});
     check_split_pairs(keys, b, BucketIsKey{});
+  }
+}
+
+// More than 256 buckets from 2^23 records on: the bucket offsets come from a binary search of the sorted output
+// (searched_bucket_offsets_kernel) instead of a read of every record. Once with 2^23 + 77 records (not under
+// SLABCAST_TEST_QUICK), and once with 5001 records and a device-resident count whose bound is 2^23 + 77 (the search
+// reads the count on the device).
+TEST(Split, MoreThan256BucketsFromTwoPow23Records) {
+  const int64_t big = (int64_t{1} << 23) + 77;
+  for (uint32_t b : {257u, 1000u, 2048u}) {
+    SCOPED_TRACE(b);
+    if (!slabtest::quick_mode()) {
+      const std::vector<uint32_t> keys = uniform_keys(static_cast<size_t>(big), b + b / 64, kSeed + 31 + b);
+      check_split(keys, b, BucketIsKey{});
+      check_split_pairs(keys, b, BucketIsKey{});
+    }
+    SplitOptions opt;
+    opt.device_count = true;
+    opt.slack = big - 5001;
+    check_split(uniform_keys(5001, b + b / 64, kSeed + 37 + b), b, BucketIsKey{}, opt);
+  }
+}
+
+// The split's own route (an upsweep a chunk, a spine scan, a chunked downsweep with look-back inside each chunk; two
+// such passes above 256 buckets), which prim::split takes only from 2^30 records on: called directly on small inputs
+// with out-of-range records, keys and pairs, one bucket to 2048.
+TEST(SplitOwnRoute, MatchesReference) {
+  SplitOptions own;
+  own.own_route = true;
+  for (uint32_t b : {1u, 3u, 256u, 257u, 1000u, 2048u}) {
+    SCOPED_TRACE(b);
+    for (size_t n : {size_t{0}, size_t{1}, size_t{33}, size_t{kTile - 1}, size_t{kTile + 1}, size_t{300001}}) {
+      SCOPED_TRACE(n);
+      const std::vector<uint32_t> keys = uniform_keys(n, b + b / 8 + 1, kSeed + 23 + b);
+      check_split(keys, b, BucketIsKey{}, own);
+      check_split_pairs(keys, b, BucketIsKey{}, own);
+    }
+    check_split(make_bucket_keys(200001, b, Distribution::zipf, kSeed + 29), b, BucketByKeyMod{b}, own);
   }
 }
 

@@ -116,7 +116,8 @@ TEST(SplitHuge, TwoPow31Plus7Elements) {
   ASSERT_CUDA(cudaDeviceSynchronize());
   EXPECT_EQ(d_violations.download()[0], 0u) << "records outside their bucket";
 
-  {  // the unstable kernel: same offsets, and every record in its bucket (for 1-byte records that is the multiset)
+  {  // the unstable order (the split's own route at this size): same offsets, every record in its bucket (for 1-byte
+     // records that is the multiset)
     d_out.poison();
     DeviceBuffer<uint64_t> d_unstable_offsets(257);
     prim::Workspace ws;

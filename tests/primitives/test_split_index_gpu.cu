@@ -1,6 +1,7 @@
 // prim::split_index (gather and scatter permutations, 32- and 64-bit indices) vs the C++ reference.
 #include <prim/split_index.h>
 
+#include "common/quick_mode.h"
 #include "primitives/test_split_util.h"
 #include "reference/split_reference.h"
 
@@ -9,7 +10,7 @@ using namespace split_test;
 
 template <typename Index, typename R, typename Op>
 void check_split_index(const std::vector<R>& in, uint32_t num_buckets, Op op, prim::PermutationKind kind,
-                       bool device_count = false, bool want_offsets_out = true) {
+                       bool device_count = false, bool want_offsets_out = true, int64_t device_slack = 1000) {
   const int64_t n = static_cast<int64_t>(in.size());
   DeviceBuffer<R> d_in;
   d_in.upload(in);
@@ -21,7 +22,8 @@ void check_split_index(const std::vector<R>& in, uint32_t num_buckets, Op op, pr
   DeviceBuffer<uint64_t> d_scalars(2);
   const std::vector<uint64_t> h{0, static_cast<uint64_t>(n)};
   ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
-  const prim::ItemCount count = device_count ? prim::ItemCount(n + 1000, d_scalars.get() + 1) : prim::ItemCount(n);
+  const prim::ItemCount count =
+      device_count ? prim::ItemCount(n + device_slack, d_scalars.get() + 1) : prim::ItemCount(n);
   uint64_t* offsets_out = want_offsets_out ? d_offsets.get() : nullptr;
   size_t bytes = 0;
   ASSERT_CUDA(prim::split_index(nullptr, bytes, d_in.get(), count, num_buckets, op, d_perm.get(), kind, offsets_out,
@@ -98,6 +100,22 @@ TYPED_TEST(SplitIndex, MoreThan256BucketsWithoutOffsets) {
   const std::vector<uint32_t> keys = make_bucket_keys(70001, 1200, Distribution::zipf, 11);
   for (auto kind : {prim::PermutationKind::gather, prim::PermutationKind::scatter}) {
     check_split_index<TypeParam>(keys, 1000, BucketIsKey{}, kind, false, false);
+  }
+}
+
+// More than 256 buckets from 2^23 records on: the bucket offsets come from a binary search of the sorted buckets
+// (searched_bucket_offsets_kernel) instead of a read of every one. Once with 2^23 + 77 records (not under
+// SLABCAST_TEST_QUICK), and once with 5001 records and a device-resident count whose bound is 2^23 + 77 (the search
+// reads the count on the device).
+TYPED_TEST(SplitIndex, MoreThan256BucketsFromTwoPow23Records) {
+  const int64_t big = (int64_t{1} << 23) + 77;
+  if (!slabtest::quick_mode()) {
+    const std::vector<uint32_t> keys = make_bucket_keys(static_cast<size_t>(big), 2100, Distribution::uniform, 12);
+    check_split_index<TypeParam>(keys, 2048, BucketIsKey{}, prim::PermutationKind::gather);
+  }
+  const std::vector<uint32_t> few = make_bucket_keys(5001, 1100, Distribution::uniform, 13);
+  for (auto kind : {prim::PermutationKind::gather, prim::PermutationKind::scatter}) {
+    check_split_index<TypeParam>(few, 1000, BucketIsKey{}, kind, true, true, big - 5001);
   }
 }
 

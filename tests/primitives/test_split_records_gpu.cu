@@ -81,9 +81,8 @@ TYPED_TEST(SplitRecords, UnstablePairsFollowTheirKeys) {
   check_split_pairs(std::vector<TypeParam>{}, 5, BucketByKeyMod{5}, {prim::SplitOrder::unstable});
 }
 
-// Keys of 256 bytes with 4-byte values: with 256 buckets one record per thread already fills the per-tile exchange
-// budget, so the unstable downsweep stages keys and then values through one buffer (the path with two extra
-// barriers); with 2048 buckets (128-thread tiles) it stages them together.
+// Keys of 256 bytes with 4-byte values in the unstable order: with 256 buckets the one-sweep pass with cursor bases,
+// whose tile holds one record a thread; with 2048 buckets the two stable 8-bit passes.
 struct Rec256 {
   uint32_t key;
   uint32_t id;
@@ -91,19 +90,7 @@ struct Rec256 {
 };
 static_assert(sizeof(Rec256) == 256, "size");
 
-TEST(SplitLargeRecords, UnstablePairsShareOrSplitTheExchange) {
-  using Policy8 = prim::detail::SplitPolicyFor<8, sizeof(Rec256)>::type;
-  using Policy11 = prim::detail::SplitPolicyFor<11, sizeof(Rec256)>::type;
-  static_assert(!prim::detail::SplitUnstableDownsweepAgent<Policy8, prim::detail::SplitOutput::pairs, Rec256, uint32_t,
-                                                          BucketByKeyMod,
-                                                          prim::detail::EvenSharePartition<Policy8::TILE_ITEMS>>::
-                    kStageTogether,
-                "this test is meant to cover the shared exchange buffer");
-  static_assert(prim::detail::SplitUnstableDownsweepAgent<Policy11, prim::detail::SplitOutput::pairs, Rec256, uint32_t,
-                                                         BucketByKeyMod,
-                                                         prim::detail::EvenSharePartition<Policy11::TILE_ITEMS>>::
-                    kStageTogether,
-                "and the separate key and value buffers");
+TEST(SplitLargeRecords, UnstablePairsOf256ByteKeys) {
   for (uint32_t b : {256u, 2048u}) {
     SCOPED_TRACE(b);
     for (size_t n : {size_t{1}, size_t{383}, size_t{385}, size_t{40001}}) {
@@ -113,6 +100,22 @@ TEST(SplitLargeRecords, UnstablePairsShareOrSplitTheExchange) {
     }
     check_split(make_records<Rec256>(make_bucket_keys(20001, b, Distribution::zipf, kSeed)), b, BucketByKeyMod{b},
                 {prim::SplitOrder::unstable});
+  }
+}
+
+// Two-byte keys with four-byte values take the u32 pairs' shape (a block a tile of 20 records at two blocks an SM):
+// split_index above 256 buckets sends its (bucket, index) pairs that way. Keys and pairs, in and out of range, one
+// pass and two.
+TEST(SplitSmallKeys, TwoByteKeysWithFourByteValues) {
+  for (uint32_t b : {3u, 256u, 1000u}) {
+    SCOPED_TRACE(b);
+    for (size_t n : {size_t{1}, size_t{33}, size_t{7297}, size_t{100001}}) {
+      SCOPED_TRACE(n);
+      const std::vector<uint32_t> wide = make_bucket_keys(n, b + b / 8 + 1, Distribution::uniform, kSeed + b);
+      const std::vector<uint16_t> keys(wide.begin(), wide.end());
+      check_split(keys, b, BucketIsKey{});
+      check_split_pairs(keys, b, BucketIsKey{});
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-// prim::split / prim::split_pairs with SplitOrder::unstable (its own downsweep, detail/split_unstable_agent.cuh) on
-// the GPU, by named property, for both radix widths (<= 256 buckets: 8-bit, 257..2048: 11-bit), keys and pairs.
+// prim::split / prim::split_pairs with SplitOrder::unstable (up to 256 buckets: the one-sweep pass with cursor bases) on
+// the GPU, by named property, for both bucket ranges (<= 256 buckets: one pass; 257..2048: two 8-bit passes), keys and
+// pairs.
 // check_split / check_split_pairs compare each bucket's contents as a multiset with the reference, and the bucket
 // offsets, the invalid count, the untouched input and the untouched output tail exactly; IsPermutationOfInput
 // checks the same without the reference. Record sizes other than 4 bytes: test_split_records_gpu.cu; 2^31 + 7

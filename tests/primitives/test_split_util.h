@@ -78,6 +78,7 @@ struct Rec64 {
 static_assert(sizeof(Rec4) == 4 && sizeof(Rec8) == 8 && sizeof(Rec16) == 16 && sizeof(Rec64) == 64, "sizes");
 
 __host__ __device__ inline uint32_t key_of(uint32_t k) { return k; }
+__host__ __device__ inline uint32_t key_of(uint16_t k) { return k; }
 template <typename R>
 __host__ __device__ inline uint32_t key_of(const R& r) {
   return r.key;

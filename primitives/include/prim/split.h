@@ -34,18 +34,17 @@
 // n.max records. The input is not modified. No allocation, no host synchronisation (except the Workspace
 // overloads); safe inside CUDA graph capture.
 //
-// Implementation otherwise (more than 2^30 - 1 records, more than 256 buckets; detail/split_agent.cuh): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep with a stable warp
-// match-any block ranking and a shared-memory exchange so that the writes coalesce.
-// Up to 256 buckets use an 8-bit ranker, and the downsweep's blocks claim tiles in input order and find a tile's
-// output bases by decoupled look-back inside its chunk (scratch: 4 bytes per bucket per tile of n.max; with 256
-// buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). 257..2048 buckets take two stable 8-bit passes
-// (the bucket's low byte, then the rest) through a scratch copy of n.max records, in either order: the one-pass
-// 11-bit ranker they replace took 6.6 ms for 2^26 u32 pairs on an H100, where CUB sorts the same 11 bits in 1.16
-// ms (docs/bench/README.md, "Session 10"). split_index sends (bucket, index) pairs through the same two passes.
-// SplitOrder::unstable there, up to 256 buckets (detail/split_unstable_agent.cuh), keeps the upsweep, the scan, the
-// partition and the exchange but ranks each tile with warp-aggregated shared-memory atomics on one counter per bucket,
-// instead of the stable block-wide rank; measured on an H100 with 256 buckets, it was slower than the stable
-// downsweep (docs/bench/README.md, "Session 10"), and since session 17 it runs only from 2^30 records on.
+// 257..2048 buckets, n.max <= 2^30 - 1, either order: two stable LSD passes of the same route (the bucket's low byte,
+// then the rest) through a scratch copy of n.max records, after one histogram of both passes' digits; the offsets
+// come from the sorted output. The one-pass 11-bit ranker that two passes replaced took 6.6 ms for 2^26 u32 pairs on
+// an H100, where CUB sorts the same 11 bits in 1.16 ms (docs/bench/README.md, "Session 10"). split_index sends
+// (bucket, index) pairs through the same two passes.
+// 2^30 records or more (the split's own route; detail/split_agent.cuh), in either order (a stable split is a valid
+// unstable one): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep with a stable warp
+// match-any block ranking and a shared-memory exchange so that the writes coalesce; the downsweep's blocks claim
+// tiles in input order and find a tile's output bases by decoupled look-back inside its chunk (scratch: 4 bytes per
+// bucket per tile of n.max; with 256 buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). More than 256
+// buckets take two such passes.
 #pragma once
 #include <cuda_runtime.h>
 
