@@ -24,6 +24,7 @@
 #include "detail/split_agent.cuh"
 #include "detail/split_dispatch.cuh"
 #include "detail/split_lsd.cuh"
+#include "detail/split_lsd.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
 #include "prim/temp_storage.h"
@@ -32,7 +33,9 @@ namespace prim {
 namespace detail {
 
 // Level 1 splits into up to 2048 segments: since session 10 the split runs more than 256 buckets as two 8-bit
-// passes (split_dispatch.cuh), so level 1 moves the records twice, through a scratch copy of them.
+// passes, so level 1 moves the records twice, through a scratch copy of them. It is prim::split's own dispatch
+// (split_lsd.cuh): below 2^30 records, two LSD passes of the one-sweep route (since session 18; H100, 2^26 u32 keys,
+// 12-bit ids: 1.81-1.83 -> 1.57-1.59 ms for the whole hierarchical split, call h).
 constexpr int kHierarchicalTopBits = 11;
 constexpr int kLocalSortThreads = 256;
 constexpr int kPlanThreads = 1024;
@@ -155,10 +158,9 @@ cudaError_t hierarchical_split_two_level(void* d_temp, size_t& temp_bytes, const
   PRIM_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, scanned, table, stream));
   void* scan_temp = carver.take<unsigned char>(scan_bytes);
   size_t level1_bytes = 0;
-  PRIM_TRY((dispatch_split<SplitOutput::keys, T, NoValue>(nullptr, level1_bytes, d_in, d_out,
-                                                           static_cast<const NoValue*>(nullptr),
-                                                           static_cast<NoValue*>(nullptr), n, num_segments, top,
-                                                           seg_offsets, stream, d_num_invalid)));
+  PRIM_TRY((dispatch_split_of_any_functor<SplitOutput::keys, T, NoValue>(
+      SplitOrder::stable, nullptr, level1_bytes, d_in, d_out, static_cast<const NoValue*>(nullptr),
+      static_cast<NoValue*>(nullptr), n, num_segments, top, seg_offsets, stream, d_num_invalid)));
   void* level1_temp = carver.take<unsigned char>(level1_bytes);
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
@@ -167,10 +169,9 @@ cudaError_t hierarchical_split_two_level(void* d_temp, size_t& temp_bytes, const
   // ---- level 1: global split by the top bits. Its destination is chosen so that the big segments' passes,
   //      which ping-pong, end in d_out. ----
   T* level1_out = lo_passes % 2 == 1 ? alt : d_out;
-  PRIM_TRY((dispatch_split<SplitOutput::keys, T, NoValue>(level1_temp, level1_bytes, d_in, level1_out,
-                                                           static_cast<const NoValue*>(nullptr),
-                                                           static_cast<NoValue*>(nullptr), n, num_segments, top,
-                                                           seg_offsets, stream, d_num_invalid)));
+  PRIM_TRY((dispatch_split_of_any_functor<SplitOutput::keys, T, NoValue>(
+      SplitOrder::stable, level1_temp, level1_bytes, d_in, level1_out, static_cast<const NoValue*>(nullptr),
+      static_cast<NoValue*>(nullptr), n, num_segments, top, seg_offsets, stream, d_num_invalid)));
 
   // ---- level 2a: small segments, one block each, sorted in shared memory ----
   hierarchical_local_sort_kernel<Local, T, LoKey, IdOp>
@@ -213,10 +214,9 @@ cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, 
   if (n.max < 0 || id_bits < 0 || id_bits > 64) return cudaErrorInvalidValue;
   if (id_bits <= kHierarchicalTopBits) {  // one level suffices: a single split by the whole id
     const IdDigit<IdOp> whole{id_of, 0, id_bits, id_bits};
-    return dispatch_split<SplitOutput::keys, T, NoValue>(d_temp, temp_bytes, d_in, d_out,
-                                                         static_cast<const NoValue*>(nullptr),
-                                                         static_cast<NoValue*>(nullptr), n, uint32_t{1} << id_bits,
-                                                         whole, nullptr, stream, d_num_invalid);
+    return dispatch_split_of_any_functor<SplitOutput::keys, T, NoValue>(
+        SplitOrder::stable, d_temp, temp_bytes, d_in, d_out, static_cast<const NoValue*>(nullptr),
+        static_cast<NoValue*>(nullptr), n, uint32_t{1} << id_bits, whole, nullptr, stream, d_num_invalid);
   }
   // The local sort ranks lo_bits + 1 bits (one more for "past the end of the segment").
   if (id_bits - kHierarchicalTopBits + 1 <= 32) {
