@@ -19,7 +19,8 @@
 // 2^26 records, both key distributions; docs/bench/README.md, "Session 11"): the LSD split took 0.89-1.34 ms at 2^26
 // and the hierarchical one 1.93-2.72 ms, 2.0-3.4x longer at every width and size. With 64-byte records, which it
 // moves twice where the LSD split moves them 2 or 3 times, it still takes 1.6-2.0x as long (16- and 22-bit ids, same
-// sizes; 2^26: 20.7 against 11.8 ms at 16 bits).
+// sizes; 2^26: 20.7 against 11.8 ms at 16 bits). Session 18 sent its level 1 through two one-sweep passes: with
+// 4-byte records at 2^26 it is still 1.8x slower (12-bit ids 1.58 against 0.87 ms; "Session 18").
 //
 // Scratch: one alternate buffer of n.max records (and values) plus small tables; in/out pointers, input unchanged.
 // n may be a device-resident count. No allocation, no host sync, safe in graph capture.

@@ -17,7 +17,7 @@
 // range: its pass is exactly one of SplitSort's. Measured on an H100 (2^26 u32 keys, 256 buckets; docs/bench/README.md,
 // "Session 17"): keys by a hash 0.436-0.441 ms (0.527-0.535 through the split's own upsweep, spine and chunked
 // downsweep), u32 + u32 pairs 0.622-0.663 ms by a functor (0.673-0.754 before) and 0.646-0.669 by KeyBits, and in
-// the unstable order 0.587-0.650 (0.748-0.976 with its own downsweep).
+// the unstable order 0.587-0.650 (0.748-0.976 with the unstable downsweep it had then).
 // Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
 // one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
 // to run), which lets it skip the look-back. Offsets, invalid records and scratch rules are the same for both;
@@ -36,7 +36,9 @@
 //
 // 257..2048 buckets, n.max <= 2^30 - 1, either order: two stable LSD passes of the same route (the bucket's low byte,
 // then the rest) through a scratch copy of n.max records, after one histogram of both passes' digits; the offsets
-// come from the sorted output. The one-pass 11-bit ranker that two passes replaced took 6.6 ms for 2^26 u32 pairs on
+// come from the sorted output (a binary search a bucket from 2^23 records on). H100, 2^26 u32 + u32 pairs, 2048
+// buckets ("Session 18"): 1.134-1.186 ms (CUB's sort of the same 11 bits 1.12-1.16; 1.44-1.54 through the split's
+// own two passes). The one-pass 11-bit ranker that two passes replaced took 6.6 ms for 2^26 u32 pairs on
 // an H100, where CUB sorts the same 11 bits in 1.16 ms (docs/bench/README.md, "Session 10"). split_index sends
 // (bucket, index) pairs through the same two passes.
 // 2^30 records or more (the split's own route; detail/split_agent.cuh), in either order (a stable split is a valid
