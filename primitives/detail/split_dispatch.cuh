@@ -120,6 +120,9 @@ struct FirstPassOptions {
   uint32_t offsets_buckets = 0;        // the caller's buckets; those of the pass above them must be empty
   bool lookback_zeroed = false;        // the call zeroed the look-back words and the claim counters already
   bool overlap = false;                // launch overlapped with the kernel before it (overlapped_launch.cuh)
+  // A later pass of an LSD split: pass 0 dropped the invalid records, so none is left, and CLEAN_TILES_APART's
+  // second kernel (whose blocks would all leave at once) is not launched.
+  bool later_pass = false;
 };
 
 // ---- One stable 8-bit pass with bases from the caller: the LSD one-sweep route (split_lsd.cuh) ----
@@ -176,6 +179,7 @@ struct GlobalSplitPass {
                                                                    first.offsets_buckets, first.bucket_offsets,
                                                                    first.overlap, stream)));
     if constexpr (kApart) {
+      if (first.later_pass) return cudaSuccess;
       using ValidLessDown = SplitDownsweepFor<ValidLessPolicy, OUT, KeyT, ValueT, BucketOp, ValidLessPartition>;
       bool overlap = false;
       PRIM_TRY(kernel_waits_for_earlier_kernels<ValidLessDown::kKernel>(overlap));

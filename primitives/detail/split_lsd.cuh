@@ -218,6 +218,8 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   first.offsets_buckets = first_pass_buckets ? first_pass_buckets : first_digits;
   first.lookback_zeroed = true;
   first.overlap = overlap;
+  FirstPassOptions later;
+  later.later_pass = true;
   const ItemCount valid(n.max, scanned + kLsdDigits);  // pass 0's valid records: the count of every later pass
   return for_each_lsd_pass(plan, keys_in, keys_out, alt_keys, values_in, values_out, alt_values,
                            [&](int pass, int bits, const K* src_k, K* dst_k, const V* src_v, V* dst_v) {
@@ -225,7 +227,7 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
                                                  uint32_t{1} << bits,
                                                  make_op(pass, first_bit + pass * kLsdDigitBits, bits),
                                                  scanned + static_cast<size_t>(pass) * (kLsdDigits + 1), lookback,
-                                                 stream, pass == 0 ? first : FirstPassOptions{});
+                                                 stream, pass == 0 ? first : later);
                            });
 }
 
