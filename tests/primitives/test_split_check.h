@@ -121,23 +121,27 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   upload_at_offset(d_values_alloc, values, opt.input_offset);
   K* const d_keys = d_keys_alloc.get() + opt.input_offset;
   uint32_t* const d_values = d_values_alloc.get() + opt.input_offset;
-  DeviceBuffer<K> d_keys_out(std::max<int64_t>(n, 1));
-  DeviceBuffer<uint32_t> d_values_out(std::max<int64_t>(n, 1));
+  const int64_t capacity = n + opt.slack;
+  DeviceBuffer<K> d_keys_out(std::max<int64_t>(capacity, 1));
+  DeviceBuffer<uint32_t> d_values_out(std::max<int64_t>(capacity, 1));
   d_keys_out.poison();
   d_values_out.poison();
   DeviceBuffer<uint64_t> d_offsets(num_buckets + 1);
   d_offsets.poison();
   DeviceBuffer<uint64_t> d_invalid(1);
   d_invalid.zero();
+  DeviceBuffer<uint64_t> d_count(1);  // the device-resident count (opt.device_count)
+  d_count.upload(std::vector<uint64_t>{static_cast<uint64_t>(n)});
+  const prim::ItemCount count = opt.device_count ? prim::ItemCount(capacity, d_count.get()) : prim::ItemCount(n);
 
   auto run = [&](void* d_temp, size_t& bytes) {
     if (opt.own_route) {
       return prim::detail::dispatch_split<prim::detail::SplitOutput::pairs, K, uint32_t>(
-          d_temp, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(), n, num_buckets, op, d_offsets.get(),
-          0, d_invalid.get());
+          d_temp, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(), count, num_buckets, op,
+          d_offsets.get(), 0, d_invalid.get());
     }
-    return prim::split_pairs(d_temp, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(), n, num_buckets,
-                             op, d_offsets.get(), 0, opt.order, d_invalid.get());
+    return prim::split_pairs(d_temp, bytes, d_keys, d_keys_out.get(), d_values, d_values_out.get(), count,
+                             num_buckets, op, d_offsets.get(), 0, opt.order, d_invalid.get());
   };
   size_t bytes = 0;
   ASSERT_CUDA(run(nullptr, bytes));
@@ -155,8 +159,8 @@ void check_split_pairs(const std::vector<K>& keys, uint32_t num_buckets, Op op, 
   const uint64_t valid = want_offsets[num_buckets];
   EXPECT_EQ(d_invalid.download()[0], want_invalid);
   ASSERT_EQ(d_offsets.download(), want_offsets);
-  const std::vector<K> got_keys = d_keys_out.download(keys.size());
-  const std::vector<uint32_t> got_values = d_values_out.download(keys.size());
+  const std::vector<K> got_keys = d_keys_out.download(static_cast<size_t>(capacity));
+  const std::vector<uint32_t> got_values = d_values_out.download(static_cast<size_t>(capacity));
   if (opt.order == prim::SplitOrder::stable) {
     for (size_t i = 0; i < valid; ++i) {
       ASSERT_TRUE(same_bytes(got_keys[i], want_keys[i])) << "key at " << i;

@@ -205,13 +205,17 @@ TEST(Split, Unstable) {
 }
 
 TEST(Split, DeviceResidentCount) {
-  // n is read on the device; max is larger (grids and scratch sized for max, work done for n).
-  for (int64_t n : {int64_t{0}, int64_t{1}, kTile + 1, int64_t{100000}}) {
-    SCOPED_TRACE(n);
-    SplitOptions opt;
-    opt.device_count = true;
-    opt.slack = 5 * kTile + 3;
-    check_split(uniform_keys(static_cast<size_t>(n), 256), 256, BucketByKeyMod{256}, opt);
+  // n is read on the device; max is larger (grids and scratch sized for max, work done for n). One pass and two.
+  for (uint32_t b : {256u, 2048u}) {
+    SCOPED_TRACE(b);
+    for (int64_t n : {int64_t{0}, int64_t{1}, kTile + 1, int64_t{100000}}) {
+      SCOPED_TRACE(n);
+      SplitOptions opt;
+      opt.device_count = true;
+      opt.slack = 5 * kTile + 3;
+      check_split(uniform_keys(static_cast<size_t>(n), b), b, BucketByKeyMod{b}, opt);
+      check_split_pairs(uniform_keys(static_cast<size_t>(n), b), b, BucketByKeyMod{b}, opt);
+    }
   }
 }
 
@@ -220,18 +224,20 @@ TEST(Split, DeviceCountAboveMaxWritesNothing) {
 }
 
 TEST(Split, UnderCudaGraphCapture) {
-  const uint32_t b = 256;
-  const std::vector<uint32_t> keys = uniform_keys(300000, b);
-  std::vector<uint32_t> got;
-  std::vector<uint64_t> got_offsets;
-  ASSERT_NO_FATAL_FAILURE(
-      split_in_cuda_graph(keys, b, BucketByKeyMod{b}, prim::SplitOrder::stable, &got, &got_offsets));
-  std::vector<uint32_t> want(keys.size());
-  std::vector<uint64_t> want_offsets(b + 1);
-  prim::reference::split(keys.data(), want.data(), static_cast<int64_t>(keys.size()), b, BucketByKeyMod{b},
-                         want_offsets.data());
-  EXPECT_EQ(got, want);
-  EXPECT_EQ(got_offsets, want_offsets);
+  for (uint32_t b : {256u, 2048u}) {  // one pass and two
+    SCOPED_TRACE(b);
+    const std::vector<uint32_t> keys = uniform_keys(300000, b);
+    std::vector<uint32_t> got;
+    std::vector<uint64_t> got_offsets;
+    ASSERT_NO_FATAL_FAILURE(
+        split_in_cuda_graph(keys, b, BucketByKeyMod{b}, prim::SplitOrder::stable, &got, &got_offsets));
+    std::vector<uint32_t> want(keys.size());
+    std::vector<uint64_t> want_offsets(b + 1);
+    prim::reference::split(keys.data(), want.data(), static_cast<int64_t>(keys.size()), b, BucketByKeyMod{b},
+                           want_offsets.data());
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(got_offsets, want_offsets);
+  }
 }
 
 }  // namespace
