@@ -113,9 +113,10 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
   return cudaSuccess;
 }
 
-// What a one-sweep call's first pass may take over from the call (split_lsd.cuh). Each saves a stream operation,
-// which costs microseconds of host and GPU time even when it has nothing to do (docs/bench/README.md, "Session 16").
-struct FirstPassOptions {
+// What a one-sweep pass may take over from the call (split_lsd.cuh): the first pass the offsets, the zeroing and the
+// overlap; a later one knows its input holds no invalid record. Each saves a stream operation, which costs
+// microseconds of host and GPU time even when it has nothing to do (docs/bench/README.md, "Session 16").
+struct PassOptions {
   uint64_t* bucket_offsets = nullptr;  // block 0 writes offsets_buckets + 1 bucket starts here (null: none)
   uint32_t offsets_buckets = 0;        // the caller's buckets; those of the pass above them must be empty
   bool lookback_zeroed = false;        // the call zeroed the look-back words and the claim counters already
@@ -168,7 +169,7 @@ struct GlobalSplitPass {
   template <class BucketOp>
   static cudaError_t launch(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
                             ItemCount n, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
-                            uint32_t* lookback, cudaStream_t stream, const FirstPassOptions& first = {}) {
+                            uint32_t* lookback, cudaStream_t stream, const PassOptions& first = {}) {
     if (num_buckets == 0 || num_buckets > 256 || n.max < 0 || n.max > kMaxRecords) return cudaErrorInvalidValue;
     const size_t words = pass_lookback_words(n.max, num_buckets);
     if (!first.lookback_zeroed) PRIM_TRY(cudaMemsetAsync(lookback, 0, words * sizeof(uint32_t), stream));
@@ -243,8 +244,8 @@ struct BucketOrSink {
     return bucket < num_buckets ? bucket : kSinkBucket;
   }
 };
-// Byte `shift / 8` of a functor's bucket, or the sink for an out-of-range bucket: the first pass of a split into more
-// than 256 buckets (shift 0), and each pass of its one-sweep route (split_lsd.cuh).
+// Byte `shift / 8` of a functor's bucket, or the sink for an out-of-range bucket: each pass of a split into more than
+// 256 buckets (shift 0, then 8), on either route (dispatch_split_two_passes, and split_lsd.cuh's two sweeps).
 template <class BucketOp>
 struct BucketByteOrSink {
   BucketOrSink<BucketOp> in_range;
@@ -253,14 +254,6 @@ struct BucketByteOrSink {
   __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
     const uint32_t bucket = in_range(record);
     return bucket == kSinkBucket ? kSinkBucket : ((bucket >> shift) & 0xFFu);
-  }
-};
-template <class BucketOp>
-struct HighBucketBits {
-  BucketOp bucket_of;
-  template <class T>
-  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
-    return bucket_of(record) >> 8;
   }
 };
 
@@ -332,7 +325,7 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
   static_assert(OUT == SplitOutput::keys || OUT == SplitOutput::pairs, "two passes move records");
   constexpr bool kPairs = OUT == SplitOutput::pairs;
   const BucketByteOrSink<BucketOp> low{{bucket_of, num_buckets}, 0};
-  const HighBucketBits<BucketOp> high{bucket_of};
+  const BucketByteOrSink<BucketOp> high{{bucket_of, num_buckets}, 8};  // pass 2 meets no out-of-range bucket
   const uint32_t high_buckets = (num_buckets + 255) / 256;
 
   TempCarver carver(d_temp);

@@ -213,12 +213,12 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   PRIM_TRY_LAUNCH();
 
   // ---- the passes: one downsweep each; pass 0's publishes the bucket offsets ----
-  FirstPassOptions first;
+  PassOptions first;
   first.bucket_offsets = d_first_pass_offsets;  // the digits above pass 0's buckets are empty
   first.offsets_buckets = first_pass_buckets ? first_pass_buckets : first_digits;
   first.lookback_zeroed = true;
   first.overlap = overlap;
-  FirstPassOptions later;
+  PassOptions later;
   later.later_pass = true;
   const ItemCount valid(n.max, scanned + kLsdDigits);  // pass 0's valid records: the count of every later pass
   return for_each_lsd_pass(plan, keys_in, keys_out, alt_keys, values_in, values_out, alt_values,
@@ -362,9 +362,9 @@ cudaError_t dispatch_split_of_any_functor(SplitOrder order, void* d_temp, size_t
     return split_by_functor_one_sweep<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
                                            num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid, order);
   }
-  if (splits_by_functor_in_two_sweeps<OUT, K, V>(n, num_buckets)) {
-    return split_by_functor_two_sweeps<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
-                                            num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
+  if (num_buckets > uint32_t{kLsdDigits} && num_buckets <= kMaxSplitBuckets) {
+    return split_into_more_than_256_buckets<OUT>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n,
+                                                 num_buckets, bucket_of, d_bucket_offsets, stream, d_num_invalid);
   }
   return dispatch_split<OUT, K, V>(d_temp, temp_bytes, keys_in, keys_out, values_in, values_out, n, num_buckets,
                                    bucket_of, d_bucket_offsets, stream, d_num_invalid);

@@ -222,6 +222,26 @@ void split_in_cuda_graph(const std::vector<uint32_t>& keys, uint32_t num_buckets
   cudaStreamDestroy(stream);
 }
 
+// split_in_cuda_graph compared with the reference: exactly in the stable order, bucket by bucket as multisets in the
+// unstable one; the offsets exactly in both.
+template <typename Op>
+void check_split_in_cuda_graph(const std::vector<uint32_t>& keys, uint32_t num_buckets, Op bucket_of,
+                               prim::SplitOrder order) {
+  std::vector<uint32_t> got;
+  std::vector<uint64_t> got_offsets;
+  ASSERT_NO_FATAL_FAILURE(split_in_cuda_graph(keys, num_buckets, bucket_of, order, &got, &got_offsets));
+  std::vector<uint32_t> want(keys.size());
+  std::vector<uint64_t> want_offsets(num_buckets + 1);
+  prim::reference::split(keys.data(), want.data(), static_cast<int64_t>(keys.size()), num_buckets, bucket_of,
+                         want_offsets.data());
+  ASSERT_EQ(got_offsets, want_offsets);
+  if (order == prim::SplitOrder::stable) {
+    EXPECT_EQ(got, want);
+  } else {
+    expect_same_buckets_unordered(got, want, want_offsets);
+  }
+}
+
 // A device count above n.max: prim::split of u32 keys by bucket_of writes nothing, reports zero-sized buckets and
 // counts every record of the device count as invalid.
 template <typename Op>
