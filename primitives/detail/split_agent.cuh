@@ -53,7 +53,15 @@ enum class SplitOutput {
   pairs,          // keys and values
   gather_index,   // out[pos] = original index (no records moved)
   scatter_index,  // out[original index] = pos (no records moved, no exchange needed)
+  // The first pass of split_index into more than 256 buckets (split_index_two_passes.cuh): out[pos] = original index
+  // as gather_index, and buckets_out[pos] = the record's whole bucket (16 bits; the pass splits by its low byte), the
+  // (bucket, index) pairs that the second pass splits by the bucket's high byte.
+  buckets_and_gather_index,
 };
+
+// What a downsweep writes where the keys go: the records themselves, or buckets_and_gather_index's 16-bit buckets.
+template <SplitOutput OUT, class KeyT>
+using SplitKeysOut = std::conditional_t<OUT == SplitOutput::buckets_and_gather_index, uint16_t, KeyT>;
 
 // Tuning is data: one place for block size, items per thread, radix width.
 template <int RADIX_BITS_, int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int BLOCKS_PER_SM_, int MIN_BLOCKS_ = 1>
@@ -541,10 +549,10 @@ struct CaptureCounts {
 };
 
 // Everything a downsweep tile needs besides its position.
-template <class KeyT, class ValueT, class BucketOp>
+template <class KeyT, class ValueT, class BucketOp, class KeysOutT = KeyT>
 struct SplitIo {
   const KeyT* __restrict__ keys_in;
-  KeyT* __restrict__ keys_out;
+  KeysOutT* __restrict__ keys_out;
   const ValueT* __restrict__ values_in;
   ValueT* __restrict__ values_out;
   uint32_t num_buckets;
@@ -664,7 +672,9 @@ struct SplitDownsweepAgent {
   // gather 0.460-0.467 -> 0.434-0.449 ms, at 2^24 0.139 -> 0.132; four parts 0.448-0.464. Two parts everywhere lost:
   // keys by a functor 0.438 -> 0.447 ms, SplitSort keys 1.43 -> 1.45, pairs 0.650 -> 0.651-0.678; so did CUB's
   // WARP_MATCH_ATOMIC_OR ranks (keys 0.450, SplitSort keys 1.49-1.95, split_index 0.471-0.476).
-  static constexpr int kRankParts = OUT == SplitOutput::gather_index ? 2 : 1;
+  static constexpr bool kBucketsOut = OUT == SplitOutput::buckets_and_gather_index;
+  static constexpr bool kGatherIndex = OUT == SplitOutput::gather_index || kBucketsOut;
+  static constexpr int kRankParts = kGatherIndex ? 2 : 1;
   using Ranker = cub::BlockRadixRankMatchEarlyCounts<THREADS, Policy::RADIX_BITS, false,
                                                      kOneSweepShape ? cub::BLOCK_SCAN_RAKING_MEMOIZE
                                                                     : cub::BLOCK_SCAN_WARP_SCANS,
@@ -673,7 +683,7 @@ struct SplitDownsweepAgent {
   static_assert(IPT <= 32, "a tile's sink flags are one bit an item");
 
   static constexpr bool kStageKeys = OUT == SplitOutput::keys || OUT == SplitOutput::pairs;
-  static constexpr bool kStageValues = OUT == SplitOutput::pairs || OUT == SplitOutput::gather_index;
+  static constexpr bool kStageValues = OUT == SplitOutput::pairs || kGatherIndex;
   static constexpr size_t kKeyBytes = kStageKeys ? sizeof(KeyT) : 0;
   static constexpr size_t kValueBytes = kStageValues ? sizeof(ValueT) : 0;
   // Staged slot of sorted rank r: one slot of padding every 32 when a tile's even share of a bucket is a multiple of
@@ -689,8 +699,11 @@ struct SplitDownsweepAgent {
   // A gather permutation stages one 32-bit word a record, the record's place in its tile above its digit, instead of
   // the index and a 16-bit digit beside it: one shared-memory store and load a record, one barrier and the digit
   // array fewer. H100, session 18, call a (2^26, 256 buckets): split_index gather 0.475-0.481 -> 0.460-0.465 ms.
+  // buckets_and_gather_index stages the whole 16-bit bucket below the place instead (its low byte is the digit).
+  static constexpr int kPackedPlaceShift = kBucketsOut ? 16 : 8;
   static constexpr bool kPackIndexStaging =
-      OUT == SplitOutput::gather_index && sizeof(ValueT) >= 4 && D <= 256 && TILE <= (1 << 24);
+      kGatherIndex && sizeof(ValueT) >= 4 && D <= 256 && TILE <= (1 << (32 - kPackedPlaceShift));
+  static_assert(!kBucketsOut || kPackIndexStaging, "buckets_and_gather_index stages packed words");
   static_assert(alignof(KeyT) <= 16 && (!kStageValues || alignof(ValueT) <= 16), "records aligned to <= 16 B");
 
   struct TempStorage {
@@ -725,10 +738,11 @@ struct SplitDownsweepAgent {
     __device__ __forceinline__ uint32_t Digit(const KeyT& key) { return bucket_of(key); }
   };
 
-  using Io = SplitIo<KeyT, ValueT, BucketOp>;
+  using KeysOut = SplitKeysOut<OUT, KeyT>;
+  using Io = SplitIo<KeyT, ValueT, BucketOp, KeysOut>;
 
   __device__ __forceinline__ static void run(TempStorage& temp, const KeyT* __restrict__ keys_in,
-                                             KeyT* __restrict__ keys_out, const ValueT* __restrict__ values_in,
+                                             KeysOut* __restrict__ keys_out, const ValueT* __restrict__ values_in,
                                              ValueT* __restrict__ values_out, Partition part, uint32_t num_buckets,
                                              BucketOp bucket_of, const uint64_t* __restrict__ scanned,
                                              uint64_t* bucket_offsets) {
@@ -1002,11 +1016,21 @@ struct SplitDownsweepAgent {
         }
       }
     } else if constexpr (kPackIndexStaging) {
+      // The packed word's low bits: the digit, or buckets_and_gather_index's whole bucket (the pass's functor is
+      // BucketByteOrSink with shift 0, so the bucket's low byte is the digit; a real record's bucket is in range).
+      auto packed_low = [&](int item) -> uint32_t {
+        if constexpr (kBucketsOut) {
+          return io.bucket_of.in_range(key_of(item));
+        } else {
+          return digit_of(item);
+        }
+      };
       uint32_t* staged = reinterpret_cast<uint32_t*>(temp.u.exchange);
 #pragma unroll
       for (int item = 0; item < IPT; ++item) {
         if (kKind == TileKind::padded || is_real(item)) {
-          staged[staged_slot(ranks[item])] = static_cast<uint32_t>(local_of(item)) << 8 | digit_of(item);
+          const uint32_t place = static_cast<uint32_t>(local_of(item));
+          staged[staged_slot(ranks[item])] = place << kPackedPlaceShift | packed_low(item);
         }
       }
       __syncthreads();
@@ -1015,7 +1039,9 @@ struct SplitDownsweepAgent {
         const int i = k * THREADS + tid;
         if (kClean || i < valid_in_tile) {
           const uint32_t word = staged[staged_slot(i)];
-          io.values_out[temp.shift[word & 0xFFu] + i] = static_cast<ValueT>(tile_base + (word >> 8));
+          const int64_t at = temp.shift[word & 0xFFu] + i;
+          io.values_out[at] = static_cast<ValueT>(tile_base + (word >> kPackedPlaceShift));
+          if constexpr (kBucketsOut) io.keys_out[at] = static_cast<KeysOut>(word & 0xFFFFu);
         }
       }
     } else {
@@ -1104,9 +1130,9 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
 
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, class Partition>
 __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
-    split_downsweep_kernel(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
-                           Partition part, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
-                           uint64_t* bucket_offsets) {
+    split_downsweep_kernel(const KeyT* keys_in, SplitKeysOut<OUT, KeyT>* keys_out, const ValueT* values_in,
+                           ValueT* values_out, Partition part, uint32_t num_buckets, BucketOp bucket_of,
+                           const uint64_t* scanned, uint64_t* bucket_offsets) {
   wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   if constexpr (MayBeIdle<Partition>::value) {
     if (part.idle()) return;

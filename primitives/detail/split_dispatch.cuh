@@ -166,8 +166,10 @@ struct GlobalSplitPass {
   }
   static size_t lookback_words(int64_t max_records) { return pass_lookback_words(max_records, 256); }
 
+  using KeysOut = SplitKeysOut<OUT, KeyT>;
+
   template <class BucketOp>
-  static cudaError_t launch(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in, ValueT* values_out,
+  static cudaError_t launch(const KeyT* keys_in, KeysOut* keys_out, const ValueT* values_in, ValueT* values_out,
                             ItemCount n, uint32_t num_buckets, BucketOp bucket_of, const uint64_t* scanned,
                             uint32_t* lookback, cudaStream_t stream, const PassOptions& first = {}) {
     if (num_buckets == 0 || num_buckets > 256 || n.max < 0 || n.max > kMaxRecords) return cudaErrorInvalidValue;
@@ -193,7 +195,7 @@ struct GlobalSplitPass {
 
  private:
   template <class P, class Part, bool kOneTilePerBlock, class BucketOp>
-  static cudaError_t launch_downsweep(const KeyT* keys_in, KeyT* keys_out, const ValueT* values_in,
+  static cudaError_t launch_downsweep(const KeyT* keys_in, KeysOut* keys_out, const ValueT* values_in,
                                       ValueT* values_out, ItemCount n, uint32_t num_buckets, BucketOp bucket_of,
                                       const uint64_t* scanned, uint32_t* lookback, size_t words,
                                       uint32_t offsets_buckets, uint64_t* bucket_offsets, bool overlap,

@@ -1,20 +1,28 @@
-// split_index with more than 256 buckets: the records' buckets and indices become (bucket, index) pairs, which the
-// two stable 8-bit passes of the record split sort (split_into_more_than_256_buckets, split_lsd.cuh); the sorted
-// indices are the gather permutation, and one more kernel inverts it for the scatter kind.
-//
+// split_index with more than 256 buckets: the records' buckets and indices become (bucket, index) pairs, sorted by two
+// stable 8-bit passes (the bucket's low byte, then its high bits); the sorted indices are the gather permutation, and
+// one more kernel inverts it for the scatter kind. Two routes:
+//   pairs from the first pass (records of up to 4 bytes, u32 indices, n.max < 2^30; split_index_pairs_from_first_pass):
+//       one histogram of both passes' digits reads the records; the first pass splits the records themselves and
+//       writes each one's index and 16-bit bucket (buckets_and_gather_index); the second splits those pairs.
+//   pairs from a kernel (any other records; split_index_two_passes): bucket_and_index_kernel writes every record's
+//       pair, which the record split's two passes sort (split_into_more_than_256_buckets, split_lsd.cuh). A large
+//       record is read only once, and its bucket functor evaluated once a record.
+// H100, 2^26 u32 keys, 2048 buckets (docs/bench/README.md, "Session 19", call a): 1.346 / 1.317 ms (uniform /
+// low-entropy keys) by a kernel's pairs -> 1.109-1.126 / 0.984-0.985 ms by the first pass's (CUB's peer 1.17 / 1.13).
 // Why not the one-pass 11-bit ranker that served split_index until session 11: measured on the H100 (2^26 u32
-// pairs, 2048 buckets) it took 6.6 ms with uniform keys where the two passes take 1.5 (docs/bench/README.md,
-// "Session 10"). The pairs also evaluate the bucket functor once a record, and read a large record only once.
-// The buckets are 16-bit keys (at most 2048 buckets): u16 + u32 pairs move 6 bytes a record where u32 + u32 moved 8.
-// H100, session 18, call e (2^26 keys, 2048 buckets): 1.483-1.492 -> 1.348-1.352 ms (CUB's peer 1.17).
-// Cost: scratch of about 2 + 2 + 2 x sizeof(Index) bytes a record (n.max) besides the two passes' own (a copy of
-// the pairs), plus sizeof(Index) for the scatter kind.
+// pairs, 2048 buckets) it took 6.6 ms with uniform keys where the two passes took 1.5 (docs/bench/README.md,
+// "Session 10").
+// The buckets are 16-bit keys (at most 2048 buckets): u16 + u32 pairs move 6 bytes a record where u32 + u32 moved 8
+// (session 18, call e: 1.483-1.492 -> 1.348-1.352 ms).
+// Cost: scratch of about 2 + 2 + 2 x sizeof(Index) bytes a record (n.max) besides the passes' own (a copy of the
+// pairs on the kernel's route), plus sizeof(Index) for the scatter kind.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "detail/bits.h"
 #include "detail/split_dispatch.cuh"
@@ -61,12 +69,96 @@ __global__ void invert_permutation_kernel(const Index* __restrict__ gather, cons
   }
 }
 
+// The grid of the two kernels above: a thread a record, at most eight blocks of 256 an SM.
+inline cudaError_t record_kernel_blocks(int64_t max_records, unsigned& blocks) {
+  int device = 0, sms = 0;
+  PRIM_TRY(cudaGetDevice(&device));
+  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  blocks = static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(ceil_div(max_records, 256), int64_t{sms} * 8)));
+  return cudaSuccess;
+}
+
+template <class Index>
+cudaError_t launch_inverted_permutation(const Index* gather, int64_t max_records, const uint64_t* d_count,
+                                        Index* scatter, cudaStream_t stream) {
+  unsigned blocks = 1;
+  PRIM_TRY(record_kernel_blocks(max_records, blocks));
+  invert_permutation_kernel<<<blocks, 256, 0, stream>>>(gather, d_count, scatter);
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+// ---- Records of up to 4 bytes with u32 indices: the first pass makes the pairs ----
+// The first pass splits the records themselves by the bucket's low byte (buckets_and_gather_index, split_agent.cuh):
+// it writes each record's index and its whole 16-bit bucket in that order, the pairs that the second pass splits by
+// the bucket's high byte. One histogram counts both passes' digits from the records, as split_lsd.cuh's two sweeps
+// do. Against bucket_and_index_kernel and two passes of the pairs, the records are read twice instead of once but
+// no pass reads or writes the unsorted pairs (6 bytes a record each way), and one kernel fewer runs.
+template <class T, class Index>
+bool makes_pairs_in_first_pass(ItemCount n) {
+  using First = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
+  return sizeof(T) <= 4 && std::is_same_v<Index, uint32_t> && n.max <= First::kMaxRecords;
+}
+
+template <class T, class BucketOp, class Index>
+cudaError_t split_index_pairs_from_first_pass(void* d_temp, size_t& temp_bytes, const T* d_in, ItemCount n,
+                                              uint32_t num_buckets, BucketOp bucket_of, Index* d_permutation,
+                                              PermutationKind kind, uint64_t* d_bucket_offsets, cudaStream_t stream,
+                                              uint64_t* d_num_invalid) {
+  // The keys' shape with the general tiles apart, as the gather permutation's single pass (split_lsd.cuh).
+  using First = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
+  using MakeSecondOp = MakeBucketBytesOrSink<BucketIsKey>;
+  using Second = LsdPassFor<SplitOutput::pairs, SplitIndexBucket, Index, MakeSecondOp>;
+  const bool gather_kind = kind == PermutationKind::gather;
+  const size_t records = static_cast<size_t>(n.max);
+  TempCarver carver(d_temp);
+  SplitIndexBucket* buckets = carver.take<SplitIndexBucket>(records);  // the first pass's, by the low byte
+  Index* index = carver.take<Index>(records);
+  SplitIndexBucket* sorted_buckets = carver.take<SplitIndexBucket>(records);
+  Index* gather = gather_kind ? d_permutation : carver.take<Index>(records);
+  uint64_t* scanned = carver.take<uint64_t>(2 * (kLsdDigits + 1));
+  // The bins and the first pass's look-back words side by side: one memset zeroes both.
+  auto* bins = carver.take<unsigned long long>(2 * kLsdDigits);
+  uint32_t* lookback = carver.take<uint32_t>(std::max(First::lookback_words(n.max), Second::lookback_words(n.max)));
+  bool size_query = false;
+  PRIM_TRY(carver.finish(temp_bytes, size_query));
+  if (size_query) return cudaSuccess;
+
+  const MakeBucketBytesOrSink<BucketOp> make_op{{bucket_of, num_buckets}};
+  const LsdPlan plan = lsd_plan(bits_for_buckets(num_buckets));  // 9..11 bits: two passes
+  PassOptions first;
+  first.lookback_zeroed = true;
+  PRIM_TRY(count_lsd_digits<2>(d_in, n, 0, plan, make_op, bins,
+                               lookback + First::pass_lookback_words(n.max, kLsdDigits), scanned, stream,
+                               d_num_invalid, first.overlap));
+  PRIM_TRY(First::launch(d_in, buckets, static_cast<const Index*>(nullptr), index, n, kLsdDigits,
+                         make_op(0, 0, kLsdDigitBits), scanned, lookback, stream, first));
+  const ItemCount valid(n.max, scanned + kLsdDigits);  // the first pass's valid records
+  PassOptions later;
+  later.later_pass = true;
+  const int high_bits = plan.bits_of(1);
+  PRIM_TRY(Second::launch(buckets, sorted_buckets, index, gather, valid, uint32_t{1} << high_bits,
+                          MakeSecondOp{{BucketIsKey{}, num_buckets}}(1, kLsdDigitBits, high_bits),
+                          scanned + kLsdDigits + 1, lookback, stream, later));
+  if (d_bucket_offsets != nullptr) {
+    PRIM_TRY(launch_sorted_bucket_offsets(sorted_buckets, n.max, scanned + kLsdDigits, num_buckets, BucketIsKey{},
+                                          d_bucket_offsets, stream));
+  }
+  if (!gather_kind) PRIM_TRY(launch_inverted_permutation(gather, n.max, scanned + kLsdDigits, d_permutation, stream));
+  return cudaSuccess;
+}
+
+// ---- Any other records: a kernel makes the pairs, two passes split them ----
 template <class T, class BucketOp, class Index>
 cudaError_t split_index_two_passes(void* d_temp, size_t& temp_bytes, const T* d_in, ItemCount n,
                                    uint32_t num_buckets, BucketOp bucket_of, Index* d_permutation,
                                    PermutationKind kind, uint64_t* d_bucket_offsets, cudaStream_t stream,
                                    uint64_t* d_num_invalid) {
   if (n.max < 0 || num_buckets <= 256 || num_buckets > kMaxSplitBuckets) return cudaErrorInvalidValue;
+  if (makes_pairs_in_first_pass<T, Index>(n)) {
+    return split_index_pairs_from_first_pass(d_temp, temp_bytes, d_in, n, num_buckets, bucket_of, d_permutation, kind,
+                                             d_bucket_offsets, stream, d_num_invalid);
+  }
   const bool gather_kind = kind == PermutationKind::gather;
   const size_t records = static_cast<size_t>(n.max);
   TempCarver carver(d_temp);
@@ -85,20 +177,14 @@ cudaError_t split_index_two_passes(void* d_temp, size_t& temp_bytes, const T* d_
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
 
-  int device = 0, sms = 0;
-  PRIM_TRY(cudaGetDevice(&device));
-  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const unsigned blocks =
-      static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(ceil_div(n.max, 256), int64_t{sms} * 8)));
+  unsigned blocks = 1;
+  PRIM_TRY(record_kernel_blocks(n.max, blocks));
   bucket_and_index_kernel<<<blocks, 256, 0, stream>>>(d_in, n, num_buckets, bucket_of, buckets, index);
   PRIM_TRY_LAUNCH();
   PRIM_TRY((split_into_more_than_256_buckets<SplitOutput::pairs>(split_temp, split_bytes, buckets, sorted_buckets,
                                                                   index, gather, n, num_buckets, BucketIsKey{},
                                                                   offsets, stream, d_num_invalid)));
-  if (!gather_kind) {
-    invert_permutation_kernel<<<blocks, 256, 0, stream>>>(gather, offsets + num_buckets, d_permutation);
-    PRIM_TRY_LAUNCH();
-  }
+  if (!gather_kind) PRIM_TRY(launch_inverted_permutation(gather, n.max, offsets + num_buckets, d_permutation, stream));
   return cudaSuccess;
 }
 

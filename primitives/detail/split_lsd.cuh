@@ -165,6 +165,33 @@ using LsdPassFor = std::conditional_t<
                                        MakesBucketOrSink<MakeOp>::kAnyOrder>,
                        GlobalSplitPass<OUT, K, V, 24, 2, false, false, MakesBucketOrSink<MakeOp>::kAnyOrder>>>>;
 
+// The one-sweep route's counts: bins (MAX_PASSES x 256) and the words after them up to zeroed_end (pass 0's look-back
+// words) are zeroed, one histogram counts every pass's digits, and scanned (MAX_PASSES x 257) receives each pass's
+// bucket starts ([256] = the valid records). The scan overlaps the histogram, and pass 0's downsweep may overlap the
+// scan (overlap: each waits for the kernel before it first): there is no stream operation between the three kernels.
+template <int MAX_PASSES, class K, class MakeOp>
+cudaError_t count_lsd_digits(const K* keys_in, ItemCount n, int first_bit, const LsdPlan& plan, MakeOp make_op,
+                             unsigned long long* bins, const uint32_t* zeroed_end, uint64_t* scanned,
+                             cudaStream_t stream, uint64_t* d_num_invalid, bool& overlap) {
+  using HistPolicy = LsdHistogramPolicy<MAX_PASSES, K>;
+  auto histogram = lsd_histogram_kernel<MAX_PASSES, K, MakeOp>;
+  int grid = 1;
+  const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
+  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 2048 / HistPolicy::kThreads, max_tiles, grid));
+  PRIM_TRY(cudaMemsetAsync(bins, 0, reinterpret_cast<const char*>(zeroed_end) - reinterpret_cast<char*>(bins),
+                           stream));
+  const LsdPassDigits<MakeOp> digits{make_op, first_bit, plan.total_bits, plan.passes};
+  histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,
+                                                       reinterpret_cast<unsigned long long*>(d_num_invalid));
+  PRIM_TRY_LAUNCH();
+  overlap = false;
+  PRIM_TRY(kernel_waits_for_earlier_kernels<lsd_scan_bins_kernel<kLsdDigits>>(overlap));
+  PRIM_TRY(launch_overlapped(overlap, lsd_scan_bins_kernel<kLsdDigits>, dim3(static_cast<unsigned>(plan.passes)),
+                             dim3(kLsdDigits), 0, stream, static_cast<const unsigned long long*>(bins), scanned));
+  PRIM_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
 // The one-sweep route (see the top of this file). make_op must be callable on the device too (the histogram
 // kernel builds every pass's functor). The invalid records (pass 0's) are counted by the histogram.
 // d_first_pass_offsets (may be null): pass 0's bucket starts, first_pass_buckets + 1 entries (0: 2^bits(0) + 1), the
@@ -191,26 +218,11 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
   if (size_query) return cudaSuccess;
 
   // ---- one histogram of every pass, one scan per pass ----
-  using HistPolicy = LsdHistogramPolicy<MAX_PASSES, K>;
-  auto histogram = lsd_histogram_kernel<MAX_PASSES, K, MakeOp>;
-  int grid = 1;
-  const int64_t max_tiles = ceil_div(std::max<int64_t>(n.max, 1), HistPolicy::kTile);
-  PRIM_TRY(split_grid_size(histogram, HistPolicy::kThreads, 0, 2048 / HistPolicy::kThreads, max_tiles, grid));
   const uint32_t first_digits = uint32_t{1} << plan.bits_of(0);
   const uint32_t* zeroed_end = lookback + Pass::pass_lookback_words(n.max, first_digits);
-  PRIM_TRY(cudaMemsetAsync(bins, 0, reinterpret_cast<const char*>(zeroed_end) - reinterpret_cast<char*>(bins),
-                           stream));
-  const LsdPassDigits<MakeOp> digits{make_op, first_bit, plan.total_bits, plan.passes};
-  histogram<<<grid, HistPolicy::kThreads, 0, stream>>>(keys_in, n, digits, bins,
-                                                       reinterpret_cast<unsigned long long*>(d_num_invalid));
-  PRIM_TRY_LAUNCH();
-  // The scan and pass 0's downsweep overlap the kernel before them (each waits for it first): there is no stream
-  // operation between the three kernels.
   bool overlap = false;
-  PRIM_TRY(kernel_waits_for_earlier_kernels<lsd_scan_bins_kernel<kLsdDigits>>(overlap));
-  PRIM_TRY(launch_overlapped(overlap, lsd_scan_bins_kernel<kLsdDigits>, dim3(static_cast<unsigned>(plan.passes)),
-                             dim3(kLsdDigits), 0, stream, static_cast<const unsigned long long*>(bins), scanned));
-  PRIM_TRY_LAUNCH();
+  PRIM_TRY((count_lsd_digits<MAX_PASSES>(keys_in, n, first_bit, plan, make_op, bins, zeroed_end, scanned, stream,
+                                         d_num_invalid, overlap)));
 
   // ---- the passes: one downsweep each; pass 0's publishes the bucket offsets ----
   PassOptions first;

@@ -119,6 +119,35 @@ TYPED_TEST(SplitIndex, MoreThan256BucketsFromTwoPow23Records) {
   }
 }
 
+// More than 256 buckets, records of up to 4 bytes and u32 indices: the first pass splits the records and writes their
+// (bucket, index) pairs (split_index_pairs_from_first_pass); wider records or indices make the pairs in a kernel of
+// their own. Sizes around both passes' tiles (384 x 19 and 384 x 20 records), out-of-range buckets above and below
+// 2^11 (the first pass's sink), and 16-bit records, whose buckets the functor spreads over the range.
+TYPED_TEST(SplitIndex, MoreThan256BucketsAroundTheTiles) {
+  for (int64_t n : {int64_t{1}, int64_t{33}, int64_t{7295}, int64_t{7296}, int64_t{7297}, int64_t{7680},
+                    int64_t{7681}, int64_t{3 * 7296 + 5}}) {
+    SCOPED_TRACE(n);
+    const std::vector<uint32_t> keys = make_bucket_keys(static_cast<size_t>(n), 2300, Distribution::uniform, 14);
+    for (auto kind : {prim::PermutationKind::gather, prim::PermutationKind::scatter}) {
+      check_split_index<TypeParam>(keys, 1500, BucketIsKey{}, kind);
+      check_split_index<TypeParam>(keys, 2048, BucketByKeyMod{2048}, kind, true);
+    }
+  }
+}
+
+struct SpreadSixteenBitKey {  // a 16-bit record's bucket: key * 7 + 3, out of range from 2048 up
+  __host__ __device__ uint32_t operator()(const uint16_t& k) const { return (uint32_t{k} * 7u + 3u) & 4095u; }
+};
+
+TYPED_TEST(SplitIndex, MoreThan256BucketsOfSixteenBitRecords) {
+  const std::vector<uint32_t> wide = make_bucket_keys(50021, 65536, Distribution::zipf, 15);
+  const std::vector<uint16_t> keys(wide.begin(), wide.end());
+  for (auto kind : {prim::PermutationKind::gather, prim::PermutationKind::scatter}) {
+    check_split_index<TypeParam>(keys, 2048, SpreadSixteenBitKey{}, kind);
+    check_split_index<TypeParam>(keys, 700, SpreadSixteenBitKey{}, kind, true);
+  }
+}
+
 TEST(SplitIndex, WorkspaceOverloadReportsInvalid) {
   const std::vector<uint32_t> keys{1, 2, 3, 900};
   DeviceBuffer<uint32_t> d_in, d_perm(keys.size());
