@@ -3,7 +3,8 @@
 // Method (every row): inputs generated on the device with a fixed seed; ours and the peer each run once and their
 // outputs are compared byte for byte (a fast wrong result is reported as a failure, never as a time; the unstable
 // split, whose order inside a bucket is free, is checked as a bucket-preserving permutation instead); then each
-// side is warmed up and timed `reps` times with CUDA events around one call, and the median is reported. Scratch
+// side is warmed up and timed `reps` times with CUDA events around one call, the two sides taking turns call by call
+// (until session 19 all of ours ran before all of the peer's), and the median is reported. Scratch
 // is allocated before timing. The same device-to-device copy of the row's essential bytes is timed alongside
 // (read + write counted, i.e. bytes/2 copied) as the bandwidth ceiling.
 #pragma once
@@ -55,6 +56,9 @@ bool cuda_ok(Context& ctx, cudaError_t status, const char* what);
 
 // Median of ctx.opt.reps timed calls of fn (after ctx.opt.warmup untimed ones); < 0 on a CUDA error.
 double time_ms(Context& ctx, const std::function<cudaError_t()>& fn);
+// The same for several functions timed in turns, call by call (ours and the peer: both see the same clocks and
+// caches); the medians in the order of fns, or none on a CUDA error.
+std::vector<double> time_interleaved_ms(Context& ctx, const std::vector<std::function<cudaError_t()>>& fns);
 // Time of a device-to-device copy moving `bytes` in total (bytes / 2 read and bytes / 2 written).
 double copy_ms(Context& ctx, double bytes);
 // Byte-wise equality of two device ranges.

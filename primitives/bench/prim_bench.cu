@@ -33,31 +33,45 @@ bool cuda_ok(Context& ctx, cudaError_t status, const char* what) {
   return false;
 }
 
-double time_ms(Context& ctx, const std::function<cudaError_t()>& fn) {
+std::vector<double> time_interleaved_ms(Context& ctx, const std::vector<std::function<cudaError_t()>>& fns) {
   cudaEvent_t start, stop;
-  if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) return -1;
-  double result = -1;
-  std::vector<float> samples;
-  for (int i = 0; i < ctx.opt.warmup; ++i) {
-    if (fn() != cudaSuccess) goto done;
+  if (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess) return {};
+  std::vector<double> medians;
+  std::vector<std::vector<float>> samples(fns.size());
+  const size_t sides = fns.size();
+  // Round r calls the functions in turn, starting from r % sides, so no side always runs right after another.
+  auto side_of = [&](int round, size_t k) { return (static_cast<size_t>(round) + k) % sides; };
+  for (int round = 0; round < ctx.opt.warmup; ++round) {
+    for (size_t k = 0; k < sides; ++k) {
+      if (fns[side_of(round, k)]() != cudaSuccess) goto done;
+    }
   }
   if (cudaStreamSynchronize(ctx.stream) != cudaSuccess) goto done;
-  for (int i = 0; i < ctx.opt.reps; ++i) {
-    float ms = 0;
-    if (cudaEventRecord(start, ctx.stream) != cudaSuccess || fn() != cudaSuccess ||
-        cudaEventRecord(stop, ctx.stream) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess ||
-        cudaEventElapsedTime(&ms, start, stop) != cudaSuccess) {
-      goto done;
+  for (int round = 0; round < ctx.opt.reps; ++round) {
+    for (size_t k = 0; k < sides; ++k) {
+      const size_t side = side_of(round, k);
+      float ms = 0;
+      if (cudaEventRecord(start, ctx.stream) != cudaSuccess || fns[side]() != cudaSuccess ||
+          cudaEventRecord(stop, ctx.stream) != cudaSuccess || cudaEventSynchronize(stop) != cudaSuccess ||
+          cudaEventElapsedTime(&ms, start, stop) != cudaSuccess) {
+        goto done;
+      }
+      samples[side].push_back(ms);
     }
-    samples.push_back(ms);
   }
-  std::sort(samples.begin(), samples.end());
-  result = samples.size() % 2 ? samples[samples.size() / 2]
-                              : 0.5 * (samples[samples.size() / 2 - 1] + samples[samples.size() / 2]);
+  for (auto& s : samples) {
+    std::sort(s.begin(), s.end());
+    medians.push_back(s.size() % 2 ? s[s.size() / 2] : 0.5 * (s[s.size() / 2 - 1] + s[s.size() / 2]));
+  }
 done:
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  return result;
+  return medians;
+}
+
+double time_ms(Context& ctx, const std::function<cudaError_t()>& fn) {
+  const std::vector<double> medians = time_interleaved_ms(ctx, {fn});
+  return medians.empty() ? -1 : medians[0];
 }
 
 double copy_ms(Context& ctx, double bytes) {
@@ -144,8 +158,9 @@ void measure(Context& ctx, Row row, const std::function<cudaError_t()>& ours, co
     row.check = check();
   }
   if (row.check != "ok") ctx.failed = true;
-  row.ours_ms = time_ms(ctx, ours);
-  row.peer_ms = time_ms(ctx, peer);
+  const std::vector<double> medians = time_interleaved_ms(ctx, {ours, peer});
+  row.ours_ms = medians.empty() ? -1 : medians[0];
+  row.peer_ms = medians.empty() ? -1 : medians[1];
   row.copy_ms = copy_ms(ctx, row.bytes);
   if (row.ours_ms < 0 || row.peer_ms < 0) {
     ctx.failed = true;
