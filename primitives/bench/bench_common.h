@@ -3,8 +3,9 @@
 // Method (every row): inputs generated on the device with a fixed seed; ours and the peer each run once and their
 // outputs are compared byte for byte (a fast wrong result is reported as a failure, never as a time; the unstable
 // split, whose order inside a bucket is free, is checked as a bucket-preserving permutation instead); then each
-// side is warmed up and timed `reps` times with CUDA events around one call, the two sides taking turns call by call
-// (until session 19 all of ours ran before all of the peer's), and the median is reported. Scratch
+// side is warmed up (Options::warmup and warmup_ms) and timed `reps` times with CUDA events around one call, the two
+// sides taking turns call by call (until session 19 all of ours ran before all of the peer's), and the median is
+// reported. Scratch
 // is allocated before timing. The same device-to-device copy of the row's essential bytes is timed alongside
 // (read + write counted, i.e. bytes/2 copied) as the bandwidth ceiling.
 #pragma once
@@ -24,7 +25,10 @@ inline const char* dist_name(Dist d) { return d == Dist::uniform ? "uniform" : "
 
 struct Options {
   int reps = 20;
+  // Warm-up: at least `warmup` rounds, and more until `warmup_ms` have passed (after 3 rounds alone, the first row
+  // after a new set of inputs read slow for tens of milliseconds: docs/bench/README.md, "Session 19").
   int warmup = 3;
+  double warmup_ms = 50;
   std::string filter;  // run only rows whose op name contains this
   bool sweep_passes = false;  // extra rows: multi-pass scatter of narrow records at 1..32 passes (tuning)
 };

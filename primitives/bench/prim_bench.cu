@@ -1,7 +1,7 @@
 // prim_bench: the primitives library against its CUB / thrust peers, in one process (see bench_common.h for the
 // method and docs/bench/README.md for how to read the output).
 //
-//   prim_bench [--sizes 20,24,26 | --sizes 20-28] [--dists uniform,low] [--reps 20] [--warmup 3]
+//   prim_bench [--sizes 20,24,26 | --sizes 20-28] [--dists uniform,low] [--reps 20] [--warmup 3] [--warmup-ms 50]
 //              [--filter TEXT] [--sweep-passes] [--json FILE]
 //
 // Exit status: 0 when every row ran and every output matched its peer's; 1 when a row failed (mismatch or CUDA
@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
@@ -41,9 +42,16 @@ std::vector<double> time_interleaved_ms(Context& ctx, const std::vector<std::fun
   const size_t sides = fns.size();
   // Round r calls the functions in turn, starting from r % sides, so no side always runs right after another.
   auto side_of = [&](int round, size_t k) { return (static_cast<size_t>(round) + k) % sides; };
-  for (int round = 0; round < ctx.opt.warmup; ++round) {
-    for (size_t k = 0; k < sides; ++k) {
-      if (fns[side_of(round, k)]() != cudaSuccess) goto done;
+  {
+    const auto warmup_start = std::chrono::steady_clock::now();
+    auto warm_ms = [&] {
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmup_start).count();
+    };
+    for (int round = 0; round < ctx.opt.warmup || warm_ms() < ctx.opt.warmup_ms; ++round) {
+      for (size_t k = 0; k < sides; ++k) {
+        if (fns[side_of(round, k)]() != cudaSuccess) goto done;
+      }
+      if (round + 1 >= ctx.opt.warmup && cudaStreamSynchronize(ctx.stream) != cudaSuccess) goto done;
     }
   }
   if (cudaStreamSynchronize(ctx.stream) != cudaSuccess) goto done;
@@ -267,7 +275,7 @@ bool write_json(const std::string& path, const DeviceInfo& info, const bench::Op
     << "\",\n  \"driver_cuda_api\": \"" << info.driver_api << "\",\n  \"cuda_runtime\": \"" << info.runtime
     << "\",\n  \"cccl\": \"" << info.cccl << "\",\n  \"thrust\": \"" << info.thrust << "\",\n  \"nvcc\": \"" << info.nvcc
     << "\",\n  \"sm_count\": " << info.sms << ",\n  \"l2_mib\": " << info.l2_mib << ",\n  \"memory_gib\": " << info.mem_gib
-    << ",\n  \"reps\": " << opt.reps << ",\n  \"warmup\": " << opt.warmup
+    << ",\n  \"reps\": " << opt.reps << ",\n  \"warmup\": " << opt.warmup << ",\n  \"warmup_ms\": " << opt.warmup_ms
     << ",\n  \"statistic\": \"median of reps, CUDA events around one call\",\n  \"rows\": [\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
@@ -285,7 +293,7 @@ bool write_json(const std::string& path, const DeviceInfo& info, const bench::Op
 [[noreturn]] void usage(const char* msg) {
   std::fprintf(stderr,
                "prim_bench: %s\nusage: prim_bench [--sizes 20,24,26 | --sizes 20-28] [--dists uniform,low] [--reps N>=20]\n"
-               "                  [--warmup N] [--filter TEXT] [--sweep-passes] [--json FILE]\n",
+               "                  [--warmup N] [--warmup-ms MS] [--filter TEXT] [--sweep-passes] [--json FILE]\n",
                msg);
   std::exit(2);
 }
@@ -333,6 +341,8 @@ int main(int argc, char** argv) {
       if (opt.reps < 1) usage("--reps must be positive");
     } else if (a == "--warmup") {
       opt.warmup = std::atoi(next().c_str());
+    } else if (a == "--warmup-ms") {
+      opt.warmup_ms = std::atof(next().c_str());
     } else if (a == "--filter") {
       opt.filter = next();
     } else if (a == "--sweep-passes") {

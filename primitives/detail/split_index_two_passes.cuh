@@ -74,7 +74,8 @@ inline cudaError_t record_kernel_blocks(int64_t max_records, unsigned& blocks) {
   int device = 0, sms = 0;
   PRIM_TRY(cudaGetDevice(&device));
   PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  blocks = static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(ceil_div(max_records, 256), int64_t{sms} * 8)));
+  const int64_t wanted = std::min<int64_t>(ceil_div(max_records, 256), int64_t{sms} * 8);
+  blocks = static_cast<unsigned>(std::max<int64_t>(1, wanted));
   return cudaSuccess;
 }
 
@@ -94,10 +95,14 @@ cudaError_t launch_inverted_permutation(const Index* gather, int64_t max_records
 // the bucket's high byte. One histogram counts both passes' digits from the records, as split_lsd.cuh's two sweeps
 // do. Against bucket_and_index_kernel and two passes of the pairs, the records are read twice instead of once but
 // no pass reads or writes the unsorted pairs (6 bytes a record each way), and one kernel fewer runs.
+// The first pass takes the keys' shape with the general tiles apart, as the gather permutation's single pass
+// (split_lsd.cuh).
+template <class T, class Index>
+using PairsFirstPass = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
+
 template <class T, class Index>
 bool makes_pairs_in_first_pass(ItemCount n) {
-  using First = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
-  return sizeof(T) <= 4 && std::is_same_v<Index, uint32_t> && n.max <= First::kMaxRecords;
+  return sizeof(T) <= 4 && std::is_same_v<Index, uint32_t> && n.max <= PairsFirstPass<T, Index>::kMaxRecords;
 }
 
 template <class T, class BucketOp, class Index>
@@ -105,8 +110,7 @@ cudaError_t split_index_pairs_from_first_pass(void* d_temp, size_t& temp_bytes, 
                                               uint32_t num_buckets, BucketOp bucket_of, Index* d_permutation,
                                               PermutationKind kind, uint64_t* d_bucket_offsets, cudaStream_t stream,
                                               uint64_t* d_num_invalid) {
-  // The keys' shape with the general tiles apart, as the gather permutation's single pass (split_lsd.cuh).
-  using First = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
+  using First = PairsFirstPass<T, Index>;
   using MakeSecondOp = MakeBucketBytesOrSink<BucketIsKey>;
   using Second = LsdPassFor<SplitOutput::pairs, SplitIndexBucket, Index, MakeSecondOp>;
   const bool gather_kind = kind == PermutationKind::gather;
