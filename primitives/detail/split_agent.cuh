@@ -59,6 +59,15 @@ enum class SplitOutput {
   buckets_and_gather_index,
 };
 
+// buckets_and_gather_index's pass functor: byte 0 of the bucket, or the sink (split_dispatch.cuh), whose whole bucket
+// the pass also writes.
+template <class BucketOp>
+struct BucketByteOrSink;
+template <class BucketOp>
+struct IsBucketByteOrSink : std::false_type {};
+template <class BucketOp>
+struct IsBucketByteOrSink<BucketByteOrSink<BucketOp>> : std::true_type {};
+
 // What a downsweep writes where the keys go: the records themselves, or buckets_and_gather_index's 16-bit buckets.
 template <SplitOutput OUT, class KeyT>
 using SplitKeysOut = std::conditional_t<OUT == SplitOutput::buckets_and_gather_index, uint16_t, KeyT>;
@@ -704,6 +713,8 @@ struct SplitDownsweepAgent {
   static constexpr bool kPackIndexStaging =
       kGatherIndex && sizeof(ValueT) >= 4 && D <= 256 && TILE <= (1 << (32 - kPackedPlaceShift));
   static_assert(!kBucketsOut || kPackIndexStaging, "buckets_and_gather_index stages packed words");
+  static_assert(!kBucketsOut || IsBucketByteOrSink<BucketOp>::value,
+                "buckets_and_gather_index splits by a bucket's low byte (BucketByteOrSink, shift 0)");
   static_assert(alignof(KeyT) <= 16 && (!kStageValues || alignof(ValueT) <= 16), "records aligned to <= 16 B");
 
   struct TempStorage {

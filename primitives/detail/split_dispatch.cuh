@@ -298,6 +298,16 @@ __global__ void searched_bucket_offsets_kernel(const KeyT* sorted, const uint64_
 // more each time the count doubles), while the sweep reads every record: at 2^26 u32 keys that read is 268 MB.
 constexpr int64_t kSearchedBucketOffsetsFrom = int64_t{1} << 23;
 
+// The grid of a kernel that walks `items` with a thread each (grid-stride): blocks of 256, at most eight an SM.
+inline cudaError_t grid_stride_blocks(int64_t items, unsigned& blocks) {
+  int device = 0, sms = 0;
+  PRIM_TRY(cudaGetDevice(&device));
+  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int64_t wanted = std::min<int64_t>(ceil_div(items, 256), int64_t{sms} * 8);
+  blocks = static_cast<unsigned>(std::max<int64_t>(1, wanted));
+  return cudaSuccess;
+}
+
 // The bucket offsets of the *d_count valid records that `sorted` holds (at most max_count), sorted by bucket.
 template <class KeyT, class BucketOp>
 cudaError_t launch_sorted_bucket_offsets(const KeyT* sorted, int64_t max_count, const uint64_t* d_count,
@@ -309,12 +319,9 @@ cudaError_t launch_sorted_bucket_offsets(const KeyT* sorted, int64_t max_count, 
     PRIM_TRY_LAUNCH();
     return cudaSuccess;
   }
-  int device = 0, sms = 0;
-  PRIM_TRY(cudaGetDevice(&device));
-  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(ceil_div(max_count + 1, 256), int64_t{sms} * 8));
-  sorted_bucket_offsets_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(sorted, d_count, num_buckets,
-                                                                                   bucket_of, offsets);
+  unsigned blocks = 1;
+  PRIM_TRY(grid_stride_blocks(max_count + 1, blocks));  // positions 0..count
+  sorted_bucket_offsets_kernel<<<blocks, 256, 0, stream>>>(sorted, d_count, num_buckets, bucket_of, offsets);
   PRIM_TRY_LAUNCH();
   return cudaSuccess;
 }

@@ -69,21 +69,11 @@ __global__ void invert_permutation_kernel(const Index* __restrict__ gather, cons
   }
 }
 
-// The grid of the two kernels above: a thread a record, at most eight blocks of 256 an SM.
-inline cudaError_t record_kernel_blocks(int64_t max_records, unsigned& blocks) {
-  int device = 0, sms = 0;
-  PRIM_TRY(cudaGetDevice(&device));
-  PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int64_t wanted = std::min<int64_t>(ceil_div(max_records, 256), int64_t{sms} * 8);
-  blocks = static_cast<unsigned>(std::max<int64_t>(1, wanted));
-  return cudaSuccess;
-}
-
 template <class Index>
 cudaError_t launch_inverted_permutation(const Index* gather, int64_t max_records, const uint64_t* d_count,
                                         Index* scatter, cudaStream_t stream) {
   unsigned blocks = 1;
-  PRIM_TRY(record_kernel_blocks(max_records, blocks));
+  PRIM_TRY(grid_stride_blocks(max_records, blocks));
   invert_permutation_kernel<<<blocks, 256, 0, stream>>>(gather, d_count, scatter);
   PRIM_TRY_LAUNCH();
   return cudaSuccess;
@@ -182,7 +172,7 @@ cudaError_t split_index_two_passes(void* d_temp, size_t& temp_bytes, const T* d_
   if (size_query) return cudaSuccess;
 
   unsigned blocks = 1;
-  PRIM_TRY(record_kernel_blocks(n.max, blocks));
+  PRIM_TRY(grid_stride_blocks(n.max, blocks));
   bucket_and_index_kernel<<<blocks, 256, 0, stream>>>(d_in, n, num_buckets, bucket_of, buckets, index);
   PRIM_TRY_LAUNCH();
   PRIM_TRY((split_into_more_than_256_buckets<SplitOutput::pairs>(split_temp, split_bytes, buckets, sorted_buckets,
