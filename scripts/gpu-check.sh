@@ -25,7 +25,7 @@
 #   SLABCAST_BUILD_TARGETS     build only these targets (default: all), for short calls that check one program
 #   SLABCAST_GIT_COMMIT        commit recorded in the bench JSON (default: git rev-parse of the tree; set it where the
 #                              machine's git metadata is stale)
-#   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26)
+#   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26, and --floors)
 #   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
 #   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the tests whose point is size)
 #   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
@@ -287,7 +287,7 @@ step_bench() {
     return
   fi
   # shellcheck disable=SC2086
-  timeout "$(time_left)" "$exe" --json "$OUT/prim_bench.json" ${SLABCAST_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
+  timeout "$(time_left)" "$exe" --floors --json "$OUT/prim_bench.json" ${SLABCAST_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
   local rc=$?
   if [ $rc -eq 0 ]; then
     record prim_bench PASS "$(elapsed "$t0")" "all rows match their peers (bench.log, prim_bench.json)"
@@ -450,6 +450,16 @@ for r in rows:
     mark = "" if not t else (" met" if r["ratio"] >= t else " MISSED")
     print(f'| {r["op"]} | {r["dist"]} | 2^{r["n"].bit_length() - 1} | {r["ours_ms"]:.3f} | {r["peer_ms"]:.3f} | '
           f'{r["ratio"]:.2f} | {t if t else "-"}{mark} | {r["check"]} |')
+floors = [f for f in d.get("floors", []) if f["n"] == big]
+if floors:
+    print("\n## Floors of the missed rows at the largest size (prim_bench --floors; docs/bench/README.md)\n")
+    print("| row | dist | ours ms | target ms | floor | floor ms | ours / floor | floor <= target | check |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for f in floors:
+        within = "-" if not f["target_ms"] else ("yes" if f["floor_ms"] <= f["target_ms"] else "no")
+        ratio = f["ours_ms"] / f["floor_ms"] if f["floor_ms"] > 0 else 0
+        print(f'| {f["row"]} | {f["dist"]} | {f["ours_ms"]:.3f} | {f["target_ms"]:.3f} | {f["floor"]} | '
+              f'{f["floor_ms"]:.3f} | {ratio:.2f} | {within} | {f["check"]} |')
 PY
     fi
   } > "$OUT/summary.md"

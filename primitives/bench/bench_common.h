@@ -31,6 +31,7 @@ struct Options {
   double warmup_ms = 50;
   std::string filter;  // run only rows whose op name contains this
   bool sweep_passes = false;  // extra rows: multi-pass scatter of narrow records at 1..32 passes (tuning)
+  bool floors = false;        // extra table: the missed targets' rows against floors of their traffic (bench_floors.cu)
 };
 
 struct Row {
@@ -44,10 +45,25 @@ struct Row {
   std::string check;     // "ok", "MISMATCH ...", "skipped: ..."
 };
 
+// A floor (bench_floors.cu): the bytes of a row's split in the same pattern, with no ranking and no look-back.
+struct FloorRow {
+  std::string row_op;    // the row of the table whose target it bounds
+  std::string floor;     // what the floor moves, and how
+  std::string dist;
+  int64_t n = 0;
+  double ours_ms = 0;    // the row's call, timed in turns with the floor on the same input
+  double floor_ms = 0;   // the whole floor (its parts timed together)
+  double read_ms = 0;    // its read-only part (the histogram's traffic), timed alone
+  double move_ms = 0;    // its moving part (the downsweep's traffic), timed alone
+  double bytes = 0;
+  std::string check;     // the floor's output against the peer's: "ok" or "MISMATCH ..."
+};
+
 struct Context {
   Options opt;
   cudaStream_t stream = nullptr;
   std::vector<Row> rows;
+  std::vector<FloorRow> floors;
   bool failed = false;   // a mismatch or a CUDA error
 };
 
@@ -67,6 +83,35 @@ std::vector<double> time_interleaved_ms(Context& ctx, const std::vector<std::fun
 double copy_ms(Context& ctx, double bytes);
 // Byte-wise equality of two device ranges.
 bool device_equal(const void* a, const void* b, size_t bytes, cudaStream_t stream);
+
+// The rows' bucket functors (bench_split.cu, and the floors of bench_floors.cu).
+// Bucket = key bits [0, 8): the same order as a stable radix sort on those bits.
+struct LowByte {
+  __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0xFFu; }
+};
+// A bucket functor that is not a bit range of the key (Fibonacci hashing, top 8 bits of the product).
+struct HashBucket {
+  __host__ __device__ uint32_t operator()(uint32_t key) const { return (key * 2654435761u) >> 24; }
+};
+
+constexpr int kIdThreads = 256;
+
+// The functor split's peer's "bucket functor kernel" (and the floors' reference): writes the u8 bucket id of every
+// key (and, for split-index, i as the value).
+template <bool kWithSequence>
+__global__ void __launch_bounds__(kIdThreads) bucket_ids_kernel(const uint32_t* keys, uint8_t* ids, uint32_t* seq, int64_t n) {
+  const int64_t i = blockIdx.x * int64_t(kIdThreads) + threadIdx.x;
+  if (i >= n) return;
+  ids[i] = static_cast<uint8_t>(HashBucket{}(keys[i]));
+  if constexpr (kWithSequence) seq[i] = static_cast<uint32_t>(i);
+}
+
+template <bool kWithSequence>
+cudaError_t bucket_ids(const uint32_t* keys, uint8_t* ids, uint32_t* seq, int64_t n, cudaStream_t stream) {
+  const unsigned blocks = static_cast<unsigned>((n + kIdThreads - 1) / kIdThreads);
+  bucket_ids_kernel<kWithSequence><<<blocks, kIdThreads, 0, stream>>>(keys, ids, seq, n);
+  return cudaGetLastError();
+}
 
 // Device generators (fixed seeds).
 void fill_keys(uint32_t* d_keys, int64_t n, Dist dist, uint64_t seed, cudaStream_t stream);
@@ -99,5 +144,6 @@ void measure(Context& ctx, Row row, const std::function<cudaError_t()>& ours, co
 // Row groups (bench_split.cu, bench_move.cu).
 void run_split_rows(Context& ctx, int64_t n, Dist dist);
 void run_move_rows(Context& ctx, int64_t n);
+void run_floor_rows(Context& ctx, int64_t n, const std::vector<Dist>& dists);  // bench_floors.cu
 
 }  // namespace bench

@@ -13,10 +13,6 @@
 namespace bench {
 namespace {
 
-// Bucket = key bits [0, 8): the same order as a stable radix sort on those bits.
-struct LowByte {
-  __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0xFFu; }
-};
 // 2048 buckets: the split's two 8-bit passes, against CUB's sort of the same 11 bits.
 struct Low11Bits {
   __host__ __device__ uint32_t operator()(uint32_t key) const { return key & 0x7FFu; }
@@ -29,28 +25,6 @@ struct IdLowBits {
 // Id widths of the iterative and hierarchical split rows: below, inside and at the top of the range where
 // prim/iterative_split.h expected the hierarchical split to win (12..22 bits).
 constexpr int kIdBits[] = {12, 16, 22};
-// A bucket functor that is not a bit range of the key (Fibonacci hashing, top 8 bits of the product).
-struct HashBucket {
-  __host__ __device__ uint32_t operator()(uint32_t key) const { return (key * 2654435761u) >> 24; }
-};
-
-constexpr int kIdThreads = 256;
-
-// The peer's "bucket functor kernel": writes the u8 bucket id of every key (and, for split-index, i as the value).
-template <bool kWithSequence>
-__global__ void __launch_bounds__(kIdThreads) bucket_ids_kernel(const uint32_t* keys, uint8_t* ids, uint32_t* seq, int64_t n) {
-  const int64_t i = blockIdx.x * int64_t(kIdThreads) + threadIdx.x;
-  if (i >= n) return;
-  ids[i] = static_cast<uint8_t>(HashBucket{}(keys[i]));
-  if constexpr (kWithSequence) seq[i] = static_cast<uint32_t>(i);
-}
-
-template <bool kWithSequence>
-cudaError_t bucket_ids(const uint32_t* keys, uint8_t* ids, uint32_t* seq, int64_t n, cudaStream_t stream) {
-  const unsigned blocks = static_cast<unsigned>((n + kIdThreads - 1) / kIdThreads);
-  bucket_ids_kernel<kWithSequence><<<blocks, kIdThreads, 0, stream>>>(keys, ids, seq, n);
-  return cudaGetLastError();
-}
 
 std::string equal_or(const char* what, const void* a, const void* b, size_t bytes, cudaStream_t s) {
   return device_equal(a, b, bytes, s) ? "ok" : std::string("MISMATCH: ") + what + " differ from the peer's";

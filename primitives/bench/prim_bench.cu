@@ -2,7 +2,7 @@
 // method and docs/bench/README.md for how to read the output).
 //
 //   prim_bench [--sizes 20,24,26 | --sizes 20-28] [--dists uniform,low] [--reps 20] [--warmup 3] [--warmup-ms 50]
-//              [--filter TEXT] [--sweep-passes] [--json FILE]
+//              [--filter TEXT] [--sweep-passes] [--floors] [--json FILE]
 //
 // Exit status: 0 when every row ran and every output matched its peer's; 1 when a row failed (mismatch or CUDA
 // error); 2 on a usage error or when there is no usable CUDA device.
@@ -251,6 +251,36 @@ DeviceInfo device_info() {
 
 double ratio(const Row& r) { return r.ours_ms > 0 ? r.peer_ms / r.ours_ms : 0; }
 
+// The table's row that a floor bounds (same op, size and distribution), or null when it did not run.
+const Row* row_of(const std::vector<Row>& rows, const bench::FloorRow& f) {
+  for (const Row& r : rows) {
+    if (r.op == f.row_op && r.n == f.n && (f.dist == "-" || r.dist == f.dist)) return &r;
+  }
+  return nullptr;
+}
+
+// The time a row's target asks for: the peer's time over the target ratio, measured in this run.
+double target_ms(const Row* r) { return r != nullptr && r->target > 0 && r->peer_ms > 0 ? r->peer_ms / r->target : 0; }
+
+void print_floors(const std::vector<Row>& rows, const std::vector<bench::FloorRow>& floors) {
+  if (floors.empty()) return;
+  std::printf("\nFloors (bench_floors.cu): the simplest kernels moving a row's bytes to the split's places in its tiles'\n"
+              "pattern, with no ranking and no look-back (read ms: the keys read once; move ms: the tiles moved), and the\n"
+              "gather's halves one after the other (read ms: its random reads alone; move ms: its writes alone). ours ms:\n"
+              "the row's call timed in turns with its floor on the same input; target ms: this run's peer ms / the target\n"
+              "ratio. A floor bounds what its kernels can do, not every kernel: where ours/floor < 1, ours beat it.\n\n");
+  std::printf("%-42s %-11s %5s %9s %9s %-78s %9s %8s %8s %8s %10s %7s  %s\n", "row", "dist", "n", "ours ms", "target ms",
+              "floor", "floor ms", "read ms", "move ms", "GB/s", "ours/floor", "<=tgt", "check");
+  for (const bench::FloorRow& f : floors) {
+    const double tgt = target_ms(row_of(rows, f));
+    const double gbs = f.floor_ms > 0 ? f.bytes / (f.floor_ms * 1e6) : 0;
+    std::printf("%-42s %-11s 2^%-3.0f %9.3f %9.3f %-78s %9.3f %8.3f %8.3f %8.0f %10.2f %7s  %s\n", f.row_op.c_str(),
+                f.dist.c_str(), std::log2(double(f.n)), f.ours_ms, tgt, f.floor.c_str(), f.floor_ms, f.read_ms,
+                f.move_ms, gbs, f.floor_ms > 0 ? f.ours_ms / f.floor_ms : 0.0,
+                tgt > 0 ? (f.floor_ms <= tgt ? "yes" : "no") : "-", f.check.c_str());
+  }
+}
+
 void print_table(const DeviceInfo& info, const std::vector<Row>& rows) {
   std::printf("\n%s | driver %s | CUDA runtime %s | CCCL %s | nvcc %s\n", info.name.c_str(), info.driver.c_str(),
               info.runtime.c_str(), info.cccl.c_str(), info.nvcc.c_str());
@@ -268,7 +298,8 @@ void print_table(const DeviceInfo& info, const std::vector<Row>& rows) {
   }
 }
 
-bool write_json(const std::string& path, const DeviceInfo& info, const bench::Options& opt, const std::vector<Row>& rows) {
+bool write_json(const std::string& path, const DeviceInfo& info, const bench::Options& opt, const std::vector<Row>& rows,
+                const std::vector<bench::FloorRow>& floors) {
   std::ofstream f(path);
   if (!f) return false;
   f << "{\n  \"gpu\": \"" << json_escape(info.name) << "\",\n  \"driver\": \"" << json_escape(info.driver)
@@ -286,14 +317,28 @@ bool write_json(const std::string& path, const DeviceInfo& info, const bench::Op
       << (r.ours_ms > 0 ? r.bytes / (r.ours_ms * 1e6) : 0) << ", \"copy_ms\": " << r.copy_ms << ", \"check\": \""
       << json_escape(r.check) << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
-  f << "  ]\n}\n";
+  f << "  ]";
+  if (!floors.empty()) {
+    f << ",\n  \"floors\": [\n";
+    for (size_t i = 0; i < floors.size(); ++i) {
+      const bench::FloorRow& fl = floors[i];
+      const Row* r = row_of(rows, fl);
+      f << "    {\"row\": \"" << json_escape(fl.row_op) << "\", \"floor\": \"" << json_escape(fl.floor)
+        << "\", \"dist\": \"" << fl.dist << "\", \"n\": " << fl.n << ", \"ours_ms\": " << fl.ours_ms
+        << ", \"target_ms\": " << target_ms(r) << ", \"floor_ms\": " << fl.floor_ms << ", \"read_ms\": "
+        << fl.read_ms << ", \"move_ms\": " << fl.move_ms << ", \"bytes\": " << fl.bytes << ", \"check\": \""
+        << json_escape(fl.check) << "\"}" << (i + 1 < floors.size() ? "," : "") << "\n";
+    }
+    f << "  ]";
+  }
+  f << "\n}\n";
   return static_cast<bool>(f);
 }
 
 [[noreturn]] void usage(const char* msg) {
   std::fprintf(stderr,
                "prim_bench: %s\nusage: prim_bench [--sizes 20,24,26 | --sizes 20-28] [--dists uniform,low] [--reps N>=20]\n"
-               "                  [--warmup N] [--warmup-ms MS] [--filter TEXT] [--sweep-passes] [--json FILE]\n",
+               "                  [--warmup N] [--warmup-ms MS] [--filter TEXT] [--sweep-passes] [--floors] [--json FILE]\n",
                msg);
   std::exit(2);
 }
@@ -347,6 +392,8 @@ int main(int argc, char** argv) {
       opt.filter = next();
     } else if (a == "--sweep-passes") {
       opt.sweep_passes = true;
+    } else if (a == "--floors") {
+      opt.floors = true;
     } else if (a == "--json") {
       json_path = next();
     } else if (a == "-h" || a == "--help") {
@@ -375,10 +422,12 @@ int main(int argc, char** argv) {
     const int64_t n = int64_t(1) << k;
     for (bench::Dist d : dists) bench::run_split_rows(ctx, n, d);
     bench::run_move_rows(ctx, n);
+    if (opt.floors) bench::run_floor_rows(ctx, n, dists);
   }
   print_table(info, ctx.rows);
+  print_floors(ctx.rows, ctx.floors);
   if (!json_path.empty()) {
-    if (write_json(json_path, info, opt, ctx.rows)) {
+    if (write_json(json_path, info, opt, ctx.rows, ctx.floors)) {
       std::fprintf(stderr, "prim_bench: wrote %s\n", json_path.c_str());
     } else {
       std::fprintf(stderr, "prim_bench: cannot write %s\n", json_path.c_str());
