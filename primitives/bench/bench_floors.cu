@@ -499,9 +499,14 @@ void split_floors(Context& ctx, int64_t n, Dist dist) {
     split_floor<768, 19, HashBucket, false>(ctx, n, dist, key_rows,
                                              "keys read twice, written once; tiles of 768 x 19", k, nullptr, rk,
                                              nullptr);
+    // Four times our tiles: how far longer runs a tile and bucket would lower the floor.
+    split_floor<768, 38, HashBucket, false>(ctx, n, dist, key_rows,
+                                             "keys read twice, written once; tiles of 768 x 38", k, nullptr, rk,
+                                             nullptr);
   }
 
-  // The pairs split by key bits [0, 8): keys read, then pairs read and written. Tiles: the pass's (384 x 20).
+  // The pairs split by key bits [0, 8): keys read, then pairs read and written. Tiles: the pass's (384 x 20), and
+  // longer ones.
   const std::vector<OursBeside> pair_rows = {{"split pairs u32+u32, bucket = key[0,8)", [&] {
                                                 size_t b = t_ours;
                                                 return prim::split_pairs(t, b, k, ka, v, va, n, kBuckets, low_byte,
@@ -517,6 +522,8 @@ void split_floors(Context& ctx, int64_t n, Dist dist) {
                                         "keys read, then pairs read and written; tiles of 384 x 20", k, v, rk, rv);
     split_floor<768, 20, LowByte, true>(ctx, n, dist, pair_rows,
                                          "keys read, then pairs read and written; tiles of 768 x 20", k, v, rk, rv);
+    split_floor<768, 40, LowByte, true>(ctx, n, dist, pair_rows,
+                                         "keys read, then pairs read and written; tiles of 768 x 40", k, v, rk, rv);
   }
 
 }
