@@ -270,11 +270,13 @@ __global__ void __launch_bounds__(kRandomThreads)
 // compiler keeps the loads. (A sum may equal it by chance: the store is then one word, harmless.)
 constexpr uint32_t kNever = 0x9E3779B9u;
 
-unsigned read_floor_blocks() {
+// The read kernel's grid: one full wave of blocks.
+cudaError_t read_floor_blocks(unsigned& blocks) {
   int device = 0, sms = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  return static_cast<unsigned>(sms * (2048 / kReadThreads));  // one full wave
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  blocks = static_cast<unsigned>(sms * (2048 / kReadThreads));
+  return status;
 }
 
 cudaError_t read_floor(const uint32_t* keys, int64_t n, uint32_t* sink, unsigned blocks, cudaStream_t s) {
@@ -328,7 +330,8 @@ void split_floor(Context& ctx, int64_t n, Dist dist, const std::vector<OursBesid
                                                                           tile_shifts, tiles, kTile);
   BENCH_TRY(ctx, cudaGetLastError());
 
-  const unsigned read_blocks = read_floor_blocks();
+  unsigned read_blocks = 0;
+  BENCH_TRY(ctx, read_floor_blocks(read_blocks));
   uint32_t* acc = sink.as<uint32_t>();
   const auto move = [&] {
     tile_runs_floor_kernel<kThreads, kItems, BucketOp, kPairs>
