@@ -212,7 +212,8 @@ __global__ void __launch_bounds__(kThreads)
                            uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out,
                            const uint32_t* __restrict__ bases, const uint32_t* __restrict__ shifts, int64_t n) {
   constexpr int kTile = kThreads * kItems;
-  constexpr int kWarps = kThreads / 32;
+  constexpr int kWarpThreads = 32;
+  constexpr int kWarps = kThreads / kWarpThreads;
   __shared__ uint32_t run_start[kBuckets + 1], base[kBuckets];
   const int64_t start = blockIdx.x * int64_t{kTile};
   const int count = static_cast<int>(n - start < kTile ? n - start : kTile);
@@ -223,12 +224,12 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (threadIdx.x == 0) run_start[kBuckets] = static_cast<uint32_t>(count);
   __syncthreads();
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / kWarpThreads;
+  const int lane = threadIdx.x % kWarpThreads;
   for (int d = warp; d < kBuckets; d += kWarps) {
     const uint32_t first = run_start[d];
     const uint32_t length = run_start[d + 1] - first;
-    for (uint32_t o = lane; o < length; o += 32) {
+    for (uint32_t o = lane; o < length; o += kWarpThreads) {
       keys_out[base[d] + o] = keys[start + first + o];
       if constexpr (kPairs) values_out[base[d] + o] = values[start + first + o];
     }
@@ -351,17 +352,12 @@ void split_floor(Context& ctx, int64_t n, Dist dist, const std::vector<OursBesid
     return cudaGetLastError();
   };
   const auto read = [&] { return read_floor(sk, n, acc, read_blocks, s); };
-  const auto whole = [&] {
-    const cudaError_t status = read();
-    return status != cudaSuccess ? status : move();
-  };
-  const auto whole_elementwise = [&] {
-    const cudaError_t status = read();
-    return status != cudaSuccess ? status : move_elementwise();
-  };
-  const auto whole_warp_runs = [&] {
-    const cudaError_t status = read();
-    return status != cudaSuccess ? status : move_warp_runs();
+  // A whole floor: the read part, then one way of moving the tiles.
+  const auto read_then = [&](std::function<cudaError_t()> move_part) -> std::function<cudaError_t()> {
+    return [&read, move_part] {
+      const cudaError_t status = read();
+      return status != cudaSuccess ? status : move_part();
+    };
   };
 
   FloorRow row;
@@ -387,9 +383,9 @@ void split_floor(Context& ctx, int64_t n, Dist dist, const std::vector<OursBesid
     const char* name;
     std::function<cudaError_t()> whole, move;
   };
-  const Way ways[] = {{"a block a tile", whole, move},
-                      {"element-wise", whole_elementwise, move_elementwise},
-                      {"a warp a run", whole_warp_runs, move_warp_runs}};
+  const Way ways[] = {{"a block a tile", read_then(move), move},
+                      {"element-wise", read_then(move_elementwise), move_elementwise},
+                      {"a warp a run", read_then(move_warp_runs), move_warp_runs}};
   constexpr int kWays = sizeof(ways) / sizeof(ways[0]);
   row.check = "ok";
   for (const Way& way : ways) {
