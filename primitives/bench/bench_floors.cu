@@ -17,10 +17,15 @@
 // the floor measures what the ranking and the look-back may cost.
 //
 // The gather row moves 64-byte records through a random permutation. Its two halves are timed apart: the random
-// reads alone (the map and the records, XOR-reduced) and the sequential writes alone (a memset of the output).
+// reads alone (the map and the records, XOR-reduced) and the sequential writes alone (a memset of the output). Beside
+// its floor run two other ways of issuing the gather's accesses, tried in session 22 and not kept: every record fetched
+// by its own bulk copy (Hopper's TMA) and every tile stored by one, and our loads with the tile stored by one bulk copy.
+// They are whole gathers, checked equal to prim::gather's output; they run only on code built for compute capability
+// 9.0 or up.
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/ptx>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -28,6 +33,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "detail/overlapped_launch.cuh"  // kernel_code_arch
 #include "prim/gather_scatter.h"
 #include "prim/key_bits.h"
 #include "prim/split.h"
@@ -242,27 +248,39 @@ constexpr int kRandomThreads = 256;
 constexpr int kRecordLanes = 4;
 constexpr int kRecordsInFlight = 4;
 constexpr int kRecordGroups = kRandomThreads / kRecordLanes;
+
+// A group of kRecordLanes lanes loads each of its kInFlight records as prim::gather does (16 bytes a lane, all loads
+// issued before any is used): record tile_base + u * kGroups + group, through the map, into v[u] where present[u].
+template <int kGroups, int kInFlight>
+__device__ __forceinline__ void load_group_records(const uint4* __restrict__ records, const uint32_t* __restrict__ map,
+                                                   int64_t tile_base, int64_t n, uint4 (&v)[kInFlight],
+                                                   bool (&present)[kInFlight]) {
+  const int group = threadIdx.x / kRecordLanes;
+  const int lane = threadIdx.x % kRecordLanes;
+  int64_t from[kInFlight];
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    const int64_t i = tile_base + u * kGroups + group;
+    present[u] = i < n;
+    from[u] = present[u] ? int64_t{map[i]} : 0;
+  }
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    if (present[u]) v[u] = records[from[u] * kRecordLanes + lane];
+  }
+}
+
 __global__ void __launch_bounds__(kRandomThreads)
     random_read_floor_kernel(const uint4* __restrict__ records, const uint32_t* __restrict__ map, int64_t n,
                              uint32_t never, uint32_t* sink) {
-  const int group = threadIdx.x / kRecordLanes;
-  const int lane = threadIdx.x % kRecordLanes;
-  const int64_t tile_base = blockIdx.x * int64_t{kRecordGroups * kRecordsInFlight};
-  int64_t from[kRecordsInFlight];
-#pragma unroll
-  for (int u = 0; u < kRecordsInFlight; ++u) {
-    const int64_t i = tile_base + u * kRecordGroups + group;
-    from[u] = i < n ? int64_t{map[i]} : -1;
-  }
-  uint32_t acc = 0;
   uint4 v[kRecordsInFlight];
+  bool present[kRecordsInFlight];
+  load_group_records<kRecordGroups, kRecordsInFlight>(
+      records, map, blockIdx.x * int64_t{kRecordGroups * kRecordsInFlight}, n, v, present);
+  uint32_t acc = 0;
 #pragma unroll
   for (int u = 0; u < kRecordsInFlight; ++u) {
-    if (from[u] >= 0) v[u] = records[from[u] * kRecordLanes + lane];
-  }
-#pragma unroll
-  for (int u = 0; u < kRecordsInFlight; ++u) {
-    if (from[u] >= 0) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    if (present[u]) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
   }
   if (acc == never) *sink = acc;  // as in read_floor_kernel
 }
@@ -438,14 +456,83 @@ bool wanted(const Context& ctx, const std::vector<OursBeside>& rows) {
   return false;
 }
 
-// The 64-byte gather's halves, timed in turns with prim::gather on the same records and permutation: the random reads
-// alone (the map and the records, XOR-reduced), the sequential writes alone (a memset of the output), and the two one
-// after the other, the row's floor. It bounds a gather that cannot overlap its reads with its writes; one that could
-// might beat it, where DRAM had time to spare for the writes while the random reads were in flight.
 struct alignas(16) Record64 {
   uint32_t w[16];
 };
 
+// The gather's accesses issued other ways (session 22, not kept: docs/bench/README.md, "Session 22"). A block stages a
+// tile of 256 records in shared memory and, with kStoreTile, writes it out by one bulk copy (cp.async.bulk, shared ->
+// global). The records come in by
+//   - BulkReads::bulk_copies: a 64-byte bulk copy a record (TMA), all of the tile's signalling one mbarrier;
+//   - BulkReads::loads: our loads, a group of four lanes a record (LDG.128), eight records in flight a group;
+//   - BulkReads::none: none; the stage is zeroed (the stores alone).
+enum class BulkReads { bulk_copies, loads, none };
+constexpr int kBulkThreads = 128;
+constexpr int kBulkTile = 256;  // records: 16 KB of shared memory
+template <BulkReads kReads, bool kStoreTile>
+__global__ void __launch_bounds__(kBulkThreads)
+    bulk_copy_gather_kernel(const Record64* __restrict__ in, Record64* __restrict__ out,
+                            const uint32_t* __restrict__ map, int64_t n, uint32_t never, uint32_t* sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace ptx = cuda::ptx;
+  __shared__ alignas(128) uint4 stage[kBulkTile * kRecordLanes];
+  __shared__ uint64_t tile_arrived;
+  const int64_t base = blockIdx.x * int64_t{kBulkTile};
+  const int count = static_cast<int>(n - base < kBulkTile ? n - base : kBulkTile);
+  if constexpr (kReads == BulkReads::bulk_copies) {
+    if (threadIdx.x == 0) {
+      ptx::mbarrier_init(&tile_arrived, 1);
+      ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // the init, seen by the copies
+      // The tile's bytes are expected before any copy is issued (the barrier below orders the two).
+      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tile_arrived,
+                                     static_cast<uint32_t>(count) * 64u);
+    }
+    __syncthreads();
+    for (int r = threadIdx.x; r < count; r += kBulkThreads) {  // consecutive threads, consecutive map entries
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, &stage[r * kRecordLanes], &in[map[base + r]], 64u,
+                         &tile_arrived);
+    }
+    while (!ptx::mbarrier_try_wait_parity(&tile_arrived, 0u)) {
+    }
+  } else if constexpr (kReads == BulkReads::loads) {
+    constexpr int kGroups = kBulkThreads / kRecordLanes;
+    constexpr int kInFlight = kBulkTile / kGroups;
+    uint4 v[kInFlight];
+    bool present[kInFlight];
+    load_group_records<kGroups, kInFlight>(reinterpret_cast<const uint4*>(in), map, base, n, v, present);
+    const int group = threadIdx.x / kRecordLanes, lane = threadIdx.x % kRecordLanes;
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      if (present[u]) stage[(u * kGroups + group) * kRecordLanes + lane] = v[u];
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // the stage's stores, seen by the bulk store
+    __syncthreads();
+  } else {
+    for (int i = threadIdx.x; i < kBulkTile * kRecordLanes; i += kBulkThreads) stage[i] = uint4{0, 0, 0, 0};
+    ptx::fence_proxy_async(ptx::space_shared);
+    __syncthreads();
+  }
+  if constexpr (kStoreTile) {
+    if (threadIdx.x == 0) {
+      ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, out + base, stage, static_cast<uint32_t>(count) * 64u);
+      ptx::cp_async_bulk_commit_group();
+      ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});  // the stage must outlive the copy's reads
+    }
+  } else {
+    // The reads alone: one word goes out only if it equals `never`, so the copies are kept (as in read_floor_kernel).
+    if (threadIdx.x == 0 && stage[0].x == never) *sink = stage[0].y;
+  }
+#else
+  __trap();  // not launched: gather_floor asks for code of compute capability 9.0 first
+#endif
+}
+
+// The 64-byte gather's halves, timed in turns with prim::gather on the same records and permutation: the random reads
+// alone (the map and the records, XOR-reduced), the sequential writes alone (a memset of the output), and the two one
+// after the other, the row's floor. It bounds a gather that cannot overlap its reads with its writes; one that could
+// might beat it, where DRAM had time to spare for the writes while the random reads were in flight.
+// Beside it, timed in the same turns: the two other ways of bulk_copy_gather_kernel, whole, with their halves (read ms:
+// the TMA copies alone, or our loads alone; move ms: the bulk stores alone).
 void gather_floor(Context& ctx, int64_t n) {
   const std::string row_op = "gather 64 B records, random permutation";
   if (!wanted(ctx, row_op)) return;
@@ -453,26 +540,27 @@ void gather_floor(Context& ctx, int64_t n) {
   const size_t rb = sizeof(Record64) * static_cast<size_t>(n);
   size_t free_b = 0, total_b = 0;
   BENCH_TRY(ctx, cudaMemGetInfo(&free_b, &total_b));
-  if (2 * rb + (size_t{1} << 30) > free_b) {
+  if (3 * rb + (size_t{1} << 30) > free_b) {
     std::fprintf(stderr, "  floor of the 64 B gather at n=%lld: skipped (does not fit in device memory)\n",
                  static_cast<long long>(n));
     return;
   }
-  Buffer perm(sizeof(uint32_t) * static_cast<size_t>(n)), records(rb), out(rb), sink(sizeof(uint32_t));
-  for (const Buffer* b : {&perm, &records, &out, &sink}) BENCH_TRY(ctx, b->status());
+  Buffer perm(sizeof(uint32_t) * static_cast<size_t>(n)), records(rb), out(rb), other_out(rb), sink(sizeof(uint32_t));
+  for (const Buffer* b : {&perm, &records, &out, &other_out, &sink}) BENCH_TRY(ctx, b->status());
   fill_random_permutation(perm.as<uint32_t>(), n, 99, s);  // the gather row's permutation (bench_move.cu)
   fill_keys(records.as<uint32_t>(), n * 16, Dist::uniform, 7, s);
   BENCH_TRY(ctx, cudaGetLastError());
   const uint32_t* map = perm.as<uint32_t>();
+  const Record64* in = records.as<Record64>();
   size_t temp_bytes = 0;
-  BENCH_TRY(ctx, prim::gather(nullptr, temp_bytes, records.as<Record64>(), out.as<Record64>(), map, n, n));
+  BENCH_TRY(ctx, prim::gather(nullptr, temp_bytes, in, out.as<Record64>(), map, n, n));
   Buffer temp(temp_bytes);
   BENCH_TRY(ctx, temp.status());
   const unsigned blocks = static_cast<unsigned>((n + kRecordGroups * kRecordsInFlight - 1) /
                                                 (kRecordGroups * kRecordsInFlight));
   const auto ours = [&] {
     size_t b = temp_bytes;
-    return prim::gather(temp.get(), b, records.as<Record64>(), out.as<Record64>(), map, n, n, s);
+    return prim::gather(temp.get(), b, in, out.as<Record64>(), map, n, n, s);
   };
   const auto read = [&] {
     random_read_floor_kernel<<<blocks, kRandomThreads, 0, s>>>(records.as<uint4>(), map, n, kNever,
@@ -484,29 +572,84 @@ void gather_floor(Context& ctx, int64_t n) {
     const cudaError_t status = read();
     return status != cudaSuccess ? status : write();
   };
-  FloorRow row;
-  row.row_op = row_op;
-  row.floor = "random 64 B reads alone (map + records), then the writes alone (memset)";
-  row.dist = "-";
-  row.n = n;
-  row.bytes = 2.0 * static_cast<double>(rb) + 4.0 * static_cast<double>(n);
-  row.check = "-";  // nothing to compare: the halves move no record to its place
-  const std::vector<double> medians = time_interleaved_ms(ctx, {ours, both, read, write});
+
+  // The other ways (bulk_copy_gather_kernel) write other_out, so that their output can be set against ours.
+  const auto bulk = [&](auto kernel) {
+    return [&, kernel] {
+      kernel<<<static_cast<unsigned>((n + kBulkTile - 1) / kBulkTile), kBulkThreads, 0, s>>>(
+          in, other_out.as<Record64>(), map, n, kNever, sink.as<uint32_t>());
+      return cudaGetLastError();
+    };
+  };
+  const std::function<cudaError_t()> bulk_copies_stored = bulk(bulk_copy_gather_kernel<BulkReads::bulk_copies, true>);
+  const std::function<cudaError_t()> bulk_copies_alone = bulk(bulk_copy_gather_kernel<BulkReads::bulk_copies, false>);
+  const std::function<cudaError_t()> loads_stored = bulk(bulk_copy_gather_kernel<BulkReads::loads, true>);
+  const std::function<cudaError_t()> bulk_stores_alone = bulk(bulk_copy_gather_kernel<BulkReads::none, true>);
+  int arch = 0;
+  BENCH_TRY(ctx, prim::detail::kernel_code_arch(bulk_copy_gather_kernel<BulkReads::bulk_copies, true>, arch));
+  const bool other_ways = arch >= 90;
+  // A way's output, poisoned first, against ours (which the table's gather row checks against thrust's).
+  const auto same_as_ours = [&](const std::function<cudaError_t()>& way) -> std::string {
+    if (ours() != cudaSuccess || cudaMemsetAsync(other_out.get(), 0xAB, rb, s) != cudaSuccess ||
+        way() != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess) {
+      cudaGetLastError();
+      return "CUDA error";
+    }
+    return device_equal(out.get(), other_out.get(), rb, s) ? "ok" : "MISMATCH: records differ from prim::gather's";
+  };
+
+  FloorRow floor;
+  floor.row_op = row_op;
+  floor.floor = "random 64 B reads alone (map + records), then the writes alone (memset)";
+  floor.dist = "-";
+  floor.n = n;
+  floor.bytes = 2.0 * static_cast<double>(rb) + 4.0 * static_cast<double>(n);
+  floor.check = "-";  // nothing to compare: the halves move no record to its place
+  FloorRow by_bulk_copies = floor, by_loads = floor;
+  by_bulk_copies.floor = "not kept: a TMA bulk copy a record, one bulk store a tile (256)";
+  by_loads.floor = "not kept: our loads, one bulk store a tile (256)";
+  std::vector<std::function<cudaError_t()>> timed = {ours, both, read, write};
+  if (other_ways) {
+    by_bulk_copies.check = same_as_ours(bulk_copies_stored);
+    by_loads.check = same_as_ours(loads_stored);
+    if (by_bulk_copies.check != "ok" || by_loads.check != "ok") ctx.failed = true;
+    timed.insert(timed.end(), {bulk_copies_stored, bulk_copies_alone, loads_stored, bulk_stores_alone});
+  }
+  const std::vector<double> medians = time_interleaved_ms(ctx, timed);
   if (medians.empty()) {
     ctx.failed = true;
-    row.check = "CUDA error while timing";
+    floor.check = by_bulk_copies.check = by_loads.check = "CUDA error while timing";
     cudaGetLastError();
   } else {
-    row.ours_ms = medians[0];
-    row.floor_ms = medians[1];
-    row.read_ms = medians[2];
-    row.move_ms = medians[3];
+    floor.ours_ms = by_bulk_copies.ours_ms = by_loads.ours_ms = medians[0];
+    floor.floor_ms = medians[1];
+    floor.read_ms = medians[2];
+    floor.move_ms = medians[3];
+    if (other_ways) {
+      by_bulk_copies.floor_ms = medians[4];
+      by_bulk_copies.read_ms = medians[5];
+      by_bulk_copies.move_ms = by_loads.move_ms = medians[7];
+      by_loads.floor_ms = medians[6];
+      by_loads.read_ms = medians[2];  // our loads alone: the floor's read kernel
+    }
   }
   std::fprintf(stderr,
                "  floor of the 64 B gather n=2^%.0f: %.3f ms (random reads alone %.3f, writes alone %.3f); "
                "beside it: ours %.3f ms\n",
-               std::log2(double(n)), row.floor_ms, row.read_ms, row.move_ms, row.ours_ms);
-  ctx.floors.push_back(row);
+               std::log2(double(n)), floor.floor_ms, floor.read_ms, floor.move_ms, floor.ours_ms);
+  ctx.floors.push_back(floor);
+  if (!other_ways) {
+    std::fprintf(stderr, "  the gather's other ways: skipped (code of compute capability %d.%d; they need 9.0)\n",
+                 arch / 10, arch % 10);
+    return;
+  }
+  std::fprintf(stderr,
+               "  the gather's other ways n=2^%.0f: TMA copies + bulk stores %.3f ms (copies alone %.3f), our loads + "
+               "bulk stores %.3f (bulk stores alone %.3f), %s / %s\n",
+               std::log2(double(n)), by_bulk_copies.floor_ms, by_bulk_copies.read_ms, by_loads.floor_ms,
+               by_loads.move_ms, by_bulk_copies.check.c_str(), by_loads.check.c_str());
+  ctx.floors.push_back(by_bulk_copies);
+  ctx.floors.push_back(by_loads);
 }
 
 void split_floors(Context& ctx, int64_t n, Dist dist) {
