@@ -17,11 +17,14 @@
 // the floor measures what the ranking and the look-back may cost.
 //
 // The gather row moves 64-byte records through a random permutation. Its two halves are timed apart: the random
-// reads alone (the map and the records, XOR-reduced) and the sequential writes alone (a memset of the output). Beside
-// its floor run two other ways of issuing the gather's accesses, tried in session 22 and not kept: every record fetched
+// reads alone (the map and the records, XOR-reduced) and the sequential writes alone (a memset of the output); one
+// after the other, they bound a gather that keeps them apart in time. A gather that overlaps them is bounded by the
+// same reads and writes issued at once with no store waiting for a load (unordered_traffic_kernel). Beside these
+// floors run two other ways of issuing the gather's accesses, tried in session 22 and not kept: every record fetched
 // by its own bulk copy (Hopper's TMA) and every tile stored by one, and our loads with the tile stored by one bulk copy.
 // They are whole gathers, checked equal to prim::gather's output; they run only on code built for compute capability
 // 9.0 or up.
+#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -285,6 +288,88 @@ __global__ void __launch_bounds__(kRandomThreads)
   if (acc == never) *sink = acc;  // as in read_floor_kernel
 }
 
+// The gather's traffic with neither half waiting on the other (session 23): the same random 64-byte reads (map and
+// records, XOR-reduced, as random_read_floor_kernel) and the same sequential evict-first 64-byte writes (as
+// prim::gather's, of values made from the record's index, so that no store waits for a load), in flight together:
+//   - TrafficMix::same_blocks: a block issues its tile's 256 random loads, then its tile's 256 stores;
+//   - TrafficMix::split_blocks: even blocks only read a tile, odd blocks only write one.
+// It bounds a gather that overlaps its reads with its writes: such a gather issues this traffic and must also wait
+// for each record before it stores it.
+enum class TrafficMix { same_blocks, split_blocks };
+template <TrafficMix kMix>
+__global__ void __launch_bounds__(kRandomThreads)
+    unordered_traffic_kernel(const uint4* __restrict__ records, const uint32_t* __restrict__ map,
+                             uint4* __restrict__ out, int64_t n, uint32_t never, uint32_t* sink) {
+  constexpr int64_t kTile = kRecordGroups * kRecordsInFlight;
+  const bool reads = kMix == TrafficMix::same_blocks || blockIdx.x % 2 == 0;
+  const bool writes = kMix == TrafficMix::same_blocks || blockIdx.x % 2 == 1;
+  const int64_t tile_base = (kMix == TrafficMix::same_blocks ? blockIdx.x : blockIdx.x / 2) * kTile;
+  uint4 v[kRecordsInFlight];
+  bool present[kRecordsInFlight] = {};
+  if (reads) load_group_records<kRecordGroups, kRecordsInFlight>(records, map, tile_base, n, v, present);
+  if (writes) {
+    const int group = threadIdx.x / kRecordLanes;
+    const int lane = threadIdx.x % kRecordLanes;
+#pragma unroll
+    for (int u = 0; u < kRecordsInFlight; ++u) {
+      const int64_t i = tile_base + u * kRecordGroups + group;
+      if (i < n) {
+        const uint4 value{static_cast<uint32_t>(i), static_cast<uint32_t>(lane), 0u, 0u};
+        __stcs(&out[i * kRecordLanes + lane], value);
+      }
+    }
+  }
+  uint32_t acc = 0;
+#pragma unroll
+  for (int u = 0; u < kRecordsInFlight; ++u) {
+    if (present[u]) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  if (acc == never) *sink = acc;  // as in read_floor_kernel
+}
+
+// The gather with its reads and writes kept apart in time (session 23), to measure what the floor of the two halves one
+// after the other leaves out. A grid of one block an SM, launched cooperatively (every block resident at once), walks
+// the output in batches of records_per_block records a block: every block reads its records into shared memory (through
+// the map, a group of four lanes a record, four records in flight a group, as prim::gather loads them); the grid waits
+// for every block (grid.sync); every block writes its records out with evict-first stores; the grid waits again. No SM
+// then writes while another reads; the L2 (write-back) still decides when the written lines reach DRAM. A batch is what
+// the shared memory holds. kTraffic false: the same batches and grid waits with no load or store, the phases' own cost.
+constexpr int kPhasedThreads = 1024;
+constexpr int kPhasedGroups = kPhasedThreads / kRecordLanes;
+template <bool kTraffic>
+__global__ void __launch_bounds__(kPhasedThreads, 1)
+    phased_gather_kernel(const uint4* __restrict__ records, const uint32_t* __restrict__ map, uint4* __restrict__ out,
+                         int64_t n, int records_per_block) {
+  extern __shared__ uint4 batch[];  // records_per_block x kRecordLanes vectors
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const int group = threadIdx.x / kRecordLanes;
+  const int lane = threadIdx.x % kRecordLanes;
+  const int64_t per_batch = int64_t{gridDim.x} * records_per_block;
+  for (int64_t batch_base = 0; batch_base < n; batch_base += per_batch) {
+    const int64_t first = batch_base + int64_t{blockIdx.x} * records_per_block;
+    const int64_t left = n - first;
+    const int count = static_cast<int>(left <= 0 ? 0 : (left < records_per_block ? left : records_per_block));
+    if constexpr (kTraffic) {
+      for (int r0 = 0; r0 < count; r0 += kPhasedGroups * kRecordsInFlight) {
+        uint4 v[kRecordsInFlight];
+        bool present[kRecordsInFlight];
+        load_group_records<kPhasedGroups, kRecordsInFlight>(records, map, first + r0, first + count, v, present);
+#pragma unroll
+        for (int u = 0; u < kRecordsInFlight; ++u) {
+          if (present[u]) batch[(r0 + u * kPhasedGroups + group) * kRecordLanes + lane] = v[u];
+        }
+      }
+    }
+    grid.sync();  // every block's reads done (and its block's shared memory written) before any block writes
+    if constexpr (kTraffic) {
+      for (int i = threadIdx.x; i < count * kRecordLanes; i += kPhasedThreads) {
+        __stcs(&out[first * kRecordLanes + i], batch[i]);
+      }
+    }
+    grid.sync();  // every block's writes issued before any block reads the next batch
+  }
+}
+
 // A value the read kernels compare their sums with and store only if equal: a run-time argument, so that the
 // compiler keeps the loads. (A sum may equal it by chance: the store is then one word, harmless.)
 constexpr uint32_t kNever = 0x9E3779B9u;
@@ -530,7 +615,8 @@ __global__ void __launch_bounds__(kBulkThreads)
 // The 64-byte gather's halves, timed in turns with prim::gather on the same records and permutation: the random reads
 // alone (the map and the records, XOR-reduced), the sequential writes alone (a memset of the output), and the two one
 // after the other, the row's floor. It bounds a gather that cannot overlap its reads with its writes; one that could
-// might beat it, where DRAM had time to spare for the writes while the random reads were in flight.
+// might beat it, where DRAM had time to spare for the writes while the random reads were in flight. That gather is
+// bounded by the same traffic at once (unordered_traffic_kernel, both mixes), also timed in these turns.
 // Beside it, timed in the same turns: the two other ways of bulk_copy_gather_kernel, whole, with their halves (read ms:
 // the TMA copies alone, or our loads alone; move ms: the bulk stores alone).
 void gather_floor(Context& ctx, int64_t n) {
@@ -572,6 +658,47 @@ void gather_floor(Context& ctx, int64_t n) {
     const cudaError_t status = read();
     return status != cudaSuccess ? status : write();
   };
+  // The same traffic with neither half waiting on the other (unordered_traffic_kernel); it writes out.
+  const auto unordered = [&](TrafficMix mix) -> std::function<cudaError_t()> {
+    return [&, mix] {
+      if (mix == TrafficMix::same_blocks) {
+        unordered_traffic_kernel<TrafficMix::same_blocks><<<blocks, kRandomThreads, 0, s>>>(
+            records.as<uint4>(), map, out.as<uint4>(), n, kNever, sink.as<uint32_t>());
+      } else {
+        unordered_traffic_kernel<TrafficMix::split_blocks><<<2 * blocks, kRandomThreads, 0, s>>>(
+            records.as<uint4>(), map, out.as<uint4>(), n, kNever, sink.as<uint32_t>());
+      }
+      return cudaGetLastError();
+    };
+  };
+
+  // The gather kept apart in grid-wide phases (phased_gather_kernel), with as many records a block as the shared memory
+  // holds and with half that; and its phases alone. It writes other_out, set against ours below.
+  int sms = 0, device = 0, smem_optin = 0;
+  BENCH_TRY(ctx, cudaGetDevice(&device));
+  BENCH_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  BENCH_TRY(ctx, cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const int phased_records = smem_optin / static_cast<int>(sizeof(Record64)) / kPhasedGroups * kPhasedGroups;
+  for (auto kernel : {phased_gather_kernel<true>, phased_gather_kernel<false>}) {
+    BENCH_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        phased_records * static_cast<int>(sizeof(Record64))));
+  }
+  const auto phased = [&](bool traffic, int records_per_block) -> std::function<cudaError_t()> {
+    return [&, traffic, records_per_block] {
+      const uint4* phased_in = records.as<uint4>();
+      uint4* phased_out = other_out.as<uint4>();
+      int64_t count = n;
+      int per_block = records_per_block;
+      void* args[] = {&phased_in, &map, &phased_out, &count, &per_block};
+      const size_t smem = static_cast<size_t>(records_per_block) * sizeof(Record64);
+      return traffic ? cudaLaunchCooperativeKernel(phased_gather_kernel<true>, sms, kPhasedThreads, args, smem, s)
+                     : cudaLaunchCooperativeKernel(phased_gather_kernel<false>, sms, kPhasedThreads, args, smem, s);
+    };
+  };
+  int resident = 0;  // a cooperative launch needs every block resident: one an SM
+  BENCH_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, phased_gather_kernel<true>, kPhasedThreads,
+                                                               phased_records * sizeof(Record64)));
+  const bool phased_ways = resident >= 1 && phased_records >= kPhasedGroups;
 
   // The other ways (bulk_copy_gather_kernel) write other_out, so that their output can be set against ours.
   const auto bulk = [&](auto kernel) {
@@ -605,51 +732,71 @@ void gather_floor(Context& ctx, int64_t n) {
   floor.n = n;
   floor.bytes = 2.0 * static_cast<double>(rb) + 4.0 * static_cast<double>(n);
   floor.check = "-";  // nothing to compare: the halves move no record to its place
-  FloorRow by_bulk_copies = floor, by_loads = floor;
-  by_bulk_copies.floor = "not kept: a TMA bulk copy a record, one bulk store a tile (256)";
-  by_loads.floor = "not kept: our loads, one bulk store a tile (256)";
-  std::vector<std::function<cudaError_t()>> timed = {ours, both, read, write};
+  // Every way is timed in the same turns; a row's slots name its medians (-1: not timed).
+  std::vector<std::function<cudaError_t()>> timed;
+  const auto slot = [&](const std::function<cudaError_t()>& fn) {
+    timed.push_back(fn);
+    return static_cast<int>(timed.size()) - 1;
+  };
+  struct Way {
+    FloorRow row;
+    int whole = -1, read = -1, move = -1;
+  };
+  std::vector<Way> ways;
+  const auto add_way = [&](const std::string& what, const std::string& check, int whole, int read, int move) {
+    Way w{floor, whole, read, move};
+    w.row.floor = what;
+    w.row.check = check;
+    if (check != "-" && check != "ok") ctx.failed = true;
+    ways.push_back(w);
+  };
+  const int ours_slot = slot(ours), read_slot = slot(read), write_slot = slot(write);
+  add_way(floor.floor, "-", slot(both), read_slot, write_slot);
+  add_way("the same reads + writes at once, no store waits for a load; a block both", "-",
+          slot(unordered(TrafficMix::same_blocks)), read_slot, write_slot);
+  add_way("the same reads + writes at once, no store waits for a load; a block one", "-",
+          slot(unordered(TrafficMix::split_blocks)), read_slot, write_slot);
+  if (phased_ways) {
+    char what[96];
+    for (int per_block : {phased_records, phased_records / 2}) {
+      std::snprintf(what, sizeof(what), "kept apart: grid-wide read / write phases, %d records a block (%.0f MB)",
+                    per_block, per_block * double(sizeof(Record64)) * sms / 1e6);
+      add_way(what, same_as_ours(phased(true, per_block)), slot(phased(true, per_block)), read_slot, write_slot);
+      std::snprintf(what, sizeof(what), "  its grid-wide waits alone (no load or store), %d records a block", per_block);
+      add_way(what, "-", slot(phased(false, per_block)), -1, -1);
+    }
+  }
   if (other_ways) {
-    by_bulk_copies.check = same_as_ours(bulk_copies_stored);
-    by_loads.check = same_as_ours(loads_stored);
-    if (by_bulk_copies.check != "ok" || by_loads.check != "ok") ctx.failed = true;
-    timed.insert(timed.end(), {bulk_copies_stored, bulk_copies_alone, loads_stored, bulk_stores_alone});
+    add_way("not kept: a TMA bulk copy a record, one bulk store a tile (256)", same_as_ours(bulk_copies_stored),
+            slot(bulk_copies_stored), slot(bulk_copies_alone), slot(bulk_stores_alone));
+    add_way("not kept: our loads, one bulk store a tile (256)", same_as_ours(loads_stored), slot(loads_stored),
+            read_slot, ways.back().move);  // our loads alone: the floor's read kernel
   }
   const std::vector<double> medians = time_interleaved_ms(ctx, timed);
   if (medians.empty()) {
     ctx.failed = true;
-    floor.check = by_bulk_copies.check = by_loads.check = "CUDA error while timing";
+    for (Way& w : ways) w.row.check = "CUDA error while timing";
     cudaGetLastError();
-  } else {
-    floor.ours_ms = by_bulk_copies.ours_ms = by_loads.ours_ms = medians[0];
-    floor.floor_ms = medians[1];
-    floor.read_ms = medians[2];
-    floor.move_ms = medians[3];
-    if (other_ways) {
-      by_bulk_copies.floor_ms = medians[4];
-      by_bulk_copies.read_ms = medians[5];
-      by_bulk_copies.move_ms = by_loads.move_ms = medians[7];
-      by_loads.floor_ms = medians[6];
-      by_loads.read_ms = medians[2];  // our loads alone: the floor's read kernel
-    }
   }
-  std::fprintf(stderr,
-               "  floor of the 64 B gather n=2^%.0f: %.3f ms (random reads alone %.3f, writes alone %.3f); "
-               "beside it: ours %.3f ms\n",
-               std::log2(double(n)), floor.floor_ms, floor.read_ms, floor.move_ms, floor.ours_ms);
-  ctx.floors.push_back(floor);
+  const auto median = [&](int at) { return at < 0 || medians.empty() ? 0.0 : medians[at]; };
+  for (Way& w : ways) {
+    w.row.ours_ms = median(ours_slot);
+    w.row.floor_ms = median(w.whole);
+    w.row.read_ms = median(w.read);
+    w.row.move_ms = median(w.move);
+    std::fprintf(stderr, "  the 64 B gather n=2^%.0f, %s: %.3f ms (read %.3f, write %.3f; ours %.3f) %s\n",
+                 std::log2(double(n)), w.row.floor.c_str(), w.row.floor_ms, w.row.read_ms, w.row.move_ms,
+                 w.row.ours_ms, w.row.check.c_str());
+    ctx.floors.push_back(w.row);
+  }
+  if (!phased_ways) {
+    std::fprintf(stderr, "  the gather kept apart: skipped (%d blocks an SM resident, %d records a block)\n", resident,
+                 phased_records);
+  }
   if (!other_ways) {
     std::fprintf(stderr, "  the gather's other ways: skipped (code of compute capability %d.%d; they need 9.0)\n",
                  arch / 10, arch % 10);
-    return;
   }
-  std::fprintf(stderr,
-               "  the gather's other ways n=2^%.0f: TMA copies + bulk stores %.3f ms (copies alone %.3f), our loads + "
-               "bulk stores %.3f (bulk stores alone %.3f), %s / %s\n",
-               std::log2(double(n)), by_bulk_copies.floor_ms, by_bulk_copies.read_ms, by_loads.floor_ms,
-               by_loads.move_ms, by_bulk_copies.check.c_str(), by_loads.check.c_str());
-  ctx.floors.push_back(by_bulk_copies);
-  ctx.floors.push_back(by_loads);
 }
 
 void split_floors(Context& ctx, int64_t n, Dist dist) {

@@ -266,10 +266,11 @@ void print_floors(const std::vector<Row>& rows, const std::vector<bench::FloorRo
   if (floors.empty()) return;
   std::printf("\nFloors (bench_floors.cu): the simplest kernels moving a row's bytes to the split's places in its tiles'\n"
               "pattern, with no ranking and no look-back (read ms: the keys read once; move ms: the tiles moved), and the\n"
-              "gather's halves one after the other (read ms: its random reads alone; move ms: its writes alone). Rows marked\n"
-              "\"not kept\" are whole gathers issued other ways (session 22), with their reads and their stores alone. ours ms:\n"
-              "the row's call timed in turns with its floor on the same input; target ms: this run's peer ms / the target\n"
-              "ratio. A floor bounds what its kernels can do, not every kernel: where ours/floor < 1, ours beat it.\n\n");
+              "gather's halves one after the other (read ms: its random reads alone; move ms: its writes alone), and at once,\n"
+              "no store waiting for a load (session 23). Rows marked \"not kept\" are whole gathers issued other ways (session\n"
+              "22), with their reads and their stores alone. ours ms: the row's call timed in turns with its floor on the\n"
+              "same input; target ms: this run's peer ms / the target ratio. A floor bounds what its kernels can do, not\n"
+              "every kernel: where ours/floor < 1, ours beat it.\n\n");
   std::printf("%-42s %-11s %5s %9s %9s %-78s %9s %8s %8s %8s %10s %7s  %s\n", "row", "dist", "n", "ours ms", "target ms",
               "floor", "floor ms", "read ms", "move ms", "GB/s", "ours/floor", "<=tgt", "check");
   for (const bench::FloorRow& f : floors) {

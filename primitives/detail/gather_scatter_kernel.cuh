@@ -34,7 +34,9 @@ struct GatherScatterPolicy {
   static constexpr bool kStreamRandomLoads = false;  // gather's random side with evict-first loads
   // The random side uses plain loads: on the H100 (64-byte records, 2^26) __ldg was equal, and L1::no_allocate
   // (+8%) or an L2::64B / L2::128B prefetch size (+8% / +23%) were slower; so were 8 records in flight per group
-  // (+35%) and blocks of 128 or 512 threads (equal or slower). Measurements: docs/bench/README.md.
+  // (+35%) and blocks of 128 or 512 threads (equal or slower). Measurements: docs/bench/README.md. Session 23: the 64-byte
+  // gather's traffic issued with no store waiting for any load takes as long as this kernel (H100, 2^26: 3.742-3.753
+  // against 3.741-3.754 ms), so the way of issuing the accesses no longer sets the time; the DRAM's mix does.
 };
 
 template <class Policy, typename Vec>
