@@ -273,6 +273,18 @@ __device__ __forceinline__ void load_group_records(const uint4* __restrict__ rec
   }
 }
 
+// Keeps the loads of load_group_records: their XOR goes out only if it equals `never` (as in read_floor_kernel).
+template <int kInFlight>
+__device__ __forceinline__ void keep_group_records(const uint4 (&v)[kInFlight], const bool (&present)[kInFlight],
+                                                   uint32_t never, uint32_t* sink) {
+  uint32_t acc = 0;
+#pragma unroll
+  for (int u = 0; u < kInFlight; ++u) {
+    if (present[u]) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+  }
+  if (acc == never) *sink = acc;
+}
+
 __global__ void __launch_bounds__(kRandomThreads)
     random_read_floor_kernel(const uint4* __restrict__ records, const uint32_t* __restrict__ map, int64_t n,
                              uint32_t never, uint32_t* sink) {
@@ -280,12 +292,7 @@ __global__ void __launch_bounds__(kRandomThreads)
   bool present[kRecordsInFlight];
   load_group_records<kRecordGroups, kRecordsInFlight>(
       records, map, blockIdx.x * int64_t{kRecordGroups * kRecordsInFlight}, n, v, present);
-  uint32_t acc = 0;
-#pragma unroll
-  for (int u = 0; u < kRecordsInFlight; ++u) {
-    if (present[u]) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-  if (acc == never) *sink = acc;  // as in read_floor_kernel
+  keep_group_records(v, present, never, sink);
 }
 
 // The gather's traffic with neither half waiting on the other (session 23): the same random 64-byte reads (map and
@@ -319,12 +326,7 @@ __global__ void __launch_bounds__(kRandomThreads)
       }
     }
   }
-  uint32_t acc = 0;
-#pragma unroll
-  for (int u = 0; u < kRecordsInFlight; ++u) {
-    if (present[u]) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-  }
-  if (acc == never) *sink = acc;  // as in read_floor_kernel
+  keep_group_records(v, present, never, sink);
 }
 
 // The gather with its reads and writes kept apart in time (session 23), to measure what the floor of the two halves one
@@ -677,7 +679,9 @@ void gather_floor(Context& ctx, int64_t n) {
   int sms = 0, device = 0, smem_optin = 0;
   BENCH_TRY(ctx, cudaGetDevice(&device));
   BENCH_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int cooperative = 0;  // a cooperative launch needs the device's support, and every block resident: one an SM
   BENCH_TRY(ctx, cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  BENCH_TRY(ctx, cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   const int phased_records = smem_optin / static_cast<int>(sizeof(Record64)) / kPhasedGroups * kPhasedGroups;
   for (auto kernel : {phased_gather_kernel<true>, phased_gather_kernel<false>}) {
     BENCH_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -695,10 +699,10 @@ void gather_floor(Context& ctx, int64_t n) {
                      : cudaLaunchCooperativeKernel(phased_gather_kernel<false>, sms, kPhasedThreads, args, smem, s);
     };
   };
-  int resident = 0;  // a cooperative launch needs every block resident: one an SM
+  int resident = 0;
   BENCH_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, phased_gather_kernel<true>, kPhasedThreads,
                                                                phased_records * sizeof(Record64)));
-  const bool phased_ways = resident >= 1 && phased_records >= kPhasedGroups;
+  const bool phased_ways = cooperative != 0 && resident >= 1 && phased_records >= kPhasedGroups;
 
   // The other ways (bulk_copy_gather_kernel) write other_out, so that their output can be set against ours.
   const auto bulk = [&](auto kernel) {
@@ -790,8 +794,10 @@ void gather_floor(Context& ctx, int64_t n) {
     ctx.floors.push_back(w.row);
   }
   if (!phased_ways) {
-    std::fprintf(stderr, "  the gather kept apart: skipped (%d blocks an SM resident, %d records a block)\n", resident,
-                 phased_records);
+    std::fprintf(stderr,
+                 "  the gather kept apart: skipped (cooperative launch %s, %d blocks an SM resident, %d records a "
+                 "block)\n",
+                 cooperative ? "supported" : "not supported", resident, phased_records);
   }
   if (!other_ways) {
     std::fprintf(stderr, "  the gather's other ways: skipped (code of compute capability %d.%d; they need 9.0)\n",
