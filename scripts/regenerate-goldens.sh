@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Re-renders the frame-dump regression goldens, tests/app/golden/NAME.png, for every scene in
-# tests/app/golden/scenes.tsv, with the cpu backend (the reference; design.md). Never run by a test or by CI:
+# tests/app/golden/scenes.tsv, with the cpu backend (the reference; docs/architecture.md). Never run by a test or by CI:
 # run it by hand after a change that is meant to change the images, look at every image (and at the diff
 # images the failing test left in build/tests/app/output/), then commit them with the reason. See
 # docs/golden-images.md.
