@@ -30,7 +30,9 @@ class DeviceBuffer {
   // Resized to the host vector and filled with it.
   void upload(const std::vector<T>& host) {
     resize(host.size());
-    if (status_ == cudaSuccess) EXPECT_EQ(cudaSuccess, buffer_.upload(host.data(), host.size()));
+    if (status_ == cudaSuccess) {
+      EXPECT_EQ(cudaSuccess, buffer_.upload(host.data(), host.size()));
+    }
   }
   std::vector<T> download(size_t count) const {
     std::vector<T> host(count);
@@ -41,7 +43,9 @@ class DeviceBuffer {
   T download_one(size_t i = 0) const {
     T value{};
     EXPECT_LT(i, size());
-    if (i < size()) EXPECT_EQ(cudaSuccess, cudaMemcpy(&value, buffer_.data() + i, sizeof(T), cudaMemcpyDeviceToHost));
+    if (i < size()) {
+      EXPECT_EQ(cudaSuccess, cudaMemcpy(&value, buffer_.data() + i, sizeof(T), cudaMemcpyDeviceToHost));
+    }
     return value;
   }
   void poison() { fill(kPoisonByte); }
@@ -54,7 +58,9 @@ class DeviceBuffer {
 
  private:
   void fill(unsigned char byte) {
-    if (!buffer_.empty()) EXPECT_EQ(cudaSuccess, cudaMemset(buffer_.data(), byte, buffer_.bytes()));
+    if (!buffer_.empty()) {
+      EXPECT_EQ(cudaSuccess, cudaMemset(buffer_.data(), byte, buffer_.bytes()));
+    }
   }
   prim::DeviceBuffer<T> buffer_;
   cudaError_t status_ = cudaSuccess;
