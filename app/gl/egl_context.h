@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 class EglContext {
  public:
@@ -31,4 +31,4 @@ class EglContext {
   std::string description_;
 };
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl
