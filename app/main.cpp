@@ -23,8 +23,8 @@ int run_view(const ViewOptions& options) {
   return run_viewer(options);
 #else
   (void)options;
-  std::cerr << "slabcast: error: this slabcast was built without the viewer (app/viewer/ was not there when it was "
-               "configured); use 'slabcast render' to render frames to files, e.g. 'slabcast render --out frame.png'\n";
+  std::cerr << "slabcast: error: this slabcast was built without the viewer (the renderer was not built); use "
+               "'slabcast render' to render frames to files, e.g. 'slabcast render --out frame.png'\n";
   return kExitRuntime;
 #endif
 }

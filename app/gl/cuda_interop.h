@@ -1,6 +1,6 @@
 // CUDA-GL interop for the display path: a GL buffer registered once with CUDA, mapped for each frame.
 // Only app/ knows about pixel buffers: the renderer sees a plain Surface (pointer, width, height, pitch).
-// Failures throw std::runtime_error from render/cuda_check.h's SLABCAST_CUDA_CHECK (naming the call, file and line).
+// Failures throw std::runtime_error from render/cuda_check.h's SLABCAST_CUDA_CHECK (naming the call, file, line).
 #pragma once
 #include <glad/gl.h>
 

@@ -1,5 +1,5 @@
 // An OpenGL 4.5 core context without a window or an X server: EGL's device platform (EGL_EXT_platform_device).
-// Used by `slabcast view --headless` and by the tests; the gl-raster reference can draw in it too.
+// Used by `slabcast view --headless`, `slabcast render --backend gl-raster`, `slabcast bench` and the tests.
 #pragma once
 #include <string>
 

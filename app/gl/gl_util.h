@@ -1,5 +1,6 @@
-// Small OpenGL helpers shared by the viewer's window and headless paths (and reusable by the gl-raster
-// reference): error checks that name the call, owning handles, shader programs, GPU timer queries.
+// Small OpenGL helpers for everything in app/ that draws with GL (the viewer's window and headless paths, the
+// display path, the gl-raster reference, bench): error checks that name the call, owning handles, shader programs,
+// GPU timer queries.
 // Every GL entry point comes through glad (OpenGL 4.5 core), loaded once a context is current.
 #pragma once
 #include <glad/gl.h>

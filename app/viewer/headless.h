@@ -1,8 +1,8 @@
 // The headless viewer: the window's display path and overlay, in an OpenGL 4.5 core context from EGL's device
 // platform (no window, no X server), drawing into an offscreen framebuffer that is read back.
 #pragma once
-#include "app/image_io.h"
 #include "app/gl/display_path.h"
+#include "app/image_io.h"
 #include "app/viewer/session.h"
 #include "app/viewer/viewer.h"
 

@@ -1,10 +1,10 @@
 // The state of one viewer run, shared by the window and the headless mode: the scene and its loading, the
 // renderer, the frame settings the overlay edits, the camera, the display path and the frame statistics.
 #pragma once
-#include "app/viewer/camera_control.h"
 #include "app/gl/display_path.h"
-#include "app/viewer/frame_times.h"
 #include "app/gl/gl_raster.h"
+#include "app/viewer/camera_control.h"
+#include "app/viewer/frame_times.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
 

@@ -1,7 +1,7 @@
 #include "app/viewer/window.h"
 
-#include "app/image_io.h"
 #include "app/gl/gl_util.h"
+#include "app/image_io.h"
 #include "app/viewer/headless.h"
 #include "app/viewer/imgui_layer.h"
 #include "app/viewer/overlay.h"

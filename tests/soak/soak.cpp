@@ -40,6 +40,8 @@
 #include <string>
 #include <vector>
 
+#include "prim/device_buffer.h"
+#include "render/cuda_check.h"
 #include "render/renderer.h"
 
 #ifdef SLABCAST_SOAK_VIEWER
@@ -260,18 +262,13 @@ class RendererSource final : public FrameSource {
     // Both sizes' targets exist from the start, so the soak's own allocations do not show as growth.
     for (const Stretch& st : stretches(o)) target(st.width, st.height);
   }
-  ~RendererSource() override {
-    for (auto& entry : device_targets_) cudaFree(entry.second);
-  }
   uint64_t render(const FrameSettings& s) override {
     const Surface surface = target(s.width, s.height);
     frames_redone += renderer_->render(s, surface, &extras_).frame_redone;
     const size_t bytes = 4 * static_cast<size_t>(s.width) * s.height;
     colour_.resize(bytes);
     if (backend_ == Backend::cuda) {
-      if (cudaMemcpy(colour_.data(), surface.pixels, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-        throw std::runtime_error("cudaMemcpy of the frame failed");
-      }
+      SLABCAST_CUDA_CHECK(cudaMemcpy(colour_.data(), surface.pixels, bytes, cudaMemcpyDeviceToHost));
     } else {
       std::memcpy(colour_.data(), surface.pixels, bytes);
     }
@@ -288,13 +285,9 @@ class RendererSource final : public FrameSource {
     const uint64_t key = (static_cast<uint64_t>(w) << 32) | static_cast<uint32_t>(h);
     const size_t pitch = 4 * static_cast<size_t>(w);
     if (backend_ == Backend::cuda) {
-      auto it = device_targets_.find(key);
-      if (it == device_targets_.end()) {
-        void* p = nullptr;
-        if (cudaMalloc(&p, pitch * h) != cudaSuccess) throw std::runtime_error("cudaMalloc of the target failed");
-        it = device_targets_.emplace(key, p).first;
-      }
-      return Surface{static_cast<uint8_t*>(it->second), w, h, pitch};
+      prim::DeviceBuffer<uint8_t>& device = device_targets_[key];
+      if (device.empty()) SLABCAST_CUDA_CHECK(device.allocate(pitch * h));
+      return Surface{device.data(), w, h, pitch};
     }
     std::vector<uint8_t>& host = host_targets_[key];
     host.resize(pitch * h);
@@ -304,7 +297,7 @@ class RendererSource final : public FrameSource {
   Backend backend_;
   std::unique_ptr<Renderer> renderer_;
   std::map<uint64_t, std::vector<uint8_t>> host_targets_;
-  std::map<uint64_t, void*> device_targets_;
+  std::map<uint64_t, prim::DeviceBuffer<uint8_t>> device_targets_;
   FrameExtras extras_;
   std::vector<uint8_t> colour_;
 };

@@ -5,8 +5,8 @@
 // next frame is the same image as before; afterwards an ordinary load still works.
 #include "app/gl/egl_context.h"
 #include "app/viewer/session.h"
-#include "tests/app/viewer/session_oom_util.h"
 #include "common/address_space_cap.h"
+#include "tests/app/viewer/session_oom_util.h"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 // freed the same load works.
 #include "app/gl/egl_context.h"
 #include "app/viewer/session.h"
-#include "tests/app/viewer/session_oom_util.h"
 #include "common/device_ballast.h"
+#include "tests/app/viewer/session_oom_util.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
