@@ -1,4 +1,4 @@
-// The viewer's display path, shared by the window and the headless mode:
+// The display path, shared by the viewer's window and headless mode (bench times its own copy: app/bench/gl_side.h):
 //
 //   renderer --(Surface)--> pixel buffer (PBO) --glTextureSubImage2D--> texture --full-screen pass--> framebuffer
 //
