@@ -65,13 +65,13 @@ std::vector<ModelChoice> list_models() {
   return models;
 }
 
-Session::Session(const ViewOptions& viewer_options, bool gl_on_cuda_device, std::string gl_info, bool is_window)
-    : options(viewer_options),
-      settings(viewer_options.frame),
-      animate(viewer_options.animate),
-      time_scale(viewer_options.time_scale),
-      vsync(viewer_options.vsync),
-      show_overlay(viewer_options.show_overlay),
+Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::string gl_info, bool is_window)
+    : options(view_options),
+      settings(view_options.frame),
+      animate(view_options.animate),
+      time_scale(view_options.time_scale),
+      vsync(view_options.vsync),
+      show_overlay(view_options.show_overlay),
       windowed(is_window),
       gl_description(std::move(gl_info)),
       gl_on_cuda_device_(gl_on_cuda_device) {
