@@ -327,6 +327,7 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
   EXPECT_TRUE(j["complete"].boolean);
   EXPECT_EQ(j["environment"]["git_commit"].text, "abc");
   EXPECT_EQ(j["settings"]["frames"].number, 3);
+  EXPECT_EQ(j["settings"]["suite"].text, "full");  // the default suite
   EXPECT_EQ(j["notes"][0].text, "a note with \"quotes\"\tand a tab");
   const Json& rows = j["rows"];
   ASSERT_EQ(rows.items.size(), 2u);
