@@ -76,7 +76,7 @@ constexpr std::pair<const char*, Shading> kShadings[] = {
 constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}, {"cpu", Backend::cpu}};
 constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
 constexpr std::pair<const char*, BenchSuite> kBenchSuites[] = {
-    {"issue5", BenchSuite::issue5}, {"thesis", BenchSuite::thesis}, {"quick", BenchSuite::quick}};
+    {"full", BenchSuite::full}, {"thesis", BenchSuite::thesis}, {"quick", BenchSuite::quick}};
 constexpr std::pair<const char*, BenchReference> kBenchReferences[] = {
     {"gl_raster", BenchReference::gl_raster}, {"none", BenchReference::none}};
 constexpr std::pair<const char*, bool> kOnOff[] = {{"on", true}, {"off", false}};
@@ -156,10 +156,10 @@ void check_given_values(const RawScene& raw) {
   }
 }
 
-// `gl_raster`: set when --backend gl-raster was given (the hardware-raster reference instead of a renderer backend).
-SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl_raster) {
+// Fills `s` (the part of RenderOptions / ViewOptions that the scene flags set) from the flags' text.
+void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* out) {
   check_given_values(raw);
-  SceneOptions s;
+  SceneOptions& s = *out;
   if (raw.mesh_opt->count() > 0 && raw.procedural_opt->count() > 0) {
     usage("--mesh", "give either --mesh or --procedural, not both");
   }
@@ -193,7 +193,7 @@ SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl
   if (!raw.backend.empty()) {
     const std::string key = normalized_name(trim(raw.backend));
     if (key == kGlRasterName) {
-      *gl_raster = true;
+      s.gl_raster = true;
     } else {
       // The renderer's backends (cpu, cuda) plus the reference: say all three when the name is none of them.
       bool renderer_backend = false;
@@ -203,18 +203,9 @@ SceneOptions finish_scene(const RawScene& raw, Deformer default_deform, bool* gl
     }
   }
   if (!raw.shading.empty()) s.frame.shading = parse_shading("--shading", raw.shading);
-  return s;
 }
 
 }  // namespace
-
-std::string SceneSpec::label() const {
-  if (!mesh_path.empty()) {
-    const size_t slash = mesh_path.find_last_of('/');
-    return slash == std::string::npos ? mesh_path : mesh_path.substr(slash + 1);
-  }
-  return procedural_name + ":" + std::to_string(procedural_triangles);
-}
 
 void parse_size(const std::string& flag, const std::string& text, int* width, int* height) {
   const std::string t = trim(text);
@@ -428,10 +419,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                         "--mesh and --procedural together replace the suite's scenes, in the order given")
           ->type_name("NAME:TRIANGLES")->allow_extra_args(false);
   const std::vector<std::pair<CLI::Option*, std::string*>> bench_texts = {
-      {bench->add_option("--sizes", bench_sizes, "image sizes (default: the suite's; issue5: "
+      {bench->add_option("--sizes", bench_sizes, "image sizes (default: the suite's; full: "
                          "1024x1024,1920x1080,3840x2160)")->type_name("WxH,..."), &bench_sizes},
       {bench->add_option("--slabs", bench_slabs, "slab counts, each " + std::to_string(kMinSlabs) + ".." +
-                         std::to_string(kMaxSlabs) + " (default: the suite's; issue5: 1,4,8,16)")->type_name("S,..."),
+                         std::to_string(kMaxSlabs) + " (default: the suite's; full: 1,4,8,16)")->type_name("S,..."),
        &bench_slabs},
       {bench->add_option("--frames", bench_frames, "timed frames per row (default 200; quick: 20)")->type_name("N"),
        &bench_frames},
@@ -448,8 +439,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
        &bench_reference},
       {bench->add_option("--display", bench_display, "on: also time the display path (CUDA-GL interop or upload, "
                          "then texture + full-screen blit) (default); off")->type_name("on|off"), &bench_display},
-      {bench->add_option("--suite", bench_suite, "issue5 (default: the issue's matrix), thesis (the dragon at "
-                         "1024x1024, slabs 1..64), quick (seconds, for a smoke test)")->type_name("NAME"),
+      {bench->add_option("--suite", bench_suite, "full (default: the dragon and spheres of 1M, 4M and 16M "
+                         "triangles at three sizes and four slab counts), thesis (the dragon at 1024x1024, slabs 1..64), "
+                         "quick (seconds, for a smoke test)")->type_name("NAME"),
        &bench_suite},
   };
   bench->add_option("--json", b.json_path, "write every row as JSON")->type_name("FILE.json");
@@ -488,7 +480,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   try {
     if (render->parsed()) {
       result.command = Command::render;
-      r.scene = finish_scene(render_raw, Deformer::none, &r.gl_raster);
+      finish_scene(render_raw, Deformer::none, &r);
       r.out = out_path;
       check_output_path("--out", r.out, ".png");
       if (!r.depth_path.empty()) check_output_path("--depth", r.depth_path, ".pfm");
@@ -542,7 +534,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     } else {
       // `slabcast view ...`, or `slabcast` alone: the default scene, animated, in a window.
       result.command = Command::view;
-      v.scene = finish_scene(view_raw, Deformer::twist, &v.gl_raster);
+      finish_scene(view_raw, Deformer::twist, &v);
       if (frames_opt->count() > 0) {
         v.frames = parse_int("--frames", frames_text, 1, 100000000);
         v.frames_given = true;

@@ -5,11 +5,11 @@
 // between 1 and 16384"; main() prints it and exits with kExitUsage. Runtime failures (a broken mesh file, no CUDA
 // device, out of memory, a file that cannot be written) exit with kExitRuntime.
 #pragma once
+#include "app/options.h"
 #include "render/renderer.h"
 
 #include <cstdint>
 #include <iosfwd>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,74 +30,6 @@ constexpr float kMaxDeformAmount = 1000.0f;
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
-};
-
-// Which mesh to render.
-struct SceneSpec {
-  std::string mesh_path;                     // an OBJ file; empty: the procedural mesh below
-  std::string procedural_name = "sphere";    // sphere, torus, torus_knot, stress
-  uint64_t procedural_triangles = 1000000;   // target triangle count
-  std::string label() const;                 // "bunny.obj" or "sphere:1000000"
-};
-
-// Everything `slabcast render` and `slabcast view` share: scene, frame settings, camera, backend.
-struct SceneOptions {
-  SceneSpec scene;
-  FrameSettings frame;          // size, camera, deformer, slabs, shading
-  bool eye_given = false;       // the camera comes from frame_mesh() except for what was given
-  bool target_given = false;
-  bool up_given = false;
-  std::optional<Backend> backend;  // empty: cuda where a CUDA device exists, else cpu (with a note)
-};
-
-struct RenderOptions {
-  SceneOptions scene;              // scene.backend is unset when gl_raster is true
-  bool gl_raster = false;          // --backend gl-raster: the OpenGL hardware-raster reference (EGL), not ours
-  std::string out = "frame.png";  // --out: colour PNG (always written)
-  std::string depth_path;         // --depth: PFM, when non-empty
-  std::string ids_path;           // --ids: .ids, when non-empty
-  std::string deformed_mesh_path; // --deformed-mesh: OBJ, when non-empty
-};
-
-struct ViewOptions {
-  SceneOptions scene;              // scene.backend: the ray caster's; gl_raster draws instead of it
-  bool gl_raster = false;          // --backend gl-raster: start on the OpenGL hardware-raster reference
-  bool animate = true;
-  float time_scale = 1.0f;
-  bool vsync = true;
-  bool show_overlay = true;
-  bool headless = false;
-  int frames = 1;
-  bool frames_given = false;
-  std::string screenshot_path;
-  bool screenshot_3d_only = false;
-};
-
-// `slabcast bench`: which scenes, sizes and slab counts; empty lists (and unset counts) come from the suite.
-enum class BenchSuite : uint8_t {
-  issue5,  // the issue's matrix: dragon + spheres 1M/4M/16M x 1024x1024, 1920x1080, 3840x2160 x slabs 1/4/8/16
-  thesis,  // the thesis's tables (7.1, 7.2): the dragon at 1024x1024, slabs 1..64
-  quick,   // a small sphere at small sizes: seconds even on the cpu backend
-};
-enum class BenchReference : uint8_t { gl_raster, none };
-
-struct ImageSize {
-  int width = 0, height = 0;
-};
-
-struct BenchOptions {
-  BenchSuite suite = BenchSuite::issue5;
-  std::vector<SceneSpec> scenes;      // --mesh / --procedural in the order given; empty: the suite's
-  std::vector<ImageSize> sizes;       // --sizes; empty: the suite's
-  std::vector<int> slabs;             // --slabs; empty: the suite's
-  std::optional<int> frames;          // timed frames per row (>= 1); unset: the suite's (200, quick 20)
-  std::optional<int> warmup;          // untimed frames before them (>= 0); unset: the suite's (20, quick 3)
-  DeformParams deform{Deformer::twist, 1.0f, 0.0f};  // animated: time advances 1/60 s per frame from deform.time
-  float fovy_degrees = 45.0f;         // the camera frames the model (frame_mesh) with this field of view
-  std::optional<Backend> backend;     // empty: cuda where a CUDA device exists, else cpu (with a note)
-  BenchReference reference = BenchReference::gl_raster;
-  bool display = true;                // also measure the display path (interop / upload + blit), where possible
-  std::string json_path, csv_path;    // written when non-empty
 };
 
 enum class Command { render, view, bench, exit };

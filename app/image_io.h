@@ -1,4 +1,4 @@
-// The frame-dump formats of ../shared/design.md ("Conventions"): colour -> PNG, depth -> PFM, IDs -> .ids.
+// The frame-dump formats of docs/architecture.md ("Conventions"): colour -> PNG, depth -> PFM, IDs -> .ids.
 // Writers go to PATH.tmp and rename, so a failed or interrupted write never leaves a half file under PATH.
 // Every function throws std::runtime_error whose message starts with the path.
 #pragma once

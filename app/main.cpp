@@ -1,10 +1,10 @@
 // slabcast: `slabcast render ...` (one frame, headless, to files), `slabcast view ...` (the viewer), `slabcast
-// bench ...` (the benchmark), and `slabcast` alone (the viewer on the default scene, animated). Exit codes: 0 success, 1 runtime failure
-// (broken mesh, no device, out of memory, unwritable file), 2 usage error (bad flag or value). Every failure is
-// one "slabcast: error: ..." line on stderr; nothing is allowed to escape as a crash.
-#include "bench_command.h"
-#include "cli.h"
-#include "render_command.h"
+// bench ...` (the benchmark), and `slabcast` alone (the viewer on the default scene, animated). Exit codes: 0
+// success, 1 runtime failure (broken mesh, no device, out of memory, unwritable file), 2 usage error (bad flag or
+// value). Every failure is one "slabcast: error: ..." line on stderr; nothing is allowed to escape as a crash.
+#include "app/bench/bench_command.h"
+#include "app/cli.h"
+#include "app/render_command.h"
 
 #if SLABCAST_HAVE_VIEWER
 #include "app/viewer/viewer.h"
@@ -13,45 +13,18 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 
 namespace slabcast {
 namespace {
 
-#if SLABCAST_HAVE_VIEWER
-ViewerOptions to_viewer_options(const ViewOptions& v) {
-  ViewerOptions o;
-  o.mesh_path = v.scene.scene.mesh_path;
-  o.procedural_name = v.scene.scene.procedural_name;
-  o.procedural_triangles = v.scene.scene.procedural_triangles;
-  o.frame = v.scene.frame;
-  // Each of eye / target / up comes from frame_mesh() unless given, as in `slabcast render` (resolve_camera).
-  o.camera_given = v.scene.eye_given && v.scene.target_given;
-  o.eye_given = v.scene.eye_given;
-  o.target_given = v.scene.target_given;
-  o.up_given = v.scene.up_given;
-  o.backend_given = v.scene.backend.has_value();
-  o.backend = v.scene.backend.value_or(Backend::cuda);
-  o.gl_raster = v.gl_raster;
-  o.animate = v.animate;
-  o.time_scale = v.time_scale;
-  o.vsync = v.vsync;
-  o.show_overlay = v.show_overlay;
-  o.headless = v.headless;
-  o.frames = v.frames;
-  o.max_frames_given = v.frames_given;
-  o.screenshot_path = v.screenshot_path;
-  o.screenshot_3d_only = v.screenshot_3d_only;
-  return o;
-}
-#endif
-
 int run_view(const ViewOptions& options) {
 #if SLABCAST_HAVE_VIEWER
-  return run_viewer(to_viewer_options(options));
+  return run_viewer(options);
 #else
   (void)options;
-  std::cerr << "slabcast: error: this slabcast was built without the viewer (app/viewer/ was not there when it was "
-               "configured); use 'slabcast render' to render frames to files, e.g. 'slabcast render --out frame.png'\n";
+  std::cerr << "slabcast: error: this slabcast was built without the viewer (the renderer was not built); use "
+               "'slabcast render' to render frames to files, e.g. 'slabcast render --out frame.png'\n";
   return kExitRuntime;
 #endif
 }
@@ -71,6 +44,14 @@ int run(int argc, char** argv) {
   return kExitRuntime;
 }
 
+// A failure's text without the "slabcast: " that messages from render/ (its CUDA check) already carry, so that
+// the line printed has the prefix once.
+std::string without_prefix(std::string message) {
+  const std::string prefix = "slabcast: ";
+  if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+  return message;
+}
+
 }  // namespace
 }  // namespace slabcast
 
@@ -84,7 +65,7 @@ int main(int argc, char** argv) {
     std::cerr << "slabcast: error: out of host memory\n";
     return slabcast::kExitRuntime;
   } catch (const std::exception& e) {
-    std::cerr << "slabcast: error: " << e.what() << "\n";
+    std::cerr << "slabcast: error: " << slabcast::without_prefix(e.what()) << "\n";
     return slabcast::kExitRuntime;
   } catch (...) {
     std::cerr << "slabcast: error: unknown failure\n";

@@ -1,13 +1,15 @@
-#include "render_command.h"
+#include "app/render_command.h"
 
-#include "image_io.h"
-#include "mesh_io.h"
+#include "app/image_io.h"
+#include "app/mesh_io.h"
+#include "prim/device_buffer.h"
+#include "render/cuda_check.h"
 
 #include <cuda_runtime.h>
 #include <unistd.h>
 
-#if SLABCAST_HAVE_GL_RASTER
-#include "app/viewer/gl_raster.h"
+#if SLABCAST_HAVE_GL
+#include "app/gl/gl_raster.h"
 #endif
 
 #include <chrono>
@@ -23,17 +25,6 @@
 
 namespace slabcast {
 namespace {
-
-// Every CUDA runtime call is checked; the message names the call, file and line.
-void check_cuda(cudaError_t status, const char* call, const char* file, int line) {
-  if (status != cudaSuccess) {
-    std::ostringstream s;
-    s << call << " failed at " << file << ":" << line << ": " << cudaGetErrorName(status) << " ("
-      << cudaGetErrorString(status) << ")";
-    throw std::runtime_error(s.str());
-  }
-}
-#define SLABCAST_CUDA_CHECK(call) ::slabcast::check_cuda((call), #call, __FILE__, __LINE__)
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
@@ -113,11 +104,11 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
 // in an EGL context (on the CUDA device's EGL device where there is one, else Mesa's software device).
 int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const FrameSettings& frame, double load_ms,
                          std::ostream& out) {
-#if SLABCAST_HAVE_GL_RASTER
+#if SLABCAST_HAVE_GL
   int cuda_device = -1;
   if (cudaGetDevice(&cuda_device) != cudaSuccess) cuda_device = -1;
   (void)cudaGetLastError();  // no device: GL on Mesa's software device
-  const viewer::GlRasterFrame f = viewer::render_gl_raster_frame(mesh, frame, cuda_device);
+  const gl::GlRasterFrame f = gl::render_gl_raster_frame(mesh, frame, cuda_device);
   const size_t pixels = size_t(frame.width) * size_t(frame.height);
   if (f.color.size() != pixels * 4) throw std::runtime_error("the gl-raster reference returned no colour image");
   out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << grouped(mesh.triangle_count())
@@ -139,7 +130,7 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
 #else
   (void)options, (void)mesh, (void)frame, (void)load_ms, (void)out;
   throw std::runtime_error("--backend gl-raster: this slabcast was built without the OpenGL raster reference "
-                           "(app/viewer/gl_raster.h and the viewer are needed)");
+                           "(app/gl/gl_raster.h and the viewer are needed)");
 #endif
 }
 
@@ -205,23 +196,22 @@ Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
 }
 
 int run_render(const RenderOptions& options, std::ostream& out, std::ostream& log) {
-  const SceneOptions& scene = options.scene;
   if (options.gl_raster) {
     auto start = Clock::now();
-    const Mesh mesh = load_scene(scene.scene, log);
+    const Mesh mesh = load_scene(options.scene, log);
     const double load_ms = ms_since(start);
-    FrameSettings frame = scene.frame;
-    frame.camera = resolve_camera(scene, mesh);
+    FrameSettings frame = options.frame;
+    frame.camera = resolve_camera(options, mesh);
     return run_render_gl_raster(options, mesh, frame, load_ms, out);
   }
-  const Backend backend = choose_backend(scene.backend, log);
+  const Backend backend = choose_backend(options.backend, log);
 
   auto start = Clock::now();
-  const Mesh mesh = load_scene(scene.scene, log);
+  const Mesh mesh = load_scene(options.scene, log);
   const double load_ms = ms_since(start);
 
-  FrameSettings frame = scene.frame;
-  frame.camera = resolve_camera(scene, mesh);
+  FrameSettings frame = options.frame;
+  frame.camera = resolve_camera(options, mesh);
 
   start = Clock::now();
   std::unique_ptr<Renderer> renderer = make_renderer(backend);
@@ -231,13 +221,10 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
   const size_t pitch = size_t(frame.width) * 4;
   std::vector<uint8_t> host(pitch * size_t(frame.height));
   Surface surface{nullptr, frame.width, frame.height, pitch};
-  // The device image, freed however this function ends.
-  std::unique_ptr<uint8_t, void (*)(uint8_t*)> device(nullptr, [](uint8_t* p) { cudaFree(p); });
+  prim::DeviceBuffer<uint8_t> device;  // the cuda backend's image
   if (backend == Backend::cuda) {
-    uint8_t* p = nullptr;
-    SLABCAST_CUDA_CHECK(cudaMalloc(&p, host.size()));
-    device.reset(p);
-    surface.pixels = p;
+    SLABCAST_CUDA_CHECK(device.allocate(host.size()));
+    surface.pixels = device.data();
   } else {
     surface.pixels = host.data();
   }
@@ -249,7 +236,7 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
   if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(cudaDeviceSynchronize());
   const double render_ms = ms_since(start);
   if (backend == Backend::cuda) {
-    SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), surface.pixels, host.size(), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(device.download(host.data(), host.size()));
   }
 
   const Camera& c = frame.camera;

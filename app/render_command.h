@@ -1,7 +1,7 @@
 // `slabcast render`: one frame, headless, into ordinary memory (host for cpu, device for cuda), written to disk in
-// the formats of ../shared/design.md, with the frame's statistics printed.
+// the formats of docs/architecture.md, with the frame's statistics printed.
 #pragma once
-#include "cli.h"
+#include "app/cli.h"
 #include "render/renderer.h"
 
 #include <iosfwd>

@@ -1,6 +1,6 @@
 #include "app/viewer/headless.h"
 
-#include "app/viewer/egl_context.h"
+#include "app/gl/egl_context.h"
 #include "app/viewer/imgui_layer.h"
 #include "app/viewer/overlay.h"
 
@@ -23,7 +23,7 @@ Rgba8Image read_image(int width, int height) {
   Rgba8Image image;
   image.width = width;
   image.height = height;
-  image.pixels = read_pixels_top_down(width, height);
+  image.pixels = gl::read_pixels_top_down(width, height);
   return image;
 }
 }  // namespace
@@ -39,7 +39,7 @@ std::string timestamped_screenshot_name() {
   return name;
 }
 
-HeadlessFrame render_headless(const ViewerOptions& options) {
+HeadlessFrame render_headless(const ViewOptions& options) {
   const int width = options.frame.width, height = options.frame.height;
   if (width < 1 || height < 1) {
     throw std::invalid_argument("headless frame size " + std::to_string(width) + "x" + std::to_string(height));
@@ -47,14 +47,14 @@ HeadlessFrame render_headless(const ViewerOptions& options) {
   if (options.frames < 1) throw std::invalid_argument("--frames must be at least 1, not " + std::to_string(options.frames));
 
   // GL on the CUDA device when the cuda backend will run, so the frame goes through real interop.
-  const int cuda_device = cuda_device_or_none();
-  const bool want_cuda = options.backend_given ? options.backend == Backend::cuda : cuda_device >= 0;
-  EglContext egl(want_cuda ? cuda_device : -1);
+  const int cuda_device = gl::cuda_device_or_none();
+  const bool want_cuda = options.backend ? *options.backend == Backend::cuda : cuda_device >= 0;
+  gl::EglContext egl(want_cuda ? cuda_device : -1);
 
   HeadlessFrame out;
   {  // every GL object dies before the context
     Session session(options, egl.on_cuda_device(), egl.description(), /*windowed=*/false);
-    OffscreenTarget target(width, height);
+    gl::OffscreenTarget target(width, height);
     ImGuiLayer imgui(nullptr);
     for (int i = 0; i < kOverlayWarmupFrames && session.show_overlay; ++i) {
       imgui.new_frame(width, height, static_cast<float>(kHeadlessFrameSeconds));
@@ -89,7 +89,7 @@ HeadlessFrame render_headless(const ViewerOptions& options) {
   return out;
 }
 
-int run_headless(const ViewerOptions& options) {
+int run_headless(const ViewOptions& options) {
   const HeadlessFrame frame = render_headless(options);
   const std::string path = options.screenshot_path.empty() ? kDefaultScreenshot : options.screenshot_path;
   const Rgba8Image& image = options.screenshot_3d_only ? frame.scene : frame.composite;
@@ -98,7 +98,7 @@ int run_headless(const ViewerOptions& options) {
   const std::filesystem::path absolute = std::filesystem::absolute(path, error);
   std::printf("slabcast: wrote %s (%dx%d, %d frame%s, %s backend via %s; %s)\n",
               (error ? path : absolute.string()).c_str(), image.width, image.height, options.frames,
-              options.frames == 1 ? "" : "s", frame.backend == Backend::cuda ? "cuda" : "cpu", feed_name(frame.feed),
+              options.frames == 1 ? "" : "s", frame.backend == Backend::cuda ? "cuda" : "cpu", gl::feed_name(frame.feed),
               frame.gl_description.c_str());
   return 0;
 }

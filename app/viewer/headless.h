@@ -1,8 +1,8 @@
 // The headless viewer: the window's display path and overlay, in an OpenGL 4.5 core context from EGL's device
 // platform (no window, no X server), drawing into an offscreen framebuffer that is read back.
 #pragma once
+#include "app/gl/display_path.h"
 #include "app/image_io.h"
-#include "app/viewer/display_path.h"
 #include "app/viewer/session.h"
 #include "app/viewer/viewer.h"
 
@@ -17,17 +17,17 @@ struct HeadlessFrame {
   std::vector<PixelRect> overlay;  // where the overlay's panels lie (none when the overlay is hidden)
   FrameStats stats;         // of the last frame
   Backend backend = Backend::cpu;
-  Feed feed = Feed::host_upload;
+  gl::Feed feed = gl::Feed::host_upload;
   std::string gl_description;
 };
 
 // Renders options.frames frames (animation time advancing by 1/60 s per frame when animating, so the last frame is
 // at time + (frames - 1) / 60) at options.frame.width x height and returns the last. Throws std::runtime_error.
-HeadlessFrame render_headless(const ViewerOptions& options);
+HeadlessFrame render_headless(const ViewOptions& options);
 
 // `slabcast view --headless`: render_headless, then writes the PNG (composite, or the 3D image alone when
 // options.screenshot_3d_only) and prints where. Returns the process exit code.
-int run_headless(const ViewerOptions& options);
+int run_headless(const ViewOptions& options);
 
 // The screenshot file name for "now": slabcast-YYYYMMDD-HHMMSS.png (with -2, -3, ... if that file exists).
 std::string timestamped_screenshot_name();

@@ -1,6 +1,6 @@
 #include "app/viewer/imgui_layer.h"
 
-#include "app/viewer/gl_util.h"
+#include "app/gl/gl_util.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -56,7 +56,7 @@ void ImGuiLayer::end_frame() { ImGui::Render(); }
 
 void ImGuiLayer::draw() {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  check_gl("ImGui_ImplOpenGL3_RenderDrawData", __FILE__, __LINE__);
+  gl::check_gl("ImGui_ImplOpenGL3_RenderDrawData", __FILE__, __LINE__);
 }
 
 }  // namespace slabcast::viewer

@@ -185,7 +185,7 @@ void rendering_section(Session& s) {
       ImGui::TextDisabled("(shown as flat by the reference)");
     }
   } else {
-    ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", feed_name(s.feed()));
+    ImGui::TextDisabled("%s via %s", s.backend == Backend::cuda ? "cuda" : "cpu", gl::feed_name(s.feed()));
   }
   if (!s.cuda_available) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

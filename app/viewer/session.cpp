@@ -65,19 +65,19 @@ std::vector<ModelChoice> list_models() {
   return models;
 }
 
-Session::Session(const ViewerOptions& viewer_options, bool gl_on_cuda_device, std::string gl_info, bool is_window)
-    : options(viewer_options),
-      settings(viewer_options.frame),
-      animate(viewer_options.animate),
-      time_scale(viewer_options.time_scale),
-      vsync(viewer_options.vsync),
-      show_overlay(viewer_options.show_overlay),
+Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::string gl_info, bool is_window)
+    : options(view_options),
+      settings(view_options.frame),
+      animate(view_options.animate),
+      time_scale(view_options.time_scale),
+      vsync(view_options.vsync),
+      show_overlay(view_options.show_overlay),
       windowed(is_window),
       gl_description(std::move(gl_info)),
       gl_on_cuda_device_(gl_on_cuda_device) {
-  cuda_available = cuda_device_or_none(&cuda_absent_reason) >= 0;
-  if (options.backend_given) {
-    backend = options.backend;
+  cuda_available = gl::cuda_device_or_none(&cuda_absent_reason) >= 0;
+  if (options.backend) {
+    backend = *options.backend;
     if (backend == Backend::cuda && !cuda_available) {
       throw std::runtime_error("the cuda backend was asked for, but CUDA is not available (" + cuda_absent_reason +
                                "); use --backend cpu");
@@ -90,12 +90,12 @@ Session::Session(const ViewerOptions& viewer_options, bool gl_on_cuda_device, st
 
   models = list_models();
   ModelChoice first;
-  if (!options.mesh_path.empty()) {
-    first = {fs::path(options.mesh_path).filename().string(), options.mesh_path, "", 0};
-    path_field = options.mesh_path;
+  const SceneSpec& scene = options.scene;
+  if (!scene.mesh_path.empty()) {
+    first = {fs::path(scene.mesh_path).filename().string(), scene.mesh_path, "", 0};
+    path_field = scene.mesh_path;
   } else {
-    first = {options.procedural_name + ":" + std::to_string(options.procedural_triangles), "",
-             options.procedural_name, options.procedural_triangles};
+    first = {scene.label(), "", scene.procedural_name, scene.procedural_triangles};
   }
   std::error_code error;
   const std::string canonical_path = first.path.empty() ? "" : fs::weakly_canonical(first.path, error).string();
@@ -155,15 +155,15 @@ void Session::wait_for_loading() {
 
 void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   // The reference first: if it fails (out of GPU memory), nothing has changed yet and the old mesh stays.
-  std::unique_ptr<GlRaster> raster = gl_raster ? std::make_unique<GlRaster>(*mesh) : nullptr;
+  std::unique_ptr<gl::GlRaster> raster = gl_raster ? std::make_unique<gl::GlRaster>(*mesh) : nullptr;
   renderer_->set_mesh(*mesh);
   raster_ = std::move(raster);
   mesh_ = std::move(mesh);
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
   Camera home = settings.camera;
-  const bool eye_given = keep_camera && (options.camera_given || options.eye_given);
-  const bool target_given = keep_camera && (options.camera_given || options.target_given);
+  const bool eye_given = keep_camera && options.eye_given;
+  const bool target_given = keep_camera && options.target_given;
   const bool up_given = keep_camera && options.up_given;
   if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
     const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees);
@@ -212,7 +212,7 @@ void Session::set_gl_raster(bool on) {
     return;
   }
   try {
-    raster_ = std::make_unique<GlRaster>(*mesh_);
+    raster_ = std::make_unique<gl::GlRaster>(*mesh_);
     gl_raster = true;
     frame_times.clear();
     last_error.clear();
@@ -226,9 +226,9 @@ void Session::advance_time(double seconds) {
   if (animate && mesh_) settings.deform.time += static_cast<float>(seconds * time_scale);
 }
 
-Feed Session::choose_feed() const {
-  if (backend == Backend::cpu) return Feed::host_upload;
-  return gl_on_cuda_device_ && !interop_failed_ ? Feed::cuda_interop : Feed::cuda_copy;
+gl::Feed Session::choose_feed() const {
+  if (backend == Backend::cpu) return gl::Feed::host_upload;
+  return gl_on_cuda_device_ && !interop_failed_ ? gl::Feed::cuda_interop : gl::Feed::cuda_copy;
 }
 
 void Session::render_and_present(int fb_width, int fb_height) {
@@ -256,11 +256,11 @@ void Session::render_and_present(int fb_width, int fb_height) {
     update_device_memory();
     return;
   }
-  const Feed feed = choose_feed();
+  const gl::Feed feed = choose_feed();
   try {
     display_.resize(width, height, feed);
   } catch (const std::exception& e) {
-    if (feed != Feed::cuda_interop) throw;
+    if (feed != gl::Feed::cuda_interop) throw;
     // Registration fails when the GL context is not on the CUDA device (e.g. a window on another GPU):
     // the frame then goes through host memory.
     interop_failed_ = true;
@@ -279,7 +279,7 @@ void Session::update_device_memory() {
   const auto now = std::chrono::steady_clock::now();
   if (now - memory_checked_ < kMemoryCheckInterval) return;
   memory_checked_ = now;
-  cuda_memory_info(&device_used_bytes, &device_total_bytes);
+  gl::cuda_memory_info(&device_used_bytes, &device_total_bytes);
 }
 
 }  // namespace slabcast::viewer

@@ -1,10 +1,10 @@
 // The state of one viewer run, shared by the window and the headless mode: the scene and its loading, the
 // renderer, the frame settings the overlay edits, the camera, the display path and the frame statistics.
 #pragma once
+#include "app/gl/display_path.h"
+#include "app/gl/gl_raster.h"
 #include "app/viewer/camera_control.h"
-#include "app/viewer/display_path.h"
 #include "app/viewer/frame_times.h"
-#include "app/viewer/gl_raster.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
 
@@ -40,7 +40,7 @@ class Session {
   // `gl_on_cuda_device`: the GL context runs on the CUDA device (interop is possible). Loads the scene of
   // `options`: headless synchronously, throwing std::runtime_error (naming the file) if that fails; in a window in
   // the background (mesh() is null until poll_loading installs it, and rethrows if that first load failed).
-  Session(const ViewerOptions& options, bool gl_on_cuda_device, std::string gl_description, bool windowed);
+  Session(const ViewOptions& options, bool gl_on_cuda_device, std::string gl_description, bool windowed);
   ~Session();
 
   // --- scene ---
@@ -60,7 +60,7 @@ class Session {
   void set_gl_raster(bool on);
 
   // --- state the overlay shows and edits ---
-  ViewerOptions options;
+  ViewOptions options;
   FrameSettings settings;                 // width/height are set per frame from the framebuffer and the scale
   Backend backend = Backend::cpu;         // the ray caster's backend (kept while gl_raster draws)
   bool gl_raster = false;                 // frames come from the gl-raster reference (the overlay's third choice)
@@ -97,7 +97,7 @@ class Session {
   std::vector<PixelRect> overlay_rects;  // the overlay's panels this frame
 
   const Mesh* mesh() const { return mesh_.get(); }
-  Feed feed() const { return display_.feed(); }
+  gl::Feed feed() const { return display_.feed(); }
   int render_width() const { return raster_ ? raster_->width() : display_.width(); }
   int render_height() const { return raster_ ? raster_->height() : display_.height(); }
   void frame_model();  // F: the camera frames the model (keeps the field of view)
@@ -105,17 +105,17 @@ class Session {
  private:
   // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
   void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
-  Feed choose_feed() const;
+  gl::Feed choose_feed() const;
   void update_device_memory();
 
   bool initial_load_ = false;  // the window's first model is loading in the background
   bool gl_on_cuda_device_ = false;
   bool interop_failed_ = false;
   std::unique_ptr<Renderer> renderer_;
-  std::unique_ptr<GlRaster> raster_;  // only while gl_raster
+  std::unique_ptr<gl::GlRaster> raster_;  // only while gl_raster
   std::shared_ptr<const Mesh> mesh_;
   std::future<std::shared_ptr<const Mesh>> pending_;
-  DisplayPath display_;
+  gl::DisplayPath display_;
   std::chrono::steady_clock::time_point memory_checked_{};
 };
 

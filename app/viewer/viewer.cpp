@@ -9,7 +9,7 @@
 
 namespace slabcast {
 
-int run_viewer(const ViewerOptions& options) {
+int run_viewer(const ViewOptions& options) {
   try {
     if (options.headless) return viewer::run_headless(options);
     std::string no_display;
@@ -24,9 +24,9 @@ int run_viewer(const ViewerOptions& options) {
                  "slabcast: rendering the scene headless to a PNG instead (slabcast view --headless does this "
                  "directly).\n",
                  no_display.c_str());
-    ViewerOptions headless = options;
+    ViewOptions headless = options;
     headless.headless = true;
-    if (!options.max_frames_given) headless.frames = 1;
+    if (!options.frames_given) headless.frames = 1;
     return viewer::run_headless(headless);
   } catch (const std::exception& e) {
     // One "slabcast: error: ..." line, as for every other failure of the command line (messages from render/ may

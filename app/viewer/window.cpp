@@ -1,7 +1,7 @@
 #include "app/viewer/window.h"
 
+#include "app/gl/gl_util.h"
 #include "app/image_io.h"
-#include "app/viewer/gl_util.h"
 #include "app/viewer/headless.h"
 #include "app/viewer/imgui_layer.h"
 #include "app/viewer/overlay.h"
@@ -85,7 +85,7 @@ void handle_mouse(Session& s) {
 }
 
 void save_screenshot(const std::string& path, int width, int height, Session& s) {
-  const std::vector<uint8_t> pixels = read_pixels_top_down(width, height);
+  const std::vector<uint8_t> pixels = gl::read_pixels_top_down(width, height);
   write_png(path, pixels.data(), width, height, static_cast<size_t>(width) * 4);
   std::error_code error;
   const std::string shown = std::filesystem::absolute(path, error).string();
@@ -95,9 +95,9 @@ void save_screenshot(const std::string& path, int width, int height, Session& s)
 
 }  // namespace
 
-int run_window(const ViewerOptions& options, std::string* no_display) { return run_window(options, no_display, {}); }
+int run_window(const ViewOptions& options, std::string* no_display) { return run_window(options, no_display, {}); }
 
-int run_window(const ViewerOptions& options, std::string* no_display, const WindowScript& script) {
+int run_window(const ViewOptions& options, std::string* no_display, const WindowScript& script) {
   glfwSetErrorCallback(on_glfw_error);
   GlfwLibrary glfw;
   if (!glfw.ok) {
@@ -117,18 +117,18 @@ int run_window(const ViewerOptions& options, std::string* no_display, const Wind
     return 1;
   }
   glfwMakeContextCurrent(window.handle);
-  const std::string gl = load_gl(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress));
+  const std::string gl_version = gl::load_gl(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress));
 
   // A window's context is on the CUDA device when its display is driven by it; the session tries interop and falls
   // back to a copy through the host if the registration fails.
-  Session session(options, /*gl_on_cuda_device=*/true, "window | " + gl, /*windowed=*/true);
+  Session session(options, /*gl_on_cuda_device=*/true, "window | " + gl_version, /*windowed=*/true);
   glfwSetWindowUserPointer(window.handle, &session);
   glfwSetKeyCallback(window.handle, on_key);
   glfwSetDropCallback(window.handle, on_drop);
   ImGuiLayer imgui(window.handle);  // after our callbacks: it chains to them
   bool vsync = session.vsync;
   glfwSwapInterval(vsync ? 1 : 0);
-  std::printf("slabcast: %s\n%s\n", gl.c_str(), controls_help());
+  std::printf("slabcast: %s\n%s\n", gl_version.c_str(), controls_help());
 
   int frames = 0;
   bool script_done = false;
@@ -163,7 +163,7 @@ int run_window(const ViewerOptions& options, std::string* no_display, const Wind
       save_screenshot(timestamped_screenshot_name(), fb_width, fb_height, session);
     }
     if (session.mesh() != nullptr) ++frames;  // --frames counts rendered frames, not those while the model loads
-    const bool last_frame = (options.max_frames_given && frames >= options.frames) || script_done;
+    const bool last_frame = (options.frames_given && frames >= options.frames) || script_done;
     if (last_frame && !options.screenshot_path.empty()) {
       save_screenshot(options.screenshot_path, fb_width, fb_height, session);
     }

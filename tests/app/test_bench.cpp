@@ -2,7 +2,9 @@
 // value names its flag), the suites' defaults, the JSON / CSV writers read back by an independent reader, and the
 // real binary end to end on the cpu backend (and with the gl-raster reference on Mesa's software EGL device).
 // Also `slabcast render --backend gl-raster`, whose IDs must agree with the cpu renderer's.
-#include "app/bench_command.h"
+#include "app/bench/report.h"
+#include "app/bench/statistics.h"
+#include "app/bench/suites.h"
 #include "app/cli.h"
 #include "app/image_io.h"
 #include "exe_runner.h"
@@ -100,7 +102,7 @@ TEST(BenchCli, DefaultsLeaveTheSuiteToFillIn) {
   const ParsedCommandLine p = parse({"bench"});
   ASSERT_EQ(p.command, Command::bench);
   const BenchOptions& b = p.bench;
-  EXPECT_EQ(b.suite, BenchSuite::issue5);
+  EXPECT_EQ(b.suite, BenchSuite::full);
   EXPECT_TRUE(b.scenes.empty());
   EXPECT_TRUE(b.sizes.empty());
   EXPECT_TRUE(b.slabs.empty());
@@ -111,6 +113,8 @@ TEST(BenchCli, DefaultsLeaveTheSuiteToFillIn) {
   EXPECT_EQ(b.deform.kind, Deformer::twist);  // the viewer's default animated deformation
   EXPECT_FALSE(b.backend.has_value());
   EXPECT_TRUE(b.json_path.empty());
+  EXPECT_STREQ(to_string(b.suite), "full");
+  EXPECT_EQ(parse({"bench", "--suite", "full"}).bench.suite, BenchSuite::full);
 }
 
 TEST(BenchCli, EveryFlagIsRead) {
@@ -205,7 +209,7 @@ TEST(BenchCli, RenderAndViewAcceptGlRasterButRenderNotItsDepth) {
   const ParsedCommandLine ok = parse({"render", "--backend", "gl-raster", "--ids", "x.ids"});
   ASSERT_EQ(ok.command, Command::render);
   EXPECT_TRUE(ok.render.gl_raster);
-  EXPECT_FALSE(ok.render.scene.backend.has_value());
+  EXPECT_FALSE(ok.render.backend.has_value());
   EXPECT_FALSE(parse({"render", "--backend", "cpu"}).render.gl_raster);
   std::string err;
   EXPECT_EQ(parse({"render", "--backend", "gl-raster", "--depth", "d.pfm"}, &err).exit_code, kExitUsage);
@@ -230,11 +234,11 @@ TEST(BenchPlan, SuitesFillOnlyWhatIsNotGiven) {
   EXPECT_EQ(plan.frames, 20);
   EXPECT_EQ(plan.warmup, 3);
 
-  BenchOptions issue;  // scenes given: no dragon lookup, the issue's sizes and slab counts
-  issue.scenes.resize(1);
-  issue.scenes[0].procedural_triangles = 1000;
-  issue.frames = 5;
-  plan = plan_bench(issue);
+  BenchOptions full;  // scenes given: no dragon lookup, the full suite's sizes and slab counts
+  full.scenes.resize(1);
+  full.scenes[0].procedural_triangles = 1000;
+  full.frames = 5;
+  plan = plan_bench(full);
   ASSERT_EQ(plan.scenes.size(), 1u);
   EXPECT_EQ(plan.scenes[0].procedural_triangles, 1000u);
   ASSERT_EQ(plan.sizes.size(), 3u);
@@ -244,8 +248,8 @@ TEST(BenchPlan, SuitesFillOnlyWhatIsNotGiven) {
   EXPECT_EQ(plan.frames, 5);
   EXPECT_EQ(plan.warmup, 20);
 
-  BenchOptions issue_default;  // the dragon (if fetched) then spheres of 1M, 4M and 16M triangles
-  plan = plan_bench(issue_default);
+  BenchOptions full_default;  // the dragon (if fetched) then spheres of 1M, 4M and 16M triangles
+  plan = plan_bench(full_default);
   std::vector<std::string> labels;
   for (const SceneSpec& s : plan.scenes) labels.push_back(s.label());
   const std::vector<std::string> spheres = {"sphere:1000000", "sphere:4000000", "sphere:16000000"};
@@ -323,6 +327,7 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
   EXPECT_TRUE(j["complete"].boolean);
   EXPECT_EQ(j["environment"]["git_commit"].text, "abc");
   EXPECT_EQ(j["settings"]["frames"].number, 3);
+  EXPECT_EQ(j["settings"]["suite"].text, "full");  // the default suite
   EXPECT_EQ(j["notes"][0].text, "a note with \"quotes\"\tand a tab");
   const Json& rows = j["rows"];
   ASSERT_EQ(rows.items.size(), 2u);
@@ -376,7 +381,7 @@ std::string line_starting(const std::string& text, const std::string& start) {
   return {};
 }
 
-TEST(BenchTables, ThesisTablesAndTheIssueTargets) {
+TEST(BenchTables, ThesisTablesAndThePerformanceTargets) {
   BenchRow one;
   one.scene = "dragon.obj";
   one.width = one.height = 1024;

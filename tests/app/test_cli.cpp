@@ -105,14 +105,14 @@ TEST(Cli, DefaultsForRender) {
   const Parsed run = parse({"render"});
   ASSERT_EQ(run.parsed.command, Command::render) << run.err;
   const RenderOptions& r = run.parsed.render;
-  EXPECT_EQ(r.scene.scene.label(), "sphere:1000000");
-  EXPECT_EQ(r.scene.frame.width, 1024);
-  EXPECT_EQ(r.scene.frame.height, 1024);
-  EXPECT_EQ(r.scene.frame.slabs, 16);
-  EXPECT_EQ(r.scene.frame.shading, Shading::phong);
-  EXPECT_EQ(r.scene.frame.deform.kind, Deformer::none);
-  EXPECT_FALSE(r.scene.backend.has_value());
-  EXPECT_FALSE(r.scene.eye_given);
+  EXPECT_EQ(r.scene.label(), "sphere:1000000");
+  EXPECT_EQ(r.frame.width, 1024);
+  EXPECT_EQ(r.frame.height, 1024);
+  EXPECT_EQ(r.frame.slabs, 16);
+  EXPECT_EQ(r.frame.shading, Shading::phong);
+  EXPECT_EQ(r.frame.deform.kind, Deformer::none);
+  EXPECT_FALSE(r.backend.has_value());
+  EXPECT_FALSE(r.eye_given);
   EXPECT_EQ(r.out, "frame.png");
   EXPECT_TRUE(r.depth_path.empty());
 }
@@ -124,21 +124,21 @@ TEST(Cli, EveryRenderFlag) {
                          "a.pfm", "--ids", "a.ids", "--deformed-mesh", "a.obj"});
   ASSERT_EQ(run.parsed.command, Command::render) << run.err;
   const RenderOptions& r = run.parsed.render;
-  EXPECT_EQ(r.scene.scene.procedural_name, "torus_knot");
-  EXPECT_EQ(r.scene.scene.procedural_triangles, 250000u);
-  EXPECT_EQ(r.scene.frame.width, 640);
-  EXPECT_EQ(r.scene.frame.height, 480);
-  EXPECT_EQ(r.scene.frame.camera.eye, glm::vec3(1, 2, 3));
-  EXPECT_EQ(r.scene.frame.camera.target, glm::vec3(0, 0.5f, 0));
-  EXPECT_EQ(r.scene.frame.camera.up, glm::vec3(0, 0, 1));
-  EXPECT_TRUE(r.scene.eye_given && r.scene.target_given && r.scene.up_given);
-  EXPECT_EQ(r.scene.frame.camera.fovy_degrees, 60.0f);
-  EXPECT_EQ(r.scene.frame.deform.kind, Deformer::wave);
-  EXPECT_EQ(r.scene.frame.deform.amount, 0.5f);
-  EXPECT_EQ(r.scene.frame.deform.time, 1.25f);
-  EXPECT_EQ(r.scene.frame.slabs, 4);
-  EXPECT_EQ(r.scene.backend, Backend::cpu);
-  EXPECT_EQ(r.scene.frame.shading, Shading::triangle_id);
+  EXPECT_EQ(r.scene.procedural_name, "torus_knot");
+  EXPECT_EQ(r.scene.procedural_triangles, 250000u);
+  EXPECT_EQ(r.frame.width, 640);
+  EXPECT_EQ(r.frame.height, 480);
+  EXPECT_EQ(r.frame.camera.eye, glm::vec3(1, 2, 3));
+  EXPECT_EQ(r.frame.camera.target, glm::vec3(0, 0.5f, 0));
+  EXPECT_EQ(r.frame.camera.up, glm::vec3(0, 0, 1));
+  EXPECT_TRUE(r.eye_given && r.target_given && r.up_given);
+  EXPECT_EQ(r.frame.camera.fovy_degrees, 60.0f);
+  EXPECT_EQ(r.frame.deform.kind, Deformer::wave);
+  EXPECT_EQ(r.frame.deform.amount, 0.5f);
+  EXPECT_EQ(r.frame.deform.time, 1.25f);
+  EXPECT_EQ(r.frame.slabs, 4);
+  EXPECT_EQ(r.backend, Backend::cpu);
+  EXPECT_EQ(r.frame.shading, Shading::triangle_id);
   EXPECT_EQ(r.out, "a.png");
   EXPECT_EQ(r.depth_path, "a.pfm");
   EXPECT_EQ(r.ids_path, "a.ids");
@@ -148,14 +148,14 @@ TEST(Cli, EveryRenderFlag) {
 TEST(Cli, NegativeCoordinatesAsValues) {
   const Parsed run = parse({"render", "--eye", "-1,-2,-3", "--target=0,0,0"});
   ASSERT_EQ(run.parsed.command, Command::render) << run.err;
-  EXPECT_EQ(run.parsed.render.scene.frame.camera.eye, glm::vec3(-1, -2, -3));
+  EXPECT_EQ(run.parsed.render.frame.camera.eye, glm::vec3(-1, -2, -3));
 }
 
 TEST(Cli, MeshPath) {
   const Parsed run = parse({"render", "--mesh", "assets/pawn.obj"});
   ASSERT_EQ(run.parsed.command, Command::render) << run.err;
-  EXPECT_EQ(run.parsed.render.scene.scene.mesh_path, "assets/pawn.obj");
-  EXPECT_EQ(run.parsed.render.scene.scene.label(), "pawn.obj");
+  EXPECT_EQ(run.parsed.render.scene.mesh_path, "assets/pawn.obj");
+  EXPECT_EQ(run.parsed.render.scene.label(), "pawn.obj");
 }
 
 TEST(Cli, NoArgumentsIsTheAnimatedViewer) {
@@ -163,8 +163,8 @@ TEST(Cli, NoArgumentsIsTheAnimatedViewer) {
   ASSERT_EQ(run.parsed.command, Command::view) << run.err;
   EXPECT_TRUE(run.parsed.view.animate);
   EXPECT_FALSE(run.parsed.view.headless);
-  EXPECT_EQ(run.parsed.view.scene.scene.label(), "sphere:1000000");
-  EXPECT_NE(run.parsed.view.scene.frame.deform.kind, Deformer::none);
+  EXPECT_EQ(run.parsed.view.scene.label(), "sphere:1000000");
+  EXPECT_NE(run.parsed.view.frame.deform.kind, Deformer::none);
 }
 
 TEST(Cli, ViewHeadless) {
@@ -177,8 +177,8 @@ TEST(Cli, ViewHeadless) {
   EXPECT_TRUE(v.frames_given);
   EXPECT_EQ(v.screenshot_path, "v.png");
   EXPECT_FALSE(v.animate);
-  EXPECT_EQ(v.scene.frame.width, 320);
-  EXPECT_EQ(v.scene.frame.deform.kind, Deformer::none);
+  EXPECT_EQ(v.frame.width, 320);
+  EXPECT_EQ(v.frame.deform.kind, Deformer::none);
 }
 
 TEST(Cli, HelpListsEveryFlagAndExitsZero) {

@@ -1,4 +1,4 @@
-// app/image_io: PNG, PFM and .ids written and read back (the dump formats of ../shared/design.md).
+// app/image_io: PNG, PFM and .ids written and read back (the dump formats of docs/architecture.md).
 #include "app/image_io.h"
 
 #include <gtest/gtest.h>

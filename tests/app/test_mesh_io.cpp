@@ -194,7 +194,7 @@ TEST(MeshIo, CoordinatesParseExactlyIncludingPlusSignAndExponents) {
 }
 
 TEST(MeshIo, MillionVertexPolygonLoadsQuickly) {
-  // A polygon of 10^6 corners (issue 6): a fan, linear time; tinyobjloader's ear clipping would never finish.
+  // A polygon of 10^6 corners: a fan, linear time; tinyobjloader's ear clipping would never finish.
   std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf";
   constexpr int kCorners = 1000000;
   for (int i = 0; i < kCorners; ++i) text += i % 3 == 0 ? " 1" : i % 3 == 1 ? " 2" : " 3";

@@ -40,11 +40,13 @@
 #include <string>
 #include <vector>
 
+#include "prim/device_buffer.h"
+#include "render/cuda_check.h"
 #include "render/renderer.h"
 
 #ifdef SLABCAST_SOAK_VIEWER
-#include "app/viewer/egl_context.h"
-#include "app/viewer/gl_util.h"
+#include "app/gl/egl_context.h"
+#include "app/gl/gl_util.h"
 #include "app/viewer/session.h"
 #endif
 
@@ -260,18 +262,13 @@ class RendererSource final : public FrameSource {
     // Both sizes' targets exist from the start, so the soak's own allocations do not show as growth.
     for (const Stretch& st : stretches(o)) target(st.width, st.height);
   }
-  ~RendererSource() override {
-    for (auto& entry : device_targets_) cudaFree(entry.second);
-  }
   uint64_t render(const FrameSettings& s) override {
     const Surface surface = target(s.width, s.height);
     frames_redone += renderer_->render(s, surface, &extras_).frame_redone;
     const size_t bytes = 4 * static_cast<size_t>(s.width) * s.height;
     colour_.resize(bytes);
     if (backend_ == Backend::cuda) {
-      if (cudaMemcpy(colour_.data(), surface.pixels, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-        throw std::runtime_error("cudaMemcpy of the frame failed");
-      }
+      SLABCAST_CUDA_CHECK(cudaMemcpy(colour_.data(), surface.pixels, bytes, cudaMemcpyDeviceToHost));
     } else {
       std::memcpy(colour_.data(), surface.pixels, bytes);
     }
@@ -288,13 +285,9 @@ class RendererSource final : public FrameSource {
     const uint64_t key = (static_cast<uint64_t>(w) << 32) | static_cast<uint32_t>(h);
     const size_t pitch = 4 * static_cast<size_t>(w);
     if (backend_ == Backend::cuda) {
-      auto it = device_targets_.find(key);
-      if (it == device_targets_.end()) {
-        void* p = nullptr;
-        if (cudaMalloc(&p, pitch * h) != cudaSuccess) throw std::runtime_error("cudaMalloc of the target failed");
-        it = device_targets_.emplace(key, p).first;
-      }
-      return Surface{static_cast<uint8_t*>(it->second), w, h, pitch};
+      prim::DeviceBuffer<uint8_t>& device = device_targets_[key];
+      if (device.empty()) SLABCAST_CUDA_CHECK(device.allocate(pitch * h));
+      return Surface{device.data(), w, h, pitch};
     }
     std::vector<uint8_t>& host = host_targets_[key];
     host.resize(pitch * h);
@@ -304,7 +297,7 @@ class RendererSource final : public FrameSource {
   Backend backend_;
   std::unique_ptr<Renderer> renderer_;
   std::map<uint64_t, std::vector<uint8_t>> host_targets_;
-  std::map<uint64_t, void*> device_targets_;
+  std::map<uint64_t, prim::DeviceBuffer<uint8_t>> device_targets_;
   FrameExtras extras_;
   std::vector<uint8_t> colour_;
 };
@@ -314,12 +307,11 @@ class RendererSource final : public FrameSource {
 // pixel buffer, into offscreen framebuffers (one per size, made up front); no overlay, so the hash is the 3D image.
 class ViewerSource final : public FrameSource {
  public:
-  ViewerSource(const Options& o, viewer::EglContext& egl) {
-    ViewerOptions vo;
-    vo.procedural_name = o.mesh_name;
-    vo.procedural_triangles = o.mesh_triangles;
+  ViewerSource(const Options& o, gl::EglContext& egl) {
+    ViewOptions vo;
+    vo.scene.procedural_name = o.mesh_name;
+    vo.scene.procedural_triangles = o.mesh_triangles;
     vo.backend = o.backend;
-    vo.backend_given = true;
     vo.animate = false;
     vo.show_overlay = false;
     vo.headless = true;
@@ -334,7 +326,7 @@ class ViewerSource final : public FrameSource {
     target(s.width, s.height).bind();
     session_->render_and_present(s.width, s.height);
     frames_redone += session_->stats.frame_redone;
-    const std::vector<uint8_t> pixels = viewer::read_pixels_top_down(s.width, s.height);
+    const std::vector<uint8_t> pixels = gl::read_pixels_top_down(s.width, s.height);
     Fnv1a h;
     h.add(pixels.data(), pixels.size());
     return h.h;
@@ -342,14 +334,14 @@ class ViewerSource final : public FrameSource {
   const Renderer* renderer() const override { return nullptr; }  // the Session owns it; its bytes: device_used
 
  private:
-  viewer::OffscreenTarget& target(int w, int h) {
+  gl::OffscreenTarget& target(int w, int h) {
     const uint64_t key = (static_cast<uint64_t>(w) << 32) | static_cast<uint32_t>(h);
     auto it = targets_.find(key);
-    if (it == targets_.end()) it = targets_.emplace(key, std::make_unique<viewer::OffscreenTarget>(w, h)).first;
+    if (it == targets_.end()) it = targets_.emplace(key, std::make_unique<gl::OffscreenTarget>(w, h)).first;
     return *it->second;
   }
   std::unique_ptr<viewer::Session> session_;
-  std::map<uint64_t, std::unique_ptr<viewer::OffscreenTarget>> targets_;
+  std::map<uint64_t, std::unique_ptr<gl::OffscreenTarget>> targets_;
 };
 #endif
 
@@ -371,13 +363,13 @@ int run_soak(const Options& o) {
   const Mesh mesh = make_procedural_mesh(o.mesh_name, o.mesh_triangles);
   const Camera framed = frame_mesh(mesh);
 #ifdef SLABCAST_SOAK_VIEWER
-  std::unique_ptr<viewer::EglContext> egl;
+  std::unique_ptr<gl::EglContext> egl;
 #endif
   std::unique_ptr<FrameSource> source;
   if (o.viewer) {
 #ifdef SLABCAST_SOAK_VIEWER
     try {
-      egl = std::make_unique<viewer::EglContext>(cuda ? 0 : -1);
+      egl = std::make_unique<gl::EglContext>(cuda ? 0 : -1);
     } catch (const std::exception& e) {
       std::printf("SKIPPED: no EGL context for the viewer's display path (%s)\n", e.what());
       return kExitSkip;

@@ -2,7 +2,7 @@
 // test_session_oom_gpu.cpp (GPU memory: a device ballast): the still, headless session they start from and one
 // frame of it read back, so that "the same image as before" means the same thing in both.
 #pragma once
-#include "app/viewer/gl_util.h"
+#include "app/gl/gl_util.h"
 #include "app/viewer/session.h"
 
 #include <cstdint>
@@ -11,12 +11,11 @@
 namespace slabcast::viewer::session_test {
 
 // A procedural torus of `triangles`, not animated and without the overlay, so two frames of it are equal.
-inline ViewerOptions still_torus_options(uint64_t triangles, Backend backend) {
-  ViewerOptions options;
-  options.procedural_name = "torus";
-  options.procedural_triangles = triangles;
+inline ViewOptions still_torus_options(uint64_t triangles, Backend backend) {
+  ViewOptions options;
+  options.scene.procedural_name = "torus";
+  options.scene.procedural_triangles = triangles;
   options.backend = backend;
-  options.backend_given = true;
   options.animate = false;
   options.show_overlay = false;
   options.headless = true;
@@ -24,10 +23,10 @@ inline ViewerOptions still_torus_options(uint64_t triangles, Backend backend) {
 }
 
 // One frame of the session into `target`, read back top row first.
-inline std::vector<uint8_t> frame(Session& session, const OffscreenTarget& target, int w, int h) {
+inline std::vector<uint8_t> frame(Session& session, const gl::OffscreenTarget& target, int w, int h) {
   target.bind();
   session.render_and_present(w, h);
-  return read_pixels_top_down(w, h);
+  return gl::read_pixels_top_down(w, h);
 }
 
 }  // namespace slabcast::viewer::session_test

@@ -1,4 +1,4 @@
-// The OpenGL hardware-raster reference (app/viewer/gl_raster.h) on an EGL device (Mesa's software device where
+// The OpenGL hardware-raster reference (app/gl/gl_raster.h) on an EGL device (Mesa's software device where
 // there is no NVIDIA GPU), against the cpu ray caster, which is independent code: a rasterizer with a depth buffer
 // on one side, slabs + ray-triangle tests on the other.
 //
@@ -15,9 +15,9 @@
 //   * Colour (flat shading): the same headlight formula with the face normal from screen derivatives instead of
 //     the exact cross product: a few 1/255 steps where both show the same triangle away from edges.
 // Every test that needs GL reports SKIPPED (not passed) when no EGL context can be made.
-#include "app/viewer/cuda_interop.h"
-#include "app/viewer/egl_context.h"
-#include "app/viewer/gl_raster.h"
+#include "app/gl/cuda_interop.h"
+#include "app/gl/egl_context.h"
+#include "app/gl/gl_raster.h"
 #include "app/viewer/session.h"
 #include "render/frame_setup.h"
 #include "render/shade.h"
@@ -36,10 +36,10 @@
 namespace slabcast::test {
 namespace {
 
-using viewer::compare_triangle_ids;
-using viewer::EglContext;
-using viewer::GlRaster;
-using viewer::IdAgreement;
+using gl::compare_triangle_ids;
+using gl::EglContext;
+using gl::GlRaster;
+using gl::IdAgreement;
 
 constexpr uint32_t kMiss = 0xFFFFFFFFu;
 
@@ -111,7 +111,7 @@ TEST(CompareTriangleIds, EmptyImageAndSizeMismatch) {
 
 // The EGL device to test on: NVIDIA's, where a CUDA device exists (the GPU the benchmark compares on: its GLSL
 // compiler and rasterizer), else Mesa's software device (EglContext falls back to it by itself).
-int preferred_egl_cuda_device() { return viewer::cuda_device_or_none(); }
+int preferred_egl_cuda_device() { return gl::cuda_device_or_none(); }
 
 // An EGL context for one test, or a skip saying why none could be made.
 class GlRasterTest : public ::testing::Test {
@@ -371,7 +371,7 @@ TEST_F(GlRasterTest, ResizesAndLeavesTheCallersGlStateAlone) {
   GlRaster raster(mesh);
   FrameSettings settings;
   settings.camera = frame_mesh(mesh);
-  viewer::OffscreenTarget target(50, 40);
+  gl::OffscreenTarget target(50, 40);
   target.bind();
   glViewport(3, 4, 20, 10);
   for (const auto& [w, h] : {std::pair{64, 48}, std::pair{17, 99}, std::pair{64, 48}}) {
@@ -399,7 +399,7 @@ TEST_F(GlRasterTest, ResizesAndLeavesTheCallersGlStateAlone) {
   raster.render(settings);
   target.bind();
   raster.blit_to_bound_framebuffer(50, 40);
-  EXPECT_EQ(viewer::read_pixels_top_down(50, 40), raster.read_color());
+  EXPECT_EQ(gl::read_pixels_top_down(50, 40), raster.read_color());
 }
 
 // The command line's entry point makes its own context (so no fixture: one EglContext at a time).
@@ -415,7 +415,7 @@ TEST(GlRasterFrame, OneFrameInItsOwnContextMatchesTheRayCaster) {
   settings.height = 90;
   settings.camera = frame_mesh(mesh);
   settings.deform = {Deformer::pulse, 1.0f, 0.3f};
-  const viewer::GlRasterFrame frame = viewer::render_gl_raster_frame(mesh, settings, preferred_egl_cuda_device(),
+  const gl::GlRasterFrame frame = gl::render_gl_raster_frame(mesh, settings, preferred_egl_cuda_device(),
                                                                        /*warmup=*/2);
   EXPECT_EQ(frame.width, 120);
   EXPECT_EQ(frame.height, 90);
@@ -435,15 +435,14 @@ TEST(GlRasterFrame, OneFrameInItsOwnContextMatchesTheRayCaster) {
 // framebuffer (at resolution scale 1 an exact copy, the right way up), and switching back gives the ray caster's
 // frame again.
 TEST_F(GlRasterTest, ViewerSessionShowsTheReferenceAndSwitchesBack) {
-  ViewerOptions options;
-  options.procedural_name = "sphere";
-  options.procedural_triangles = 20000;
+  ViewOptions options;
+  options.scene.procedural_name = "sphere";
+  options.scene.procedural_triangles = 20000;
   options.frame.width = 320;
   options.frame.height = 240;
   options.frame.deform = {Deformer::twist, 1.0f, 0.5f};
   options.frame.shading = Shading::flat;
   options.backend = Backend::cpu;
-  options.backend_given = true;
   options.gl_raster = true;
   options.headless = true;
   options.animate = false;
@@ -459,11 +458,11 @@ TEST_F(GlRasterTest, ViewerSessionShowsTheReferenceAndSwitchesBack) {
   ASSERT_NE(reference, cpu.color) << "the two frames must differ for the switch to be seen";
 
   viewer::Session session(options, egl_->on_cuda_device(), egl_->description(), /*windowed=*/false);
-  viewer::OffscreenTarget target(w, h);
+  gl::OffscreenTarget target(w, h);
   auto frame = [&] {
     target.bind();
     session.render_and_present(w, h);
-    return viewer::read_pixels_top_down(w, h);
+    return gl::read_pixels_top_down(w, h);
   };
   ASSERT_TRUE(session.gl_raster);
   EXPECT_EQ(frame(), reference) << "the session's gl-raster frame is not the reference's colour";

@@ -20,10 +20,10 @@ using viewer::PixelRect;
 using viewer::render_headless;
 
 TEST(ViewerHeadless, SceneEqualsTheCpuRenderersFrame) {
-  const ViewerOptions options = small_scene_options(Backend::cpu);
+  const ViewOptions options = small_scene_options(Backend::cpu);
   const HeadlessFrame frame = render_headless(options);
   EXPECT_EQ(frame.backend, Backend::cpu);
-  EXPECT_EQ(frame.feed, viewer::Feed::host_upload);
+  EXPECT_EQ(frame.feed, gl::Feed::host_upload);
   const Rgba8Image reference = reference_frame(options, options.frame.deform.time);
   const ImageDiff diff = compare(frame.scene, reference);
   EXPECT_EQ(diff.differing_pixels, 0u) << diff.describe() << "\nGL: " << frame.gl_description;
@@ -36,7 +36,7 @@ TEST(ViewerHeadless, SceneEqualsTheCpuRenderersFrame) {
 }
 
 TEST(ViewerHeadless, OverlayIsDrawnAndChangesOnlyItsPanels) {
-  const ViewerOptions options = small_scene_options(Backend::cpu);
+  const ViewOptions options = small_scene_options(Backend::cpu);
   const HeadlessFrame frame = render_headless(options);
   const int w = frame.composite.width, h = frame.composite.height;
   ASSERT_EQ(frame.overlay.size(), 2u) << "the statistics and the controls panel";
@@ -70,7 +70,7 @@ TEST(ViewerHeadless, OverlayIsDrawnAndChangesOnlyItsPanels) {
 }
 
 TEST(ViewerHeadless, AnimationAdvancesASixtiethOfASecondPerFrame) {
-  ViewerOptions options = small_scene_options(Backend::cpu);
+  ViewOptions options = small_scene_options(Backend::cpu);
   options.animate = true;
   options.frames = 3;
   const HeadlessFrame frame = render_headless(options);
@@ -83,7 +83,7 @@ TEST(ViewerHeadless, AnimationAdvancesASixtiethOfASecondPerFrame) {
 }
 
 TEST(ViewerHeadless, HiddenOverlayLeavesTheSceneAlone) {
-  ViewerOptions options = small_scene_options(Backend::cpu);
+  ViewOptions options = small_scene_options(Backend::cpu);
   options.show_overlay = false;
   const HeadlessFrame frame = render_headless(options);
   EXPECT_TRUE(frame.overlay.empty());

@@ -14,10 +14,10 @@ using viewer::HeadlessFrame;
 using viewer::render_headless;
 
 TEST(ViewerInteropGpu, InteropFrameEqualsThePlainDeviceMemoryFrame) {
-  const ViewerOptions options = small_scene_options(Backend::cuda);
+  const ViewOptions options = small_scene_options(Backend::cuda);
   const HeadlessFrame frame = render_headless(options);
   ASSERT_EQ(frame.backend, Backend::cuda);
-  ASSERT_EQ(frame.feed, viewer::Feed::cuda_interop)
+  ASSERT_EQ(frame.feed, gl::Feed::cuda_interop)
       << "GL did not run on the CUDA device's EGL device: " << frame.gl_description;
   const Rgba8Image reference = reference_frame(options, options.frame.deform.time);
   const ImageDiff diff = compare(frame.scene, reference);
@@ -25,13 +25,13 @@ TEST(ViewerInteropGpu, InteropFrameEqualsThePlainDeviceMemoryFrame) {
 }
 
 TEST(ViewerInteropGpu, AnimatedInteropFramesEqualThePlainDeviceMemoryFrame) {
-  ViewerOptions options = small_scene_options(Backend::cuda);
+  ViewOptions options = small_scene_options(Backend::cuda);
   options.animate = true;
   options.frames = 5;
   options.frame.width = 1001;  // neither side a multiple of the 8-pixel tile
   options.frame.height = 603;
   const HeadlessFrame frame = render_headless(options);
-  ASSERT_EQ(frame.feed, viewer::Feed::cuda_interop);
+  ASSERT_EQ(frame.feed, gl::Feed::cuda_interop);
   const ImageDiff diff = compare(frame.scene, reference_frame(options, headless_final_time(options)));
   EXPECT_EQ(diff.differing_pixels, 0u) << diff.describe();
 }
@@ -40,7 +40,7 @@ TEST(ViewerInteropGpu, CudaBackendOnAnotherGlDeviceCopiesThroughTheHost) {
   // Mesa's software EGL device (SLABCAST_EGL_DEVICE=software), if this machine has one: interop is impossible
   // there, so the device-copy feed runs, and its frame must be the same.
   ::setenv("SLABCAST_EGL_DEVICE", "software", 1);
-  const ViewerOptions options = small_scene_options(Backend::cuda);
+  const ViewOptions options = small_scene_options(Backend::cuda);
   HeadlessFrame frame;
   try {
     frame = render_headless(options);
@@ -49,8 +49,8 @@ TEST(ViewerInteropGpu, CudaBackendOnAnotherGlDeviceCopiesThroughTheHost) {
     GTEST_SKIP() << "no second EGL device: " << e.what();
   }
   ::unsetenv("SLABCAST_EGL_DEVICE");
-  if (frame.feed == viewer::Feed::cuda_interop) GTEST_SKIP() << "only the CUDA device's EGL device exists here";
-  EXPECT_EQ(frame.feed, viewer::Feed::cuda_copy);
+  if (frame.feed == gl::Feed::cuda_interop) GTEST_SKIP() << "only the CUDA device's EGL device exists here";
+  EXPECT_EQ(frame.feed, gl::Feed::cuda_copy);
   const ImageDiff diff = compare(frame.scene, reference_frame(options, options.frame.deform.time));
   EXPECT_EQ(diff.differing_pixels, 0u) << diff.describe();
 }

@@ -3,10 +3,10 @@
 // cannot be built, because the process's address space is capped (RLIMIT_AS) a little above what it uses.
 // Expected: the overlay's error line says "out of host memory" naming the model, the previous model stays, and the
 // next frame is the same image as before; afterwards an ordinary load still works.
-#include "app/viewer/egl_context.h"
+#include "app/gl/egl_context.h"
 #include "app/viewer/session.h"
-#include "tests/app/viewer/session_oom_util.h"
 #include "common/address_space_cap.h"
+#include "tests/app/viewer/session_oom_util.h"
 
 #include <gtest/gtest.h>
 
@@ -24,17 +24,17 @@ TEST(SessionOutOfMemory, ALoadThatDoesNotFitIsRefusedAndTheModelStays) {
 #ifdef SLABCAST_TEST_UNDER_ASAN
   GTEST_SKIP() << "ASan reserves terabytes of address space: RLIMIT_AS cannot be used";
 #endif
-  std::unique_ptr<EglContext> egl;
+  std::unique_ptr<gl::EglContext> egl;
   try {
-    egl = std::make_unique<EglContext>(-1);
+    egl = std::make_unique<gl::EglContext>(-1);
   } catch (const std::exception& e) {
     GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
   }
-  const ViewerOptions options = session_test::still_torus_options(3000, Backend::cpu);
+  const ViewOptions options = session_test::still_torus_options(3000, Backend::cpu);
   const int w = 96, h = 64;
   Session session(options, egl->on_cuda_device(), egl->description(), /*windowed=*/false);
   {
-    OffscreenTarget target(w, h);
+    gl::OffscreenTarget target(w, h);
     const std::vector<uint8_t> before = frame(session, target, w, h);
     const Mesh* model = session.mesh();
     ASSERT_NE(model, nullptr);

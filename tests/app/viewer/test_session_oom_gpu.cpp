@@ -3,10 +3,10 @@
 // taken by a ballast (plain cudaMalloc) and a model of 4M triangles is loaded. Expected: the error line says
 // "out of GPU memory" naming the model, the previous model stays and draws the same image; once the ballast is
 // freed the same load works.
-#include "app/viewer/egl_context.h"
+#include "app/gl/egl_context.h"
 #include "app/viewer/session.h"
-#include "tests/app/viewer/session_oom_util.h"
 #include "common/device_ballast.h"
+#include "tests/app/viewer/session_oom_util.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -21,16 +21,16 @@ namespace {
 using session_test::frame;
 
 TEST(SessionOutOfMemory, AModelThatDoesNotFitOnTheGpuIsRefusedAndTheModelStays) {
-  std::unique_ptr<EglContext> egl;
+  std::unique_ptr<gl::EglContext> egl;
   try {
-    egl = std::make_unique<EglContext>(cuda_device_or_none());
+    egl = std::make_unique<gl::EglContext>(gl::cuda_device_or_none());
   } catch (const std::exception& e) {
     GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
   }
-  const ViewerOptions options = session_test::still_torus_options(20000, Backend::cuda);
+  const ViewOptions options = session_test::still_torus_options(20000, Backend::cuda);
   const int w = 256, h = 192;
   Session session(options, egl->on_cuda_device(), egl->description(), /*windowed=*/false);
-  OffscreenTarget target(w, h);
+  gl::OffscreenTarget target(w, h);
   const std::vector<uint8_t> before = frame(session, target, w, h);
   const Mesh* model = session.mesh();
   ASSERT_NE(model, nullptr);

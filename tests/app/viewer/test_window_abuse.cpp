@@ -141,13 +141,12 @@ int main(int argc, char** argv) {
   const std::string& out = args.out;
   const bool require_window = args.require_window;
 
-  slabcast::ViewerOptions options;
-  options.procedural_name = "sphere";
-  options.procedural_triangles = 20000;
+  slabcast::ViewOptions options;
+  options.scene.procedural_name = "sphere";
+  options.scene.procedural_triangles = 20000;
   options.frame.width = kWidth;
   options.frame.height = kHeight;
   options.backend = slabcast::Backend::cpu;  // the window's GL may not be on a CUDA device (Xvfb: Mesa)
-  options.backend_given = true;
   options.animate = true;
   options.vsync = false;
   options.screenshot_path = out;

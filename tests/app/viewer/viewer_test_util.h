@@ -11,14 +11,14 @@ namespace slabcast::test {
 
 // A small scene that every backend renders quickly: a twisted 20K-triangle sphere at 800x600 (wide enough that
 // the overlay's two panels leave a strip of the 3D image uncovered between them).
-ViewerOptions small_scene_options(Backend backend);
+ViewOptions small_scene_options(Backend backend);
 
 // The same frame rendered by the renderer alone (no GL): options' scene and camera, the deformer at `time`.
-// For the cuda backend the frame goes into plain device memory (cudaMalloc) and is copied back.
-Rgba8Image reference_frame(const ViewerOptions& options, float time);
+// For the cuda backend the frame goes into plain device memory (slabtest::DeviceBuffer) and is copied back.
+Rgba8Image reference_frame(const ViewOptions& options, float time);
 
 // Animation time of the last of `frames` headless frames, with the viewer's own float arithmetic.
-float headless_final_time(const ViewerOptions& options);
+float headless_final_time(const ViewOptions& options);
 
 struct ImageDiff {
   size_t differing_pixels = 0;

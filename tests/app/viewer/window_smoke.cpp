@@ -23,16 +23,15 @@ int main(int argc, char** argv) {
   }
   const std::string& out = args.out;
 
-  slabcast::ViewerOptions options;
-  options.procedural_name = "sphere";
-  options.procedural_triangles = 20000;
+  slabcast::ViewOptions options;
+  options.scene.procedural_name = "sphere";
+  options.scene.procedural_triangles = 20000;
   options.frame.width = kWidth;
   options.frame.height = kHeight;
   options.frame.deform = {slabcast::Deformer::twist, 1.0f, 0.0f};
   options.backend = slabcast::Backend::cpu;  // the window's GL may not be on a CUDA device (Xvfb: Mesa)
-  options.backend_given = true;
   options.frames = kFrames;
-  options.max_frames_given = true;
+  options.frames_given = true;
   options.screenshot_path = out;
   options.vsync = false;
   options.fallback_to_headless = false;  // a headless frame would not test the window

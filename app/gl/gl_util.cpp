@@ -1,12 +1,12 @@
-#include "app/viewer/gl_util.h"
+#include "app/gl/gl_util.h"
 
-#include "app/viewer/shaders.h"
+#include "app/gl/shaders.h"
 
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 namespace {
 constexpr int kMaxDrainedErrors = 16;
@@ -170,4 +170,4 @@ std::vector<uint8_t> read_pixels_top_down(int width, int height) {
   return top_down;
 }
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

@@ -1,6 +1,6 @@
-#include "app/viewer/egl_context.h"
+#include "app/gl/egl_context.h"
 
-#include "app/viewer/gl_util.h"
+#include "app/gl/gl_util.h"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 namespace {
 
@@ -191,4 +191,4 @@ EglContext::~EglContext() {
   eglTerminate(display_);
 }
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

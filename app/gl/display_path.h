@@ -1,4 +1,4 @@
-// The viewer's display path, shared by the window and the headless mode:
+// The display path, shared by the viewer's window and headless mode (bench times its own copy: app/bench/gl_side.h):
 //
 //   renderer --(Surface)--> pixel buffer (PBO) --glTextureSubImage2D--> texture --full-screen pass--> framebuffer
 //
@@ -11,15 +11,15 @@
 // The full-screen pass (shaders/fullscreen.*) is a class of its own, so another image source (the gl-raster
 // reference) can be shown the same way.
 #pragma once
-#include "app/viewer/cuda_interop.h"
-#include "app/viewer/gl_util.h"
+#include "app/gl/cuda_interop.h"
+#include "app/gl/gl_util.h"
 #include "render/renderer.h"
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 enum class Feed : uint8_t { cuda_interop, cuda_copy, host_upload };
 const char* feed_name(Feed feed);
@@ -70,4 +70,4 @@ class DisplayPath {
   std::unique_ptr<GlTimer> timer_;
 };
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

@@ -1,9 +1,9 @@
-// GLSL sources of shaders/, embedded into the binary at build time (app/viewer/embed_shaders.cmake).
+// GLSL sources of shaders/, embedded into the binary at build time (app/gl/embed_shaders.cmake).
 #pragma once
 #include <cstddef>
 #include <string>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 struct EmbeddedShader {
   const char* file_name;  // e.g. "fullscreen.frag"
@@ -16,4 +16,4 @@ const EmbeddedShader* embedded_shaders(size_t* count);
 // The text of shaders/<file_name>; throws std::runtime_error naming the file if it was not embedded.
 std::string shader_text(const std::string& file_name);
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

@@ -1,5 +1,6 @@
-// Small OpenGL helpers shared by the viewer's window and headless paths (and reusable by the gl-raster
-// reference): error checks that name the call, owning handles, shader programs, GPU timer queries.
+// Small OpenGL helpers for everything in app/ that draws with GL (the viewer's window and headless paths, the
+// display path, the gl-raster reference, bench): error checks that name the call, owning handles, shader programs,
+// GPU timer queries.
 // Every GL entry point comes through glad (OpenGL 4.5 core), loaded once a context is current.
 #pragma once
 #include <glad/gl.h>
@@ -10,14 +11,14 @@
 #include <utility>
 #include <vector>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 // Throws std::runtime_error("<call> failed at <file>:<line>: GL_INVALID_...") if the GL error flag is set.
 void check_gl(const char* call, const char* file, int line);
 #define SLABCAST_GL_CHECK(call)                            \
   do {                                                     \
     call;                                                  \
-    ::slabcast::viewer::check_gl(#call, __FILE__, __LINE__); \
+    ::slabcast::gl::check_gl(#call, __FILE__, __LINE__); \
   } while (0)
 
 // Loads the GL 4.5 core entry points through `get_proc` (eglGetProcAddress or glfwGetProcAddress) for the current
@@ -103,4 +104,4 @@ class OffscreenTarget {
 // Reads the bound read framebuffer's RGBA8 pixels, rows reordered top first (image order, as PNGs are written).
 std::vector<uint8_t> read_pixels_top_down(int width, int height);
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

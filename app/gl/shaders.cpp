@@ -1,8 +1,8 @@
-#include "app/viewer/shaders.h"
+#include "app/gl/shaders.h"
 
 #include <stdexcept>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 std::string shader_text(const std::string& file_name) {
   size_t count = 0;
@@ -13,4 +13,4 @@ std::string shader_text(const std::string& file_name) {
   throw std::runtime_error("shaders/" + file_name + " was not embedded into this build (re-run CMake?)");
 }
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

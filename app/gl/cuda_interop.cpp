@@ -1,24 +1,31 @@
-// The only translation unit of the viewer that talks to the CUDA runtime. glad's header comes first: it defines
-// the include guard of <GL/gl.h>, which cuda_gl_interop.h would otherwise pull in as a second GL declaration set.
-#include "app/viewer/cuda_interop.h"
+// The CUDA side of the GL code. glad's header comes first (through cuda_interop.h): it defines the include guard
+// of <GL/gl.h>, which cuda_gl_interop.h would otherwise pull in as a second GL declaration set.
+#include "app/gl/cuda_interop.h"
 
 #include <cuda_gl_interop.h>
-#include <cuda_runtime_api.h>
 
-#include <stdexcept>
 #include <utility>
 
-namespace slabcast::viewer {
+#include "render/cuda_check.h"
 
-void check_cuda(int status, const char* call, const char* file, int line) {
-  if (status == static_cast<int>(cudaSuccess)) return;
-  const auto error = static_cast<cudaError_t>(status);
-  // Reset the runtime's last-error slot: a failure handled here (e.g. interop registration on a GL context of
-  // another device, which the viewer recovers from) must not be reported again by the renderer's next check.
-  (void)cudaGetLastError();
-  throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
-                           cudaGetErrorName(error) + ": " + cudaGetErrorString(error));
+namespace slabcast::gl {
+
+namespace {
+
+// Runs `checked` (a SLABCAST_CUDA_CHECK); when it throws, the runtime's last-error slot is reset first: a failure
+// here may be recovered from (interop registration on a GL context of another device: the viewer copies frames
+// through the host instead), and the renderer's next launch check must not report it again.
+template <typename Checked>
+void clearing_last_error(Checked&& checked) {
+  try {
+    checked();
+  } catch (...) {
+    (void)cudaGetLastError();
+    throw;
+  }
 }
+
+}  // namespace
 
 int cuda_device_or_none(std::string* why) {
   int count = 0;
@@ -29,7 +36,7 @@ int cuda_device_or_none(std::string* why) {
     return -1;
   }
   int device = 0;
-  SLABCAST_CUDA_CHECK(cudaGetDevice(&device));
+  clearing_last_error([&] { SLABCAST_CUDA_CHECK(cudaGetDevice(&device)); });
   return device;
 }
 
@@ -44,7 +51,9 @@ bool cuda_memory_info(size_t* used_bytes, size_t* total_bytes) {
 }
 
 CudaGlBuffer::CudaGlBuffer(GLuint buffer) {
-  SLABCAST_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resource_, buffer, cudaGraphicsRegisterFlagsWriteDiscard));
+  clearing_last_error([&] {
+    SLABCAST_CUDA_CHECK(cudaGraphicsGLRegisterBuffer(&resource_, buffer, cudaGraphicsRegisterFlagsWriteDiscard));
+  });
 }
 
 CudaGlBuffer::~CudaGlBuffer() { release(); }
@@ -72,35 +81,27 @@ void CudaGlBuffer::release() noexcept {
 }
 
 uint8_t* CudaGlBuffer::map(size_t* bytes) {
-  SLABCAST_CUDA_CHECK(cudaGraphicsMapResources(1, &resource_, nullptr));
-  mapped_ = true;
   void* pointer = nullptr;
-  SLABCAST_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&pointer, bytes, resource_));
+  clearing_last_error([&] {
+    SLABCAST_CUDA_CHECK(cudaGraphicsMapResources(1, &resource_, nullptr));
+    mapped_ = true;
+    SLABCAST_CUDA_CHECK(cudaGraphicsResourceGetMappedPointer(&pointer, bytes, resource_));
+  });
   return static_cast<uint8_t*>(pointer);
 }
 
 void CudaGlBuffer::unmap() {
   mapped_ = false;
-  SLABCAST_CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource_, nullptr));
-}
-
-DeviceImage::~DeviceImage() {
-  if (data_ != nullptr) (void)cudaFree(data_);  // see CudaGlBuffer::release
+  clearing_last_error([&] { SLABCAST_CUDA_CHECK(cudaGraphicsUnmapResources(1, &resource_, nullptr)); });
 }
 
 void DeviceImage::resize(size_t bytes) {
-  if (bytes <= bytes_) return;
-  if (data_ != nullptr) SLABCAST_CUDA_CHECK(cudaFree(data_));
-  data_ = nullptr;
-  bytes_ = 0;
-  void* pointer = nullptr;
-  SLABCAST_CUDA_CHECK(cudaMalloc(&pointer, bytes));
-  data_ = static_cast<uint8_t*>(pointer);
-  bytes_ = bytes;
+  if (bytes <= pixels_.size()) return;
+  clearing_last_error([&] { SLABCAST_CUDA_CHECK(pixels_.allocate(bytes)); });
 }
 
 void DeviceImage::copy_to_host(void* host, size_t bytes) const {
-  SLABCAST_CUDA_CHECK(cudaMemcpy(host, data_, bytes, cudaMemcpyDeviceToHost));
+  clearing_last_error([&] { SLABCAST_CUDA_CHECK(pixels_.download(static_cast<uint8_t*>(host), bytes)); });
 }
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

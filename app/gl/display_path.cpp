@@ -1,10 +1,10 @@
-#include "app/viewer/display_path.h"
+#include "app/gl/display_path.h"
 
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 namespace {
 constexpr size_t kBytesPerPixel = 4;  // RGBA8, the renderer's Surface format
@@ -152,4 +152,4 @@ void DisplayPath::present(int viewport_width, int viewport_height) {
   timer_->end();
 }
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

@@ -1,6 +1,6 @@
-#include "app/viewer/gl_raster.h"
+#include "app/gl/gl_raster.h"
 
-#include "app/viewer/egl_context.h"
+#include "app/gl/egl_context.h"
 #include "render/constants.h"
 #include "render/frame_setup.h"
 #include "render/shade.h"
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 namespace {
 
@@ -464,4 +464,4 @@ GlRasterFrame render_gl_raster_frame(const Mesh& mesh, const FrameSettings& sett
   return out;
 }
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

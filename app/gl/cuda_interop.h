@@ -1,19 +1,18 @@
 // CUDA-GL interop for the display path: a GL buffer registered once with CUDA, mapped for each frame.
 // Only app/ knows about pixel buffers: the renderer sees a plain Surface (pointer, width, height, pitch).
+// Failures throw std::runtime_error from render/cuda_check.h's SLABCAST_CUDA_CHECK (naming the call, file, line).
 #pragma once
 #include <glad/gl.h>
+
+#include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-struct cudaGraphicsResource;  // <cuda_runtime_api.h>; kept out of this header
+#include "prim/device_buffer.h"
 
-namespace slabcast::viewer {
-
-// Throws std::runtime_error("<call> failed at <file>:<line>: <CUDA error name>: <string>") unless cudaSuccess.
-void check_cuda(int status, const char* call, const char* file, int line);
-#define SLABCAST_CUDA_CHECK(call) ::slabcast::viewer::check_cuda(static_cast<int>(call), #call, __FILE__, __LINE__)
+namespace slabcast::gl {
 
 // The CUDA device this process renders on, or -1 when there is none (no driver, no device): the viewer then
 // runs the cpu backend. `why` (optional) gets the reason when -1.
@@ -50,17 +49,12 @@ class CudaGlBuffer {
 // there, then copied to the host and uploaded. Also used by tests as the plain-device-memory frame.
 class DeviceImage {
  public:
-  DeviceImage() = default;
-  ~DeviceImage();
-  DeviceImage(const DeviceImage&) = delete;
-  DeviceImage& operator=(const DeviceImage&) = delete;
-  void resize(size_t bytes);        // grows only
-  uint8_t* data() const { return data_; }
+  void resize(size_t bytes);  // grows only, to exactly `bytes`
+  uint8_t* data() const { return pixels_.data(); }
   void copy_to_host(void* host, size_t bytes) const;
 
  private:
-  uint8_t* data_ = nullptr;
-  size_t bytes_ = 0;
+  prim::DeviceBuffer<uint8_t> pixels_;
 };
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

@@ -1,9 +1,9 @@
 // An OpenGL 4.5 core context without a window or an X server: EGL's device platform (EGL_EXT_platform_device).
-// Used by `slabcast view --headless` and by the tests; the gl-raster reference can draw in it too.
+// Used by `slabcast view --headless`, `slabcast render --backend gl-raster`, `slabcast bench` and the tests.
 #pragma once
 #include <string>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 class EglContext {
  public:
@@ -31,4 +31,4 @@ class EglContext {
   std::string description_;
 };
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

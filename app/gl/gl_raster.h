@@ -1,4 +1,4 @@
-// The hardware-raster reference (design.md; issue 5): the same mesh and the same deformation as the ray caster,
+// The hardware-raster reference (docs/architecture.md): the same mesh and the same deformation as the ray caster,
 // drawn by OpenGL with a depth buffer, writing the same colour and a triangle-ID buffer. `slabcast bench` times it
 // in the same process on the same GPU (ours / reference per scene), and its ID buffer is an independent
 // cross-check of the ray caster's visibility: the two must agree except along the edges between triangles,
@@ -7,11 +7,11 @@
 //
 // One frame: clear -> glDrawElements(GL_TRIANGLES) over the mesh's index buffer, with the deformation in the
 // vertex shader (shaders/raster.vert: the GLSL twin of render/deform.h) and shading + ID in the fragment shader
-// (shaders/raster.frag). Conventions as design.md: pixel centres, camera, triangle ID = index in the mesh, miss =
-// 0xFFFFFFFF, lower ID wins on equal depth. The colour uses face normals (see raster.frag): the default "phong"
-// view looks like "flat"; the ray caster's debug views (slab, heat maps) show as phong.
+// (shaders/raster.frag). Conventions as docs/architecture.md: pixel centres, camera, triangle ID = index in the
+// mesh, miss = 0xFFFFFFFF, lower ID wins on equal depth. The colour uses face normals (see raster.frag): the
+// default "phong" view looks like "flat"; the ray caster's debug views (slab, heat maps) show as phong.
 #pragma once
-#include "app/viewer/gl_util.h"
+#include "app/gl/gl_util.h"
 #include "render/renderer.h"
 
 #include <glm/glm.hpp>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace slabcast::viewer {
+namespace slabcast::gl {
 
 class GlRaster {
  public:
@@ -108,4 +108,4 @@ struct GlRasterFrame {
 GlRasterFrame render_gl_raster_frame(const Mesh& mesh, const FrameSettings& settings, int want_cuda_device = -1,
                                      int warmup = 0);
 
-}  // namespace slabcast::viewer
+}  // namespace slabcast::gl

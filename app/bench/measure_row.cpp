@@ -1,0 +1,228 @@
+#include "app/bench/measure_row.h"
+
+#include "prim/device_buffer.h"
+#include "render/cuda_check.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <utility>
+
+namespace slabcast::bench {
+namespace {
+
+// The frame's surface for the backend: device memory for cuda, host memory for cpu.
+class PlainSurface {
+ public:
+  PlainSurface(Backend backend, int width, int height) {
+    const size_t pitch = size_t(width) * 4, bytes = pitch * size_t(height);
+    uint8_t* pixels = nullptr;
+    if (backend == Backend::cuda) {
+      SLABCAST_CUDA_CHECK(device_.allocate(bytes));
+      pixels = device_.data();
+    } else {
+      host_.resize(bytes);
+      pixels = host_.data();
+    }
+    surface_ = Surface{pixels, width, height, pitch};
+  }
+  const Surface& surface() const { return surface_; }
+
+ private:
+  prim::DeviceBuffer<uint8_t> device_;
+  std::vector<uint8_t> host_;
+  Surface surface_;
+};
+
+// Device memory in use, whole device (cudaMemGetInfo); nullopt without CUDA.
+std::optional<uint64_t> device_used_bytes() {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return std::nullopt;
+  }
+  return uint64_t(total_bytes - free_bytes);
+}
+
+double frame_time(const BenchOptions& options, int frame) {
+  return double(options.deform.time) + frame * kBenchFrameSeconds;
+}
+
+FrameSettings settings_for(const BenchOptions& options, const Camera& camera, ImageSize size, int slabs, int frame) {
+  FrameSettings s;
+  s.width = size.width;
+  s.height = size.height;
+  s.camera = camera;
+  s.deform = options.deform;
+  s.deform.time = float(frame_time(options, frame));
+  s.slabs = slabs;
+  s.shading = Shading::phong;
+  return s;
+}
+
+constexpr int kReferenceSlabs = 16;  // the raster ignores slabs; any valid count
+
+}  // namespace
+
+ReferenceResult run_reference(RowContext& ctx, Reference& reference, const Camera& camera, ImageSize size) {
+  const int total = ctx.plan.warmup + ctx.plan.frames;
+  std::vector<double> ms;
+  ms.reserve(size_t(ctx.plan.frames));
+  for (int i = 0; i < total; ++i) {
+    const FrameSettings s = settings_for(ctx.options, camera, size, kReferenceSlabs, i);
+    if (i < ctx.plan.warmup) {
+      reference.render_untimed(s);
+    } else {
+      ms.push_back(reference.render(s));
+    }
+    ctx.progress.frame();
+  }
+  ReferenceResult r;
+  r.measured = true;
+  r.ms = summarize(ms);
+  // The IDs of the last timed frame, still in the reference's framebuffer.
+  r.ids = reference.triangle_ids();
+  return r;
+}
+
+BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
+                 int slabs, std::vector<uint32_t>* ids) {
+  BenchRow row;
+  row.scene = label;
+  row.triangles = mesh.triangle_count();
+  row.width = size.width;
+  row.height = size.height;
+  row.slabs = slabs;
+  row.frames = ctx.plan.frames;
+
+  // Surfaces and the display path first, so that the memory baseline below holds them and the delta is the
+  // renderer's own.
+  PlainSurface plain(ctx.backend, size.width, size.height);
+#if SLABCAST_HAVE_GL
+  std::unique_ptr<DisplayMeter> display;
+  if (ctx.gl.feed) {
+    try {
+      display = std::make_unique<DisplayMeter>(size.width, size.height, *ctx.gl.feed);
+    } catch (const std::exception& e) {  // e.g. CUDA refuses to register the GL buffer: time the frames anyway
+      ctx.gl.display_absent = std::string("the display path could not be set up: ") + e.what();
+      ctx.gl.feed.reset();
+      ctx.note("display cost not measured from here on: " + ctx.gl.display_absent);
+    }
+  }
+  row.display_feed = ctx.gl.feed ? gl::feed_name(*ctx.gl.feed) : ctx.gl.display_absent;
+#else
+  row.display_feed = ctx.gl.display_absent;
+#endif
+  const bool cuda = ctx.backend == Backend::cuda;
+  std::optional<uint64_t> baseline;
+  if (cuda) {
+    SLABCAST_CUDA_CHECK(cudaDeviceSynchronize());
+    baseline = device_used_bytes();
+  }
+  uint64_t peak_used = 0;
+  const auto sample_memory = [&] {
+    if (!baseline) return;
+    if (const auto used = device_used_bytes()) peak_used = std::max(peak_used, *used);
+  };
+
+  // A renderer per row: its buffers only grow, so a shared one would report the largest row's memory everywhere.
+  std::unique_ptr<Renderer> renderer = make_renderer(ctx.backend);
+  renderer->set_mesh(mesh);
+  sample_memory();
+
+  const int total = ctx.plan.warmup + ctx.plan.frames;
+  std::vector<double> deform, bin, l1, l2, l3, build, cast, shade, all, host, feed, blit, shown;
+  std::vector<double> references, tests, binned, hit;
+  for (std::vector<double>* v : {&deform, &bin, &l1, &l2, &l3, &build, &cast, &shade, &all, &host, &feed, &blit,
+                                 &shown, &references, &tests, &binned, &hit}) {
+    v->reserve(size_t(ctx.plan.frames));
+  }
+  for (int i = 0; i < total; ++i) {
+    const FrameSettings s = settings_for(ctx.options, camera, size, slabs, i);
+    FrameStats stats;
+    double feed_ms = 0, blit_ms = 0, host_ms = 0;
+    const auto render_timed = [&](const Surface& target) {
+      const Clock::time_point start = Clock::now();
+      stats = renderer->render(s, target);
+      host_ms = ms_between(start, Clock::now());
+    };
+#if SLABCAST_HAVE_GL
+    if (display) {
+      const Surface target = display->acquire();
+      try {
+        render_timed(target);
+      } catch (...) {
+        display->present();  // unmaps the buffer before the error goes on
+        throw;
+      }
+      display->present();
+      feed_ms = display->feed_ms();
+      blit_ms = display->blit_ms();
+    } else {
+      render_timed(plain.surface());
+    }
+#else
+    render_timed(plain.surface());
+#endif
+    row.renderer_peak_bytes = std::max<uint64_t>(row.renderer_peak_bytes, renderer->device_bytes_in_use());
+    if (i + 1 == ctx.plan.warmup) sample_memory();
+    if (i >= ctx.plan.warmup) {
+      const StageTimes& t = stats.ms;
+      deform.push_back(t.deform);
+      bin.push_back(t.bin);
+      l1.push_back(t.l1);
+      l2.push_back(t.l2);
+      l3.push_back(t.l3);
+      build.push_back(double(t.l1) + double(t.l2) + double(t.l3));
+      cast.push_back(t.cast);
+      shade.push_back(t.shade);
+      all.push_back(t.total);
+      host.push_back(host_ms);
+      feed.push_back(feed_ms);
+      blit.push_back(blit_ms);
+      shown.push_back(feed_ms + blit_ms);
+      references.push_back(double(stats.references));
+      tests.push_back(double(stats.ray_triangle_tests));
+      binned.push_back(double(stats.triangles_binned));
+      hit.push_back(double(stats.pixels_hit));
+      row.frames_redone += stats.frame_redone;
+    }
+    ctx.progress.frame();
+  }
+  sample_memory();
+  if (ids != nullptr) {
+    FrameExtras extras;
+    renderer->render(settings_for(ctx.options, camera, size, slabs, total - 1), plain.surface(), &extras);
+    *ids = std::move(extras.triangle_id);
+  }
+
+  row.deform = summarize(deform);
+  row.bin = summarize(bin);
+  row.l1 = summarize(l1);
+  row.l2 = summarize(l2);
+  row.l3 = summarize(l3);
+  row.build = summarize(build);
+  row.cast = summarize(cast);
+  row.shade = summarize(shade);
+  row.total = summarize(all);
+  row.host = summarize(host);
+#if SLABCAST_HAVE_GL
+  if (display) {
+    row.display_measured = true;
+    row.feed = summarize(feed);
+    row.blit = summarize(blit);
+    row.display = summarize(shown);
+  }
+#endif
+  row.references = median_of(references);
+  row.ray_triangle_tests = median_of(tests);
+  row.triangles_binned = median_of(binned);
+  row.pixels_hit = median_of(hit);
+  if (baseline && peak_used >= *baseline) row.device_delta_bytes = int64_t(peak_used - *baseline);
+  return row;
+}
+
+}  // namespace slabcast::bench

@@ -1,0 +1,87 @@
+// What each `slabcast` command is asked to do: the command line (cli.h) fills these, and the commands take them as
+// they are (`render` and `bench` in this folder, `view` in app/viewer/), so a flag reaches the viewer without a copy.
+#pragma once
+#include "render/renderer.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace slabcast {
+
+// Which mesh to draw: an OBJ file, or else a procedural mesh.
+struct SceneSpec {
+  std::string mesh_path;                     // an OBJ file; empty: the procedural mesh below
+  std::string procedural_name = "sphere";    // sphere, torus, torus_knot, stress
+  uint64_t procedural_triangles = 1000000;   // target triangle count
+  std::string label() const;                 // "bunny.obj" or "sphere:1000000"
+};
+
+// Everything `slabcast render` and `slabcast view` share: scene, frame settings, camera, who draws.
+struct SceneOptions {
+  SceneSpec scene;
+  FrameSettings frame;          // size (view: the window's first client size), camera, deformer, slabs, shading
+  // The camera: frame.camera where given, the rest from frame_mesh(mesh, frame.camera.fovy_degrees): eye, target
+  // and up each from the framing camera unless given; with both eye and target given nothing is framed.
+  bool eye_given = false;
+  bool target_given = false;
+  bool up_given = false;
+  std::optional<Backend> backend;  // the ray caster's; empty: cuda where a CUDA device exists, else cpu
+  // --backend gl-raster: the OpenGL hardware-raster reference (app/gl/gl_raster.h) draws instead of the ray caster
+  // (`backend` is then unset; the viewer still makes the ray caster, to switch back to).
+  bool gl_raster = false;
+};
+
+struct RenderOptions : SceneOptions {
+  std::string out = "frame.png";  // --out: colour PNG (always written)
+  std::string depth_path;         // --depth: PFM, when non-empty
+  std::string ids_path;           // --ids: .ids, when non-empty
+  std::string deformed_mesh_path; // --deformed-mesh: OBJ, when non-empty
+};
+
+// `slabcast view`: the window, or headless (an OpenGL context through EGL's device platform, offscreen).
+struct ViewOptions : SceneOptions {
+  bool animate = true;             // advance frame.deform.time by wall-clock seconds (headless: 1/60 s per frame)
+  float time_scale = 1.0f;         // animation speed factor
+  bool vsync = true;
+  bool show_overlay = true;        // the ImGui overlay (H toggles it in the window)
+  bool headless = false;
+  int frames = 1;                  // frames before the screenshot (headless), or before quitting (window, only when
+                                   // frames_given: the window tests); >= 1
+  bool frames_given = false;       // window: quit after `frames` frames; headless ignores this
+  std::string screenshot_path;     // PNG written after the last frame; headless default: "slabcast-view.png"
+  bool screenshot_3d_only = false; // write the 3D part only (no overlay), e.g. to compare with `slabcast render`
+  // Window: if no display can be opened, say so and render headless to a PNG instead (printing where). Not a flag:
+  // the window tests turn it off, since a headless frame would not test the window.
+  bool fallback_to_headless = true;
+};
+
+// `slabcast bench`: which scenes, sizes and slab counts; empty lists (and unset counts) come from the suite.
+enum class BenchSuite : uint8_t {
+  full,    // dragon + spheres 1M/4M/16M x 1024x1024, 1920x1080, 3840x2160 x slabs 1/4/8/16
+  thesis,  // the thesis's tables (7.1, 7.2): the dragon at 1024x1024, slabs 1..64
+  quick,   // a small sphere at small sizes: seconds even on the cpu backend
+};
+enum class BenchReference : uint8_t { gl_raster, none };
+
+struct ImageSize {
+  int width = 0, height = 0;
+};
+
+struct BenchOptions {
+  BenchSuite suite = BenchSuite::full;
+  std::vector<SceneSpec> scenes;      // --mesh / --procedural in the order given; empty: the suite's
+  std::vector<ImageSize> sizes;       // --sizes; empty: the suite's
+  std::vector<int> slabs;             // --slabs; empty: the suite's
+  std::optional<int> frames;          // timed frames per row (>= 1); unset: the suite's (200, quick 20)
+  std::optional<int> warmup;          // untimed frames before them (>= 0); unset: the suite's (20, quick 3)
+  DeformParams deform{Deformer::twist, 1.0f, 0.0f};  // animated: time advances 1/60 s per frame from deform.time
+  float fovy_degrees = 45.0f;         // the camera frames the model (frame_mesh) with this field of view
+  std::optional<Backend> backend;     // empty: cuda where a CUDA device exists, else cpu (with a note)
+  BenchReference reference = BenchReference::gl_raster;
+  bool display = true;                // also measure the display path (interop / upload + blit), where possible
+  std::string json_path, csv_path;    // written when non-empty
+};
+
+}  // namespace slabcast
