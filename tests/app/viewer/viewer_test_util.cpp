@@ -1,11 +1,6 @@
 #include "viewer_test_util.h"
 
-// Until tests/common/device_buffer.h braces the gtest expectations it puts under an unbraced `if` (g++ flags those
-// as a dangling else, an error with SLABCAST_WERROR).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-else"
 #include "common/device_buffer.h"
-#pragma GCC diagnostic pop
 #include "common/test_output.h"
 
 #include <algorithm>
