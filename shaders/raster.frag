@@ -1,5 +1,5 @@
 #version 450 core
-// The hardware-raster reference (app/viewer/gl_raster.h), fragment stage: render/shade.h's colours and the
+// The hardware-raster reference (app/gl/gl_raster.h), fragment stage: render/shade.h's colours and the
 // triangle ID.
 //
 // ID: gl_PrimitiveID of one glDrawElements(GL_TRIANGLES) over the mesh's index buffer, so it is the triangle's

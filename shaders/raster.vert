@@ -1,5 +1,5 @@
 #version 450 core
-// The hardware-raster reference (app/viewer/gl_raster.h), vertex stage: the GLSL twin of render/deform.h's
+// The hardware-raster reference (app/gl/gl_raster.h), vertex stage: the GLSL twin of render/deform.h's
 // deform_vertex, then the camera of render/camera.h as a projection.
 //
 // The deformer must give the CUDA deformer's positions (the tests compare them within 1e-5 relative), so it is a
