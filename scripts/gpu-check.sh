@@ -41,7 +41,7 @@
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
 #   SLABCAST_CTEST_ARGS        more ctest arguments for step gpu_tests, e.g. "-LE soak": the soak tests watch the
 #                              device's memory as a whole, so they need a GPU no other process is using
-#   SLABCAST_RENDER_BENCH_ARGS arguments of `slabcast bench` (default: its default suite, full, a few minutes)
+#   SLABCAST_RENDER_BENCH_ARGS arguments of `slabcast bench` (default: the full suite, a few minutes)
 #   SLABCAST_GPU_CHECK_DEADLINE  seconds from the start after which no new step starts and running ones are cut
 #                              (default: none), so a call on a machine lent for a few minutes still returns a
 #                              summary of what did run
@@ -433,7 +433,7 @@ write_summary() {
     echo "$(grep -c $'\tPASS\t' "$RESULTS") passed, $(grep -c $'\tFAIL\t' "$RESULTS") failed"
     if [ -f "$OUT/prim_bench.json" ] && command -v python3 >/dev/null; then
       echo
-      echo "## prim_bench at the largest size (ratio = peer ms / ours ms; the row.s target ratio)"
+      echo "## prim_bench at the largest size (ratio = peer ms / ours ms; target: the row's own)"
       echo
       python3 - "$OUT/prim_bench.json" <<'PY'
 import json, sys
