@@ -277,19 +277,17 @@ class CudaRenderer final : public Renderer {
     stage_done("L1");
     record_stage_event(3);
     bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::segmented_split(d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_a.data()),
-                                              a.refs_b.data(), static_cast<int64_t>(d_.capacity),
-                                              a.column_offsets.data(), c.tiles_x, static_cast<uint32_t>(c.tiles_y),
-                                              RowOfRef{}, a.tile_offsets.data(), stream_, nullptr,
-                                              kBuildSegmentedOptions));
+    SLABCAST_CUDA_CHECK(prim::segmented_split(
+        d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_a.data()), a.refs_b.data(),
+        static_cast<int64_t>(d_.capacity), a.column_offsets.data(), c.tiles_x, static_cast<uint32_t>(c.tiles_y),
+        RowOfRef{}, a.tile_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
     stage_done("L2");
     record_stage_event(4);
     bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::segmented_split(d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_b.data()),
-                                              a.refs_a.data(), static_cast<int64_t>(d_.capacity),
-                                              a.tile_offsets.data(), static_cast<int64_t>(c.tiles_x) * c.tiles_y,
-                                              static_cast<uint32_t>(c.slabs), SlabOfRef{}, a.cell_offsets.data(),
-                                              stream_, nullptr, kBuildSegmentedOptions));
+    SLABCAST_CUDA_CHECK(prim::segmented_split(
+        d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_b.data()), a.refs_a.data(),
+        static_cast<int64_t>(d_.capacity), a.tile_offsets.data(), static_cast<int64_t>(c.tiles_x) * c.tiles_y,
+        static_cast<uint32_t>(c.slabs), SlabOfRef{}, a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
     stage_done("L3");
 
     // ---- 4. cast, and 5. shade into the caller's surface, by the same threads ----
