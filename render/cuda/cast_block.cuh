@@ -98,13 +98,13 @@ __device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, 
 // The threads take (triangle, pixel) pairs, not pixels: a triangle is tested only against the rays of the pixels in
 // its pixel box (stages/bin.h: a ray outside the box misses it), and most triangles cover a few of a tile's 64 pixels
 // (the dragon's are about a pixel at 1024x1024), so a tile makes one or two pairs a triangle where one thread a ray
-// would make 64 tests. References come through shared memory in chunks of kChunk that run across slab boundaries (two rounds
-// of independent global loads a chunk); each chunk triangle's pixels inside the tile are counted and scanned. Thread k
-// takes pairs k, k + 64, ... of the slab's part of the chunk, finds its triangle by binary search in the scan, and
-// folds a hit into its pixel's nearest by a shared-memory atomicMin on hit_key, whose order is closer_hit's, so the
-// order of the atomics does not matter. A pixel whose ray is finished takes no more pairs. A ray's test count is
-// every triangle of each slab it took part in (the ones its box ruled out included), as on the cpu backend.
-// The caster is latency-bound: hence a chunk's loads issued all at once, and the shared-memory atomics.
+// would make 64 tests. References come through shared memory in chunks of kChunk that run across slab boundaries
+// (two rounds of independent global loads a chunk: the caster is latency-bound); each chunk triangle's pixels inside
+// the tile are counted and scanned. Thread k takes pairs k, k + 64, ... of the slab's part of the chunk, finds its
+// triangle by binary search in the scan, and folds a hit into its pixel's nearest by a shared-memory atomicMin on
+// hit_key (stages/cast.h), whose order is closer_hit's, so the order of the atomics does not matter. A pixel whose
+// ray is finished takes no more pairs. A ray's test count is every triangle of each slab it took part in (the ones its
+// box ruled out included), as on the cpu backend.
 template <int kChunk>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target) {
   constexpr int kThreads = kTilePixels;

@@ -10,13 +10,7 @@
 
 namespace slabcast {
 
-void FrameGraph::launch(const FrameParams& p, const CastTarget& cast_target, const Shape& shape, cudaStream_t stream,
-                        const std::function<void()>& encode) {
-  if (!exec_ || !(shape == exec_shape_)) capture(p, shape, stream, encode);
-  if (!exec_) {  // the device is too full for the graph itself: the buffers are in place, launch directly
-    encode();
-    return;
-  }
+bool FrameGraph::launch_with(const FrameParams& p, const CastTarget& cast_target, cudaStream_t stream) {
   FrameParams params = p;
   CastTarget cast = cast_target;
   void* frame_args[] = {&params};
@@ -27,13 +21,13 @@ void FrameGraph::launch(const FrameParams& p, const CastTarget& cast_target, con
     SLABCAST_CUDA_CHECK(cudaGraphExecKernelNodeSetParams(exec_, node.node, &kernel));
   }
   const cudaError_t status = cudaGraphLaunch(exec_, stream);
-  if (status == cudaErrorMemoryAllocation) {  // as above, found at launch
+  if (status == cudaErrorMemoryAllocation) {  // the device is too full for the graph: the caller launches directly
     cudaGetLastError();
     release();
-    encode();
-    return;
+    return false;
   }
   SLABCAST_CUDA_CHECK(status);
+  return true;
 }
 
 void FrameGraph::release() {

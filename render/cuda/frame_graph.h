@@ -39,10 +39,13 @@ class FrameGraph {
   FrameGraph& operator=(const FrameGraph&) = delete;
   ~FrameGraph() { release(); }
 
-  // Runs one frame on `stream`: `encode` issues the frame's work (stream-ordered; it is captured when the shape is
+  // Runs one frame on `stream`: `encode()` issues the frame's work (stream-ordered; it is captured when the shape is
   // new). If the device has no memory left for the graph itself, the frame is encoded directly instead.
-  void launch(const FrameParams& p, const CastTarget& cast, const Shape& shape, cudaStream_t stream,
-              const std::function<void()>& encode);
+  template <class Encode>
+  void launch(const FrameParams& p, const CastTarget& cast, const Shape& shape, cudaStream_t stream, Encode&& encode) {
+    if (!exec_ || !(shape == exec_shape_)) capture(p, shape, stream, encode);
+    if (!exec_ || !launch_with(p, cast, stream)) encode();
+  }
   // Whether `encode` is being captured (stage events must then be recorded as external events).
   bool capturing() const { return capturing_; }
   void release();
@@ -55,6 +58,9 @@ class FrameGraph {
     bool cast;
   };
   void capture(const FrameParams& p, const Shape& shape, cudaStream_t stream, const std::function<void()>& encode);
+  // Sets the frame's arguments on the executable graph's nodes and launches it; false (the graph released) when the
+  // device has no memory left to launch it.
+  bool launch_with(const FrameParams& p, const CastTarget& cast, cudaStream_t stream);
   std::vector<FrameKernelNode> frame_kernel_nodes(cudaGraph_t graph, size_t expected) const;
 
   cudaGraphExec_t exec_ = nullptr;
