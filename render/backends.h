@@ -1,4 +1,6 @@
-// The two Renderer implementations (internal to render/; users call make_renderer).
+// The two Renderer implementations (internal to render/; users call make_renderer) and what they share on the host
+// besides the frame setup (frame_setup.h): the reference-capacity policy, out-of-memory reports, the structure
+// download. Implemented in backends.cpp; the backends are render/cuda/ and render/cpu/.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -6,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "render/build_ops.h"
+#include "render/frame_params.h"
 #include "render/renderer.h"
 
 namespace slabcast {
@@ -42,7 +44,7 @@ void check_host_memory(const std::string& owner, uint64_t needed, const std::str
 // FrameStructure from the build-order structure (shared by both backends' last_structure()).
 struct BuildView {
   int tiles_x, tiles_y, slabs;
-  float depth_min, depth_max;         // the raw depth range (bin.h: nearest_of, farthest_of)
+  float depth_min, depth_max;         // the raw depth range (stages/bin.h: nearest_of, farthest_of)
   const PixelBox* pixel_box;          // [triangles]
   const float* nearest_depth;         // [triangles]
   size_t triangles;

@@ -1,4 +1,4 @@
-// Camera and ray generation (design.md "Conventions"): right-handed world, lookAt as GLM, the camera looks
+// Camera and ray generation (docs/architecture.md, "Conventions"): right-handed world, lookAt as GLM, the camera looks
 // down -Z of view space with +Y up; pixel (px, py) has py = 0 at the top; the ray through its centre has
 // view-space direction normalize(((px+0.5)/W*2-1)*tan(fovy/2)*W/H, (1-(py+0.5)/H*2)*tan(fovy/2), -1).
 //
@@ -28,7 +28,7 @@ SC_HD Vec3 world_to_view(const ViewParams& v, Vec3 p) {
 // A direction (e.g. a normal) from world to view space: rotation only.
 SC_HD Vec3 rotate_to_view(const ViewParams& v, Vec3 d) { return Vec3{dot(v.right, d), dot(v.up, d), dot(v.back, d)}; }
 
-// The normalized view-space direction of pixel (px, py)'s centre ray, exactly the design.md formula.
+// The normalized view-space direction of pixel (px, py)'s centre ray, exactly the formula above.
 SC_HD Vec3 pixel_ray_view(const ViewParams& v, int px, int py) {
   const float W = static_cast<float>(v.width), H = static_cast<float>(v.height);
   const float a = (sc_div(static_cast<float>(px) + 0.5f, W) * 2.0f - 1.0f) * v.tan_half_fovy * v.aspect;

@@ -15,22 +15,22 @@ constexpr int kMaxTilesPerAxis = 2048;
 
 // Cast: a tile's references are brought into shared memory this many at a time, across slab boundaries (each
 // thread loads kCastChunk / kTilePixels of them; their loads are independent, so one chunk costs one round trip
-// for the references and one for their triangles and pixel boxes). Session 5 measured the caster latency-bound with
-// one chunk per cell: three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at 1024^2)
-// whole; what a tile loads beyond the slab where its rays finish is read but not tested.
+// for the references and one for their triangles and pixel boxes): the caster is latency-bound, and one chunk per
+// cell would make three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at
+// 1024^2) whole; what a tile loads beyond the slab where its rays finish is read but not tested.
 constexpr int kCastChunk = 2 * kTilePixels;
 // Cast blocks an SM: caps the caster at 56 registers.
 constexpr int kCastBlocksPerSm = 18;
 
-// Binning (bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by
+// Binning (stages/bin.h) gives a triangle the pixels whose centres lie in its projected box, widened on each side by
 //   kBinMarginPixels + kBinMarginRelative * (largest |projected coordinate| of its vertices, at least the frame size)
 // so that rounding in the projection and in the ray-triangle test can never drop a covered pixel. Both round at a
 // few ulps of the coordinates involved: about 1e-4 pixel on a 1024-pixel screen, proportionally more for a vertex
 // that projects far off screen (one just in front of the eye); the relative term (about 80 ulps) covers that.
 // Bin.EveryPixelTheRayTestHitsIsInTheTileRange puts box-bounding vertices on pixel centres: it fails with no margin
-// and passes with 1/1024 + 1e-6, so this is 32x that. The earlier box (every pixel that the box touched, plus a
-// whole pixel) gave the dragon at 1024x1024 2.04 references per triangle; this one 0.94 (1.20 per binned
-// triangle, 22% of them falling between pixel centres), the same image.
+// and passes with 1/1024 + 1e-6, so this is 32x that. Binning by pixel centres rather than by every pixel the box
+// touches (plus a pixel) halves the references: the dragon at 1024x1024 makes 0.94 per triangle instead of 2.04
+// (1.20 per binned triangle, 22% of them falling between pixel centres), the same image.
 constexpr float kBinMarginPixels = 1.0f / 32.0f;
 constexpr float kBinMarginRelative = 1.0e-5f;
 
@@ -38,9 +38,9 @@ constexpr float kBinMarginRelative = 1.0e-5f;
 constexpr int kVertexBlock = 256;
 constexpr int kTriangleBlock = 256;
 
-// Vertex normals (frame_params.h): a vertex with more adjacent triangles than this is summed by a warp of
+// Vertex normals (stages/deform.h): a vertex with more adjacent triangles than this is summed by a warp of
 // kWarpSumLanes lanes instead of one thread. The 4M-triangle sphere's poles have 2000 triangles each, the 16M one's
-// 4000; the dragon's vertices have at most 15, so its normals are added as before.
+// 4000; the dragon's vertices have at most 15, so each of its normals is one thread's sum.
 constexpr int kWarpSumValence = 64;
 constexpr int kWarpSumLanes = 32;
 

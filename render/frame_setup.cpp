@@ -1,6 +1,6 @@
 #include "render/frame_setup.h"
 
-#include "render/build_ops.h"
+#include "render/stages/build.h"
 
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -76,6 +76,37 @@ void check_settings(const FrameSettings& s) {
   if (!(glm::dot(side, side) > 0.0f)) {
     throw std::invalid_argument("slabcast: camera up must not be parallel to the view direction");
   }
+}
+
+void check_target(const FrameSettings& settings, const Surface& target) {
+  if (target.pixels == nullptr || target.width != settings.width || target.height != settings.height ||
+      target.pitch_bytes < 4 * static_cast<size_t>(target.width)) {
+    throw std::invalid_argument("slabcast: the target surface does not match the frame size " +
+                                std::to_string(settings.width) + "x" + std::to_string(settings.height));
+  }
+}
+
+FrameSize frame_size(const FrameSettings& s) {
+  FrameSize size;
+  size.width = s.width;
+  size.height = s.height;
+  size.slabs = s.slabs;
+  size.tiles_x = tiles_for(s.width);
+  size.tiles_y = tiles_for(s.height);
+  return size;
+}
+
+uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {
+  const uint64_t kept = V * (sizeof(Vec3) * 3 + sizeof(ViewVertex)) + (V + 1) * sizeof(uint64_t) +
+                        3 * T * sizeof(uint32_t) * 2 +
+                        T * (sizeof(Vec3) + sizeof(PixelBox) + sizeof(float) + sizeof(TriangleVerts)) +
+                        2 * capacity * sizeof(TriangleRef);
+  return kept + 3 * T * sizeof(uint32_t) * 2;  // the adjacency build's (vertex, triangle) corners, sorted
+}
+
+std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity) {
+  return "its buffers (" + std::to_string(T) + " triangles, " + std::to_string(V) + " vertices, room for " +
+         std::to_string(capacity) + " triangle references)";
 }
 
 ViewParams make_view_params(const Camera& camera, int width, int height) {

@@ -1,14 +1,15 @@
-// Host-side preparation shared by both backends: settings checks, the camera's view parameters, the deformer's
-// frame constants, the rest mesh's bounds. Everything that calls libm's transcendental functions for a frame
-// does it here, once, so that both backends see the same float values.
+// Host-side setup shared by both backends, so that they cannot drift apart: settings and target checks, the rest
+// mesh's bounds, the bytes a mesh needs, the arrays a frame points into and the fill of its FrameParams, the
+// statistics from its counters. Everything that calls libm's transcendental functions for a frame does it here, once,
+// so that both backends see the same float values.
 #pragma once
 #include <cstdint>
+#include <string>
 
-#include "render/deform.h"
 #include "render/camera.h"
 #include "render/constants.h"
+#include "render/frame_params.h"
 #include "render/renderer.h"
-#include "render/shade.h"
 
 namespace slabcast {
 
@@ -21,6 +22,8 @@ MeshBounds rest_bounds(const Mesh& mesh);
 
 // Throws std::invalid_argument naming the bad value (size, slabs, camera).
 void check_settings(const FrameSettings& settings);
+// Throws std::invalid_argument unless `target` is a surface of the frame's size.
+void check_target(const FrameSettings& settings, const Surface& target);
 
 ViewParams make_view_params(const Camera& camera, int width, int height);
 DeformFrame make_deform_frame(const DeformParams& params, const MeshBounds& bounds);
@@ -29,11 +32,99 @@ bool needs_smooth_normals(Shading shading);
 
 inline int tiles_for(int pixels) { return (pixels + kTileSize - 1) / kTileSize; }
 
+// What a frame's buffers are sized by.
+struct FrameSize {
+  int width = 0, height = 0, slabs = 0, tiles_x = 0, tiles_y = 0;
+};
+FrameSize frame_size(const FrameSettings& settings);
+
+// Bytes set_mesh allocates for a mesh of V vertices, T triangles and room for `capacity` references: the arrays it
+// keeps plus the adjacency build's temporaries (the cuda backend adds its sort's scratch).
+uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity);
+// "its buffers (T triangles, V vertices, room for N triangle references)", for out-of-memory messages.
+std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity);
+
+// The arrays a FrameParams points into, as both backends hold them: Array is std::vector (cpu backend) or
+// prim::DeviceBuffer (cuda backend). Shapes and the stage that writes each: FrameParams.
+template <template <typename> class Array>
+struct FrameArrays {
+  // the mesh (set_mesh)
+  Array<Vec3> rest;
+  Array<uint32_t> indices;
+  Array<uint64_t> adjacency_offsets;
+  Array<uint32_t> adjacency_triangles;
+  // stage 1
+  Array<Vec3> world, vertex_normals, face_normals;
+  Array<ViewVertex> view;
+  // stage 2
+  Array<PixelBox> pixel_box;
+  Array<float> nearest_depth;
+  Array<TriangleVerts> tri_verts;
+  // stage 3: L1 -> refs_a (by column_offsets), L2 refs_a -> refs_b (tile_offsets), L3 refs_b -> refs_a (cell_offsets)
+  Array<TriangleRef> refs_a, refs_b;
+  Array<uint64_t> column_offsets, tile_offsets, cell_offsets;
+  // stage 4
+  Array<float> hit_t;
+  Array<uint32_t> hit_id, ray_tests;
+};
+
+// The frame's parameter block over a backend's arrays (both backends fill it here and only here).
+template <template <typename> class Array>
+FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, const FrameSize& size,
+                              int64_t vertices, int64_t triangles, uint64_t reference_capacity,
+                              FrameArrays<Array>& a, FrameCounters* counters);
+
+// The frame's counters into the statistics both backends report.
+inline void copy_counters(const FrameCounters& c, FrameStats& stats) {
+  stats.triangles_binned = c.binned;
+  stats.references = c.references;
+  stats.nonempty_cells = c.nonempty_cells;
+  stats.max_refs_per_tile = c.max_refs_per_tile;
+  stats.ray_triangle_tests = c.ray_tests;
+  stats.pixels_hit = c.pixels_hit;
+}
+
 // Whether SLABCAST_SYNC_STAGES=1 is set (debug: synchronise and check after each stage).
 bool sync_stages_requested();
 
 // Whether the cuda backend launches each frame as a CUDA graph: yes unless SLABCAST_FRAME_GRAPH=0 (to time the
 // difference, or to rule the graph out while debugging; SLABCAST_SYNC_STAGES=1 also turns it off).
 bool frame_graph_requested();
+
+template <template <typename> class Array>
+FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, const FrameSize& size,
+                              int64_t vertices, int64_t triangles, uint64_t reference_capacity,
+                              FrameArrays<Array>& a, FrameCounters* counters) {
+  FrameParams p{};
+  p.num_vertices = vertices;
+  p.num_triangles = triangles;
+  p.rest_positions = a.rest.data();
+  p.indices = a.indices.data();
+  p.adjacency_offsets = a.adjacency_offsets.data();
+  p.adjacency_triangles = a.adjacency_triangles.data();
+  p.deform = make_deform_frame(s.deform, bounds);
+  p.view = make_view_params(s.camera, s.width, s.height);
+  p.tiles_x = size.tiles_x;
+  p.tiles_y = size.tiles_y;
+  p.slabs = size.slabs;
+  p.shading = to_shade_mode(s.shading);
+  p.need_smooth_normals = needs_smooth_normals(s.shading);
+  p.world_positions = a.world.data();
+  p.view_positions = a.view.data();
+  p.face_normals = a.face_normals.data();
+  p.vertex_normals = a.vertex_normals.data();
+  p.pixel_box = a.pixel_box.data();
+  p.nearest_depth = a.nearest_depth.data();
+  p.tri_verts = a.tri_verts.data();
+  p.depth_range = &counters->depth_range;  // zeroed with the counters at the frame's start
+  p.reference_capacity = reference_capacity;
+  p.cell_refs = a.refs_a.data();
+  p.cell_offsets = a.cell_offsets.data();
+  p.hit_t = a.hit_t.data();
+  p.hit_id = a.hit_id.data();
+  p.ray_tests = a.ray_tests.data();
+  p.counters = counters;
+  return p;
+}
 
 }  // namespace slabcast

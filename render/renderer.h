@@ -1,7 +1,7 @@
 // The renderer's public interface: what app/ (CLI, viewer, bench) and the tests use.
 // The contract between render/ and app/ — change it only together with every user.
 //
-// One frame: deform -> project and bin -> build (L1 / L2 / L3 split) -> cast -> shade (../shared/design.md).
+// One frame: deform -> project and bin -> build (L1 / L2 / L3 split) -> cast -> shade (docs/architecture.md).
 #pragma once
 #include <glm/glm.hpp>
 
@@ -84,8 +84,8 @@ struct FrameStats {
   uint64_t nonempty_cells = 0;      // (tile, slab) cells with at least one reference
   uint64_t max_refs_per_tile = 0;
   // The thesis's RTI for this frame: for each ray, every triangle of each slab it was not yet finished at. The
-  // casters skip the arithmetic of a test whose triangle's pixel box (bin.h) leaves out the ray's pixel, a certain
-  // miss; such a test still counts, so the figure measures what the slabs prune, as in the thesis.
+  // casters skip the arithmetic of a test whose triangle's pixel box (render/stages/bin.h) leaves out the ray's
+  // pixel, a certain miss; such a test still counts, so the figure measures what the slabs prune, as in the thesis.
   uint64_t ray_triangle_tests = 0;
   uint64_t pixels_hit = 0;
   int frame_redone = 0;             // times the frame was redone after growing buffers

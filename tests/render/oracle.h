@@ -1,6 +1,7 @@
 // The brute-force caster the renderer is checked against: every pixel's ray against every triangle, in double
-// precision, with its own ray setup (design.md's formula) and its own intersection code (Moller-Trumbore), so
-// that none of the renderer's math is reused. Ties (equal t) go to the lower triangle ID, as in the renderer.
+// precision, with its own ray setup (docs/architecture.md's formula) and its own intersection code
+// (Moller-Trumbore), so that none of the renderer's math is reused. Ties (equal t) go to the lower triangle ID, as in
+// the renderer.
 #pragma once
 #include <glm/glm.hpp>
 

@@ -9,8 +9,8 @@
 #include <random>
 #include <set>
 
-#include "render/bin.h"
-#include "render/build_ops.h"
+#include "render/stages/bin.h"
+#include "render/stages/build.h"
 #include "render/constants.h"
 #include "render/hd_math.h"
 #include "render/intersect.h"

@@ -13,6 +13,12 @@
 #include <vector>
 
 #include "common/device_ballast.h"
+// tests/common/device_buffer.h puts gtest's EXPECT_EQ (an if/else) under a brace-less if, which g++ flags as a
+// dangling else when it compiles a test as C++ rather than CUDA.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-else"
+#include "common/device_buffer.h"
+#pragma GCC diagnostic pop
 #include "render/oom_message.h"
 #include "render/renderer.h"
 #include "render/scenes.h"
@@ -33,22 +39,16 @@ size_t device_total() {
   return total;
 }
 
+// An RGBA8 image in device memory (rows packed), the render target.
 class DeviceImage {
  public:
-  DeviceImage(int w, int h) : w_(w), h_(h) {
-    if (cudaMalloc(&ptr_, 4 * static_cast<size_t>(w) * h) != cudaSuccess) throw std::runtime_error("cudaMalloc image");
-  }
-  ~DeviceImage() { cudaFree(ptr_); }
-  Surface surface() const { return Surface{static_cast<uint8_t*>(ptr_), w_, h_, 4 * static_cast<size_t>(w_)}; }
-  std::vector<uint8_t> download() const {
-    std::vector<uint8_t> rgba(4 * static_cast<size_t>(w_) * h_);
-    cudaMemcpy(rgba.data(), ptr_, rgba.size(), cudaMemcpyDeviceToHost);
-    return rgba;
-  }
+  DeviceImage(int w, int h) : w_(w), h_(h), rgba_(4 * static_cast<size_t>(w) * h) {}
+  Surface surface() const { return Surface{rgba_.get(), w_, h_, 4 * static_cast<size_t>(w_)}; }
+  std::vector<uint8_t> download() const { return rgba_.download(); }
 
  private:
-  void* ptr_ = nullptr;
   int w_, h_;
+  slabtest::DeviceBuffer<uint8_t> rgba_;
 };
 
 struct Image {

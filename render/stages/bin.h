@@ -1,10 +1,12 @@
-// Project and bin (design.md, frame step 2): per triangle, its conservative tile range and its nearest depth;
-// the slab of a nearest depth within the frame's fitted depth range. Shared by both backends.
+// Stage 2, project and bin (docs/architecture.md, frame step 2): per triangle, its conservative pixel box (and the
+// tile range made from it) and its nearest depth; the frame's depth range; the slab of a nearest depth within that
+// range. Shared by both backends: bin_one is the per-triangle body.
 #pragma once
 #include <cstdint>
 
 #include "render/camera.h"
 #include "render/constants.h"
+#include "render/frame_params.h"
 #include "render/hd_math.h"
 
 namespace slabcast {
@@ -21,16 +23,13 @@ SC_HD TileRange make_tile_range(int x0, int y0, int x1, int y1) {
 SC_HD TileRange culled_range() { return make_tile_range(1, 1, 0, 0); }
 SC_HD bool is_culled(const TileRange& r) { return r.x0 > r.x1; }
 
-// Inclusive range of the pixels whose centre ray can hit a triangle, clamped to the frame: the box from which the
-// tile range is made. The caster tests a ray against a triangle only when its pixel lies in this box: a ray
-// outside it misses (the same guarantee that puts the triangle in the pixel's tile), so the skip changes no
-// result. Most triangles of a tile cover a few of its 64 pixels (the dragon's are about a pixel at 1024x1024).
-// The bin stage stores this box, not the tile range (the tile range is the box divided by the tile size): the caster
-// and L1 read it. 16 bits a bound, since a frame is at most kMaxTilesPerAxis * kTileSize = 16384 pixels a side: the
-// bin stage writes, and L1 reads twice, 8 bytes a triangle.
-struct alignas(8) PixelBox {
-  int16_t x0, y0, x1, y1;
-};
+// PixelBox (frame_params.h): the inclusive range of the pixels whose centre ray can hit a triangle, clamped to the
+// frame: the box from which the tile range is made. The caster tests a ray against a triangle only when its pixel
+// lies in this box: a ray outside it misses (the same guarantee that puts the triangle in the pixel's tile), so the
+// skip changes no result. Most triangles of a tile cover a few of its 64 pixels (the dragon's are about a pixel at
+// 1024x1024). The bin stage stores this box, not the tile range (the tile range is the box divided by the tile
+// size): the caster and L1 read it. 16 bits a bound, since a frame is at most kMaxTilesPerAxis * kTileSize = 16384
+// pixels a side: the bin stage writes, and L1 reads twice, 8 bytes a triangle.
 static_assert(kMaxTilesPerAxis * kTileSize <= 32768, "pixel indices fit int16_t");
 SC_HD PixelBox make_pixel_box(int x0, int y0, int x1, int y1) {
   return PixelBox{static_cast<int16_t>(x0), static_cast<int16_t>(y0), static_cast<int16_t>(x1),
@@ -164,11 +163,7 @@ SC_HD uint32_t slab_of_depth(const SlabRange& r, float d) {
 // triangles stay out). It is accumulated as two integer keys, each by maximum, so that the cuda backend folds it
 // into the bin kernel with integer atomics instead of two reductions after it: a maximum of integers is exact in
 // any order, so both backends get the same bits. A positive float's bits order as the float does; a key of 0 means
-// "no in-front triangle" (no positive float has bits 0 or ~0).
-struct DepthRangeKeys {
-  uint32_t nearest;   // max over d of ~bits(d): the smallest d
-  uint32_t farthest;  // max over d of bits(d): the largest d
-};
+// "no in-front triangle" (no positive float has bits 0 or ~0). The keys are DepthRangeKeys (frame_params.h).
 SC_HD bool in_front_depth(float d) { return d > 0.0f && sc_isfinite(d); }
 SC_HD uint32_t nearest_depth_key(float d) { return in_front_depth(d) ? ~sc_bit_cast<uint32_t>(d) : 0u; }
 SC_HD uint32_t farthest_depth_key(float d) { return in_front_depth(d) ? sc_bit_cast<uint32_t>(d) : 0u; }
@@ -182,6 +177,27 @@ SC_HD float nearest_of(const DepthRangeKeys& k) { return k.nearest == 0 ? INFINI
 SC_HD float farthest_of(const DepthRangeKeys& k) { return k.farthest == 0 ? -INFINITY : sc_bit_cast<float>(k.farthest); }
 SC_HD SlabRange make_slab_range(const DepthRangeKeys& k, int slabs) {
   return make_slab_range(nearest_of(k), farthest_of(k), slabs);
+}
+
+// ---- per-item body ----
+
+// Bins triangle t; returns whether it was binned (for the caller's count). The cuda kernel folds the depth range in
+// with integer atomics (render/cuda/bin_block.cuh), the cpu backend with accumulate_depth in a second loop.
+SC_HD bool bin_one(const FrameParams& p, int64_t t) {
+  const Vec3 a = p.view_positions[p.indices[3 * t]].p;
+  const Vec3 b = p.view_positions[p.indices[3 * t + 1]].p;
+  const Vec3 c = p.view_positions[p.indices[3 * t + 2]].p;
+  const BinResult r = bin_triangle(p.view, p.tiles_x, p.tiles_y, a, b, c);
+  p.pixel_box[t] = r.pixels;
+  p.nearest_depth[t] = r.nearest_depth;
+  if (is_culled(r.range)) return false;
+  p.tri_verts[t] = TriangleVerts{a, b, c};
+  return true;
+}
+
+// The frame's slab range, from the depth range the bin stage accumulated.
+SC_HD SlabRange frame_slab_range(const FrameParams& p) {
+  return make_slab_range(*p.depth_range, p.slabs);
 }
 
 }  // namespace slabcast

@@ -1,5 +1,6 @@
-// The structure build's functors (design.md, frame step 3), shared by the cuda backend (device primitives)
-// and the cpu backend (the primitives' host references), so both build the same structure.
+// Stage 3, build (docs/architecture.md, frame step 3): the reference key layout and the functors of the three
+// splits, shared by the cuda backend (device primitives) and the cpu backend (the primitives' host references), so
+// both build the same structure.
 //
 //   L1  multi_split of triangles by tile column: a triangle emits one reference per tile of its range
 //   L2  segmented_split of each column by tile row
@@ -10,12 +11,13 @@
 #pragma once
 #include <cstdint>
 
-#include "render/bin.h"
+#include "render/frame_params.h"
 #include "render/hd_math.h"
+#include "render/stages/bin.h"
 
 namespace slabcast {
 
-// A triangle reference (the payload of all three splits), 64 bits:
+// A triangle reference (TriangleRef, frame_params.h: the payload of all three splits), 64 bits:
 //
 //   bit 63 ........ 58 | 57 ............ 32 | 31 ............ 0
 //        slab (6 bits) |  tile row (26 bits) |  triangle ID (32)
@@ -23,7 +25,6 @@ namespace slabcast {
 // The tile column is not stored: after L1 it is the segment a reference lies in. 6 bits hold slabs 0..63
 // (kMaxSlabs = 64); 26 bits hold 67M tile rows (any image that fits in memory); the ID holds 2^32 - 1
 // triangles (0xFFFFFFFF is the miss value, so a mesh has fewer triangles than that).
-using TriangleRef = uint64_t;
 constexpr int kRefRowShift = 32;
 constexpr int kRefSlabShift = 58;
 constexpr uint64_t kRefRowMask = (uint64_t(1) << 26) - 1;
@@ -42,9 +43,9 @@ SC_HD uint32_t ref_slab(TriangleRef r) { return static_cast<uint32_t>((r >> kRef
 // cannot disagree about how many references a triangle makes. Emits, column by column and within a column
 // row by row, one reference per tile of the triangle's range.
 struct TileColumnEmitter {
-  const PixelBox* pixel_box;    // [triangles] (bin.h)
-  const float* nearest_depth;   // [triangles], view depth (bin.h)
-  const DepthRangeKeys* depth_range;  // the frame's depth range (bin.h)
+  const PixelBox* pixel_box;          // [triangles] (stages/bin.h)
+  const float* nearest_depth;         // [triangles], view depth (stages/bin.h)
+  const DepthRangeKeys* depth_range;  // the frame's depth range (stages/bin.h)
   int slabs;
 
   template <class Emit>
@@ -68,10 +69,16 @@ struct SlabOfRef {  // L3 bucket
   SC_HD uint32_t operator()(const TriangleRef& r) const { return ref_slab(r); }
 };
 
-// Cell index in the build's order, and the conversion to FrameStructure's documented order.
+// Cell index in the build's order (to_frame_structure converts to FrameStructure's documented order).
 SC_HD uint64_t build_cell(int tx, int ty, int slab, int tiles_y, int slabs) {
   return (static_cast<uint64_t>(tx) * static_cast<uint64_t>(tiles_y) + static_cast<uint64_t>(ty)) *
              static_cast<uint64_t>(slabs) + static_cast<uint64_t>(slab);
+}
+
+// The references of tile (tx, ty), all slabs.
+SC_HD uint64_t tile_reference_count(const FrameParams& p, int tx, int ty) {
+  const uint64_t first = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
+  return p.cell_offsets[first + static_cast<uint64_t>(p.slabs)] - p.cell_offsets[first];
 }
 
 }  // namespace slabcast

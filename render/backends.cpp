@@ -1,4 +1,5 @@
-// What both backends share on the host: the factory, the reference-capacity policy, the structure download.
+// What both backends share on the host (backends.h): the factory, the reference-capacity policy, out-of-memory
+// reports, the structure download.
 #include <cuda_runtime.h>
 #include <sys/resource.h>
 
@@ -12,7 +13,8 @@
 #include <string>
 
 #include "render/backends.h"
-#include "render/bin.h"
+#include "render/stages/bin.h"
+#include "render/stages/build.h"
 
 namespace slabcast {
 

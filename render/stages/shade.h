@@ -1,15 +1,18 @@
-// Shading of one pixel (design.md, frame step 5), shared by both backends: Blinn-Phong with a headlight
-// (smooth or flat normals) and the debug views of renderer.h's Shading.
+// Stage 5, shade (docs/architecture.md, frame step 5), shared by both backends: Blinn-Phong with a headlight (smooth
+// or flat normals) and the debug views of renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the
+// per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
 #pragma once
 #include <cstdint>
 
+#include "render/camera.h"
 #include "render/constants.h"
+#include "render/frame_params.h"
 #include "render/hd_math.h"
+#include "render/intersect.h"
+#include "render/stages/bin.h"
+#include "render/stages/build.h"
 
 namespace slabcast {
-
-// The same values as renderer.h's Shading (static_asserts in frame_setup.cpp keep them in step).
-enum class ShadeMode : uint8_t { phong = 0, flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles };
 
 struct Rgba8 {
   uint8_t r, g, b, a;
@@ -100,6 +103,52 @@ SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
                  ambient + diffuse * 0.62f + specular);
     }
   }
+}
+
+// ---- per-pixel bodies ----
+
+// Shade pixel (px, py) from its ray's result: the nearest hit (id, t; kNoHit / +inf for a miss), the ray's tests and
+// its tile's references. The cuda caster calls this with the values it holds (it shades as it casts, writing straight
+// into the target); the cpu backend through shade_one below, from the cast's buffers.
+SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t, uint32_t ray_tests,
+                      uint64_t tile_refs) {
+  PixelSample s;
+  s.id = id;
+  s.t = t;
+  s.dir_view = pixel_ray_view(p.view, px, py);
+  s.ray_tests = ray_tests;
+  s.tile_refs = tile_refs;
+  const SlabRange sr = frame_slab_range(p);
+  s.z_near = sr.z_near;
+  s.z_far = sr.z_far;
+  s.slabs = p.slabs;
+  s.slab = 0;
+  s.normal_view = Vec3{0, 0, 0};
+  s.normal_world = Vec3{0, 0, 0};
+  if (s.id != kNoHit) {
+    const TriangleVerts tv = p.tri_verts[s.id];
+    s.slab = slab_of_depth(sr, p.nearest_depth[s.id]);
+    if (p.need_smooth_normals) {
+      // Recompute the barycentrics of the hit (same inputs as the cast, so the same result).
+      float t_again = 0.0f, bary[3] = {1.0f, 0.0f, 0.0f};
+      intersect_watertight(make_ray_shear(s.dir_view), tv.a, tv.b, tv.c, t_again, bary);
+      const Vec3 na = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id)]];
+      const Vec3 nb = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 1]];
+      const Vec3 nc = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 2]];
+      s.normal_world = na * bary[0] + nb * bary[1] + nc * bary[2];
+      s.normal_view = rotate_to_view(p.view, s.normal_world);
+    } else {
+      s.normal_view = cross(tv.b - tv.a, tv.c - tv.a);
+    }
+  }
+  return shade_pixel(p.shading, s);
+}
+
+// Shade pixel (px, py) from the cast's buffers.
+SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
+  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+  return shade_ray(p, px, py, p.hit_id[pix], p.hit_t[pix], p.ray_tests[pix],
+                   tile_reference_count(p, px / kTileSize, py / kTileSize));
 }
 
 }  // namespace slabcast

@@ -1,0 +1,280 @@
+// The cpu backend: the same stages, the same per-item bodies (render/stages/) and the same build (the primitives'
+// host references with the same functors) as the cuda backend, run as plain loops. It is the reference the gpu tests
+// compare against and what runs where there is no NVIDIA GPU.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "reference/multi_split_reference.h"
+#include "reference/segmented_split_reference.h"
+#include "reference/split_reference.h"
+#include "render/backends.h"
+#include "render/frame_params.h"
+#include "render/frame_setup.h"
+#include "render/stages/bin.h"
+#include "render/stages/build.h"
+#include "render/stages/cast.h"
+#include "render/stages/deform.h"
+#include "render/stages/shade.h"
+
+namespace slabcast {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+float ms_since(Clock::time_point& start) {
+  const Clock::time_point now = Clock::now();
+  const float ms = std::chrono::duration<float, std::milli>(now - start).count();
+  start = now;
+  return ms;
+}
+
+template <typename T>
+using HostArray = std::vector<T>;
+
+struct VertexOfCorner {  // adjacency build: bucket of a (vertex, triangle) pair is its vertex
+  uint32_t operator()(uint32_t vertex) const { return vertex; }
+};
+
+class CpuRenderer final : public Renderer {
+ public:
+  explicit CpuRenderer(const RendererOptions& options) : options_(options) {}
+
+  // All or nothing: the new mesh's arrays are built beside the old ones and swapped in at the end, so a failure
+  // (out of host memory: OutOfMemory naming what was needed) leaves the previous mesh in place.
+  void set_mesh(const Mesh& mesh) override {
+    validate_mesh(mesh);
+    const size_t V = mesh.positions.size(), T = mesh.triangle_count();
+    const uint64_t capacity = initial_reference_capacity(options_, T);
+    const std::string what = mesh_buffers_what(V, T, capacity);
+    const std::string kept = a_.indices.empty() ? "" : "; the previous mesh is kept";
+    try {
+      check_host_memory(mesh.name, mesh_bytes(V, T, capacity), what);
+    } catch (const OutOfMemory& e) {
+      throw OutOfMemory(e.what() + kept);
+    }
+    try {
+      std::vector<Vec3> rest(V);
+      for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
+      std::vector<uint32_t> indices = mesh.indices;
+
+      // Vertex -> triangle adjacency, once: a stable split of the 3T (vertex, triangle) corners by vertex, so each
+      // vertex's triangles come in ascending ID order (the same order the device's stable sort gives).
+      std::vector<uint64_t> adjacency_offsets(V + 1, 0);
+      std::vector<uint32_t> adjacency_triangles(3 * T, 0);
+      {
+        std::vector<uint32_t> corner_triangle(3 * T), sorted_vertex(3 * T);
+        for (size_t c = 0; c < 3 * T; ++c) corner_triangle[c] = static_cast<uint32_t>(c / 3);
+        prim::reference::split_pairs(indices.data(), sorted_vertex.data(), corner_triangle.data(),
+                                     adjacency_triangles.data(), static_cast<int64_t>(3 * T),
+                                     static_cast<uint32_t>(V), VertexOfCorner{}, adjacency_offsets.data());
+      }
+      std::vector<Vec3> world(V, Vec3{0, 0, 0}), vertex_normals(V, Vec3{0, 0, 0});
+      std::vector<ViewVertex> view(V, ViewVertex{Vec3{0, 0, 0}, 0.0f});
+      std::vector<Vec3> face_normals(T, Vec3{0, 0, 0});
+      std::vector<PixelBox> pixel_box(T, empty_pixel_box());
+      std::vector<float> nearest_depth(T, kCulledDepth);
+      std::vector<TriangleVerts> tri_verts(T, TriangleVerts{});
+      std::vector<TriangleRef> refs_a(capacity, 0), refs_b(capacity, 0);
+
+      // ---- nothing below throws: swap the new mesh in ----
+      a_.rest.swap(rest);
+      a_.indices.swap(indices);
+      a_.adjacency_offsets.swap(adjacency_offsets);
+      a_.adjacency_triangles.swap(adjacency_triangles);
+      a_.world.swap(world);
+      a_.view.swap(view);
+      a_.vertex_normals.swap(vertex_normals);
+      a_.face_normals.swap(face_normals);
+      a_.pixel_box.swap(pixel_box);
+      a_.nearest_depth.swap(nearest_depth);
+      a_.tri_verts.swap(tri_verts);
+      a_.refs_a.swap(refs_a);
+      a_.refs_b.swap(refs_b);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity), what, available, total) +
+                        kept);
+    }
+    bounds_ = rest_bounds(mesh);
+    mesh_name_ = mesh.name;
+    capacity_ = capacity;
+    have_frame_ = false;
+  }
+
+  FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras) override {
+    if (a_.indices.empty()) throw std::logic_error("slabcast: render() before set_mesh()");
+    check_settings(settings);
+    check_target(settings, target);
+    resize(settings);
+    const int64_t V = static_cast<int64_t>(a_.rest.size()), T = static_cast<int64_t>(a_.indices.size() / 3);
+    counters_ = FrameCounters{};
+    FrameCounters& counters = counters_;
+    FrameParams p = make_frame_params(settings, bounds_, size_, V, T, capacity_, a_, &counters);
+
+    FrameStats stats;
+    stats.triangles_in = static_cast<uint64_t>(T);
+    const Clock::time_point frame_start = Clock::now();
+    Clock::time_point t = frame_start;
+
+    // ---- 1. deform (+ smooth normals) ----
+    for (int64_t v = 0; v < V; ++v) deform_one(p, v);
+    if (p.need_smooth_normals) {
+      for (int64_t i = 0; i < T; ++i) face_normal_one(p, i);
+      for (int64_t v = 0; v < V; ++v) vertex_normal_on_host(p, v);
+    }
+    stats.ms.deform = ms_since(t);
+
+    // ---- 2. project and bin; the depth range ----
+    for (int64_t i = 0; i < T; ++i) counters.binned += bin_one(p, i) ? 1 : 0;
+    for (int64_t i = 0; i < T; ++i) accumulate_depth(counters.depth_range, a_.nearest_depth[i]);
+    stats.ms.bin = ms_since(t);
+
+    // ---- 3. build: L1 multi-split by column (grow and redo on overflow), L2 by row, L3 by slab ----
+    const int tiles_x = size_.tiles_x, tiles_y = size_.tiles_y, slabs = size_.slabs;
+    const TileColumnEmitter emitter{a_.pixel_box.data(), a_.nearest_depth.data(), &counters.depth_range, slabs};
+    uint64_t total = 0;
+    for (;;) {
+      prim::reference::multi_split(T, emitter, static_cast<uint32_t>(tiles_x), a_.refs_a.data(),
+                                   static_cast<int64_t>(capacity_), a_.column_offsets.data(), &total);
+      if (total <= capacity_) break;
+      grow_references(grown_reference_capacity(capacity_, total), total, settings);
+      ++stats.frame_redone;
+    }
+    counters.references = total;
+    stats.ms.l1 = ms_since(t);
+    const int64_t tiles = static_cast<int64_t>(tiles_x) * tiles_y;
+    prim::reference::segmented_split(a_.refs_a.data(), a_.refs_b.data(), static_cast<int64_t>(capacity_),
+                                     a_.column_offsets.data(), tiles_x, static_cast<uint32_t>(tiles_y), RowOfRef{},
+                                     a_.tile_offsets.data());
+    stats.ms.l2 = ms_since(t);
+    prim::reference::segmented_split(a_.refs_b.data(), a_.refs_a.data(), static_cast<int64_t>(capacity_),
+                                     a_.tile_offsets.data(), tiles, static_cast<uint32_t>(slabs), SlabOfRef{},
+                                     a_.cell_offsets.data());
+    p.reference_capacity = capacity_;  // grow_references may have replaced the reference arrays
+    p.cell_refs = a_.refs_a.data();
+    stats.ms.l3 = ms_since(t);
+
+    // ---- 4. cast ----
+    const SlabRange sr = frame_slab_range(p);
+    for (int ty = 0; ty < tiles_y; ++ty) {
+      for (int tx = 0; tx < tiles_x; ++tx) {
+        uint64_t tile_refs = 0;
+        for (int s = 0; s < slabs; ++s) {
+          const uint64_t c = build_cell(tx, ty, s, tiles_y, slabs);
+          const uint64_t n = a_.cell_offsets[c + 1] - a_.cell_offsets[c];
+          counters.nonempty_cells += n > 0 ? 1 : 0;
+          tile_refs += n;
+        }
+        counters.max_refs_per_tile = std::max<uint64_t>(counters.max_refs_per_tile, tile_refs);
+        for (int py = ty * kTileSize; py < std::min(settings.height, (ty + 1) * kTileSize); ++py) {
+          for (int px = tx * kTileSize; px < std::min(settings.width, (tx + 1) * kTileSize); ++px) {
+            cast_pixel(p, sr, tx, ty, px, py, counters);
+          }
+        }
+      }
+    }
+    stats.ms.cast = ms_since(t);
+
+    // ---- 5. shade ----
+    for (int py = 0; py < settings.height; ++py) {
+      uint8_t* row = target.pixels + static_cast<size_t>(py) * target.pitch_bytes;
+      for (int px = 0; px < settings.width; ++px) {
+        const Rgba8 c = shade_one(p, px, py);
+        std::memcpy(row + 4 * static_cast<size_t>(px), &c, 4);
+      }
+    }
+    stats.ms.shade = ms_since(t);
+    stats.ms.total = std::chrono::duration<float, std::milli>(Clock::now() - frame_start).count();
+
+    copy_counters(counters, stats);
+    if (extras) {
+      extras->depth = a_.hit_t;
+      extras->triangle_id = a_.hit_id;
+    }
+    have_frame_ = true;
+    return stats;
+  }
+
+  FrameStructure last_structure() const override {
+    if (!have_frame_) return FrameStructure{};
+    const DepthRangeKeys& range = counters_.depth_range;
+    const BuildView b{size_.tiles_x,       size_.tiles_y,           size_.slabs,
+                      nearest_of(range),   farthest_of(range),      a_.pixel_box.data(),
+                      a_.nearest_depth.data(), a_.pixel_box.size(), a_.cell_offsets.data(),
+                      a_.refs_a.data()};
+    return to_frame_structure(b);
+  }
+
+  std::vector<glm::vec3> last_deformed_positions() const override { return to_glm(a_.world); }
+  std::vector<glm::vec3> last_vertex_normals() const override { return to_glm(a_.vertex_normals); }
+  Backend backend() const override { return Backend::cpu; }
+  size_t device_bytes_in_use() const override { return 0; }
+
+ private:
+  // The frame's sizes change only here; the arrays grow to them (resize keeps what fits).
+  void resize(const FrameSettings& s) {
+    const FrameSize size = frame_size(s);
+    const int tiles_x = size.tiles_x, tiles_y = size.tiles_y;
+    const size_t pixels = static_cast<size_t>(s.width) * s.height;
+    const size_t cells = static_cast<size_t>(tiles_x) * tiles_y * s.slabs;
+    const uint64_t grow = pixels > a_.hit_t.size() ? (pixels - a_.hit_t.size()) * 12 : 0;  // depth, ID, test count
+    const uint64_t grow_cells = cells + 1 > a_.cell_offsets.size() ? (cells + 1 - a_.cell_offsets.size()) * 8 : 0;
+    const std::string what = "the per-pixel buffers of a " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame";
+    check_host_memory(mesh_name_, grow + grow_cells, what);
+    try {
+      a_.hit_t.resize(pixels);
+      a_.hit_id.resize(pixels);
+      a_.ray_tests.resize(pixels);
+      a_.column_offsets.resize(static_cast<size_t>(tiles_x) + 1);
+      a_.tile_offsets.resize(static_cast<size_t>(tiles_x) * tiles_y + 1);
+      a_.cell_offsets.resize(cells + 1);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh_name_, grow + grow_cells, what, available, total));
+    }
+    size_ = size;
+  }
+
+  // After L1 overflowed: both reference arrays grow to `capacity`. A failure keeps the old ones (the frame is not
+  // drawn; frames that need fewer references still are).
+  void grow_references(uint64_t capacity, uint64_t needed_refs, const FrameSettings& s) {
+    const uint64_t bytes = 2 * capacity * sizeof(TriangleRef);
+    const std::string what = "triangle references (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame makes " + std::to_string(needed_refs) + ")";
+    check_host_memory(mesh_name_, bytes, what);
+    try {
+      std::vector<TriangleRef> a(capacity, 0), b(capacity, 0);
+      a_.refs_a.swap(a);
+      a_.refs_b.swap(b);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh_name_, bytes, what, available, total));
+    }
+    capacity_ = capacity;
+  }
+
+  RendererOptions options_;
+  std::string mesh_name_;  // in out-of-memory messages
+  MeshBounds bounds_;
+  uint64_t capacity_ = 0;  // of the reference arrays
+  FrameArrays<HostArray> a_;
+  FrameSize size_;                // what the frame arrays were sized for
+  FrameCounters counters_{};      // the last frame's (its depth range is the structure's)
+  bool have_frame_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_cpu_renderer(const RendererOptions& options) {
+  return std::make_unique<CpuRenderer>(options);
+}
+
+}  // namespace slabcast

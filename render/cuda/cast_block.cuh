@@ -1,0 +1,245 @@
+// The cast stage's block on the GPU (stages/cast.h has the per-ray semantics and the cpu backend's cast_pixel): a
+// tile's 64 rays cast together, as (triangle, pixel) pairs over chunks of references in shared memory, each ray
+// shaded (stages/shade.h: shade_ray) by the thread that holds it, straight into the target. cast_kernel
+// (kernels.cu) is this block's entry point.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include <cub/block/block_scan.cuh>
+
+#include "render/constants.h"
+#include "render/frame_params.h"
+#include "render/intersect.h"
+#include "render/stages/bin.h"
+#include "render/stages/build.h"
+#include "render/stages/cast.h"
+#include "render/stages/shade.h"
+
+namespace slabcast {
+
+// Where the caster's pixels go: the caller's surface, and the hit buffers only when the caller asked for them
+// (FrameExtras); the frame itself needs neither buffer, since each ray is shaded by the thread that cast it.
+struct CastTarget {
+  uint8_t* pixels;
+  size_t pitch_bytes;
+  bool word_aligned;
+  bool write_hits;
+};
+
+__device__ __forceinline__ void write_pixel(const CastTarget& target, int px, int py, const Rgba8& c) {
+  uint8_t* out = target.pixels + static_cast<size_t>(py) * target.pitch_bytes + 4 * static_cast<size_t>(px);
+  if (target.word_aligned) {
+    *reinterpret_cast<uchar4*>(out) = make_uchar4(c.r, c.g, c.b, c.a);
+  } else {
+    out[0] = c.r;
+    out[1] = c.g;
+    out[2] = c.b;
+    out[3] = c.a;
+  }
+}
+
+// A pixel's result: the hit buffers when the caller asked for them, and its shade into the target.
+__device__ __forceinline__ void finish_pixel(const FrameParams& p, const CastTarget& target, int px, int py,
+                                             uint32_t best_id, float best_t, uint32_t tests, uint64_t tile_refs) {
+  if (target.write_hits) {
+    const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
+    p.hit_t[pix] = best_t;
+    p.hit_id[pix] = best_id;
+    p.ray_tests[pix] = tests;
+  }
+  write_pixel(target, px, py, shade_ray(p, px, py, best_id, best_t, tests, tile_refs));
+}
+
+// The block's share of the frame's statistics: per-block sums, one atomic each. Every block adds to the same few
+// words, so only non-zero contributions go out: same-address atomics queue up at one L2 slice. Every thread of the
+// block calls this, with its ray's test count and whether it hit.
+__device__ __forceinline__ void add_cast_statistics(const FrameParams& p, const uint64_t* slab_begin, uint32_t tests,
+                                                    bool hit) {
+  __shared__ unsigned long long block_tests;
+  __shared__ unsigned int block_hits;
+  if (threadIdx.x == 0) {
+    block_tests = 0;
+    block_hits = 0;
+  }
+  __syncthreads();
+  atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
+  if (hit) atomicAdd(&block_hits, 1u);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (block_tests > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
+    if (block_hits > 0) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
+                static_cast<unsigned long long>(block_hits));
+    }
+    unsigned long long nonempty = 0;
+    for (int s = 0; s < p.slabs; ++s) nonempty += slab_begin[s + 1] > slab_begin[s] ? 1 : 0;
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->nonempty_cells), nonempty);
+    atomicMax(reinterpret_cast<unsigned long long*>(&p.counters->max_refs_per_tile),
+              static_cast<unsigned long long>(slab_begin[p.slabs] - slab_begin[0]));
+  }
+}
+
+// The ray test on a triangle in shared memory, whose vertices are in the ray's axis order already (kInRayAxes, where
+// all of a tile's rays share their axes: to_ray_axes once a triangle, not once a test) or as they are.
+template <bool kInRayAxes>
+__device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, const TriangleVerts& tv, float& t) {
+  float bary[3];
+  return kInRayAxes ? intersect_watertight_ray_axes(shear, tv.a, tv.b, tv.c, t, bary)
+                    : intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary);
+}
+
+// The caster's block: one block of 64 threads per 8x8 tile, slabs front to back. Each pixel's ray keeps its nearest
+// hit (closer_hit: smaller t, ties to the lower ID) and is finished after the first slab whose far side lies behind
+// that hit (stages/cast.h: ray_finished_after); the block leaves when all its rays are. Per ray, the results and the
+// test counts are exactly those of the cpu backend's cast_pixel (stages/cast.h).
+//
+// The threads take (triangle, pixel) pairs, not pixels: a triangle is tested only against the rays of the pixels in
+// its pixel box (stages/bin.h: a ray outside the box misses it), and most triangles cover a few of a tile's 64 pixels
+// (the dragon's are about a pixel at 1024x1024), so a tile makes one or two pairs a triangle where one thread a ray
+// would make 64 tests. References come through shared memory in chunks of kChunk that run across slab boundaries
+// (two rounds of independent global loads a chunk: the caster is latency-bound); each chunk triangle's pixels inside
+// the tile are counted and scanned. Thread k takes pairs k, k + 64, ... of the slab's part of the chunk, finds its
+// triangle by binary search in the scan, and folds a hit into its pixel's nearest by a shared-memory atomicMin on
+// hit_key (stages/cast.h), whose order is closer_hit's, so the order of the atomics does not matter. A pixel whose
+// ray is finished takes no more pairs. A ray's test count is every triangle of each slab it took part in (the ones its
+// box ruled out included), as on the cpu backend.
+template <int kChunk>
+__device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target) {
+  constexpr int kThreads = kTilePixels;
+  constexpr int kRefsPerThread = kChunk / kThreads;
+  static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
+  static_assert(kTileSize == 8, "tile boxes pack 3 bits a coordinate");
+  using ChunkScan = cub::BlockScan<uint32_t, kThreads>;
+  __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
+  __shared__ TriangleVerts chunk_triangles[kChunk];
+  __shared__ uint32_t chunk_ids[kChunk];
+  __shared__ uint16_t chunk_boxes[kChunk];        // pack_tile_box
+  __shared__ uint32_t pair_start[kChunk + 1];     // exclusive scan of the chunk triangles' pixel counts
+  __shared__ typename ChunkScan::TempStorage scan_storage;
+  __shared__ RayShear pixel_shear[kTilePixels];
+  __shared__ unsigned long long pixel_best[kTilePixels];  // hit_key
+  __shared__ uint32_t pixel_finished[kTilePixels / 32];   // bit k of word w: pixel 32 w + k's ray is finished
+
+  const int tx = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.tiles_y));
+  const int ty = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.tiles_y));
+  const int pixel = static_cast<int>(threadIdx.x);
+  const int px = tx * kTileSize + pixel % kTileSize;
+  const int py = ty * kTileSize + pixel / kTileSize;
+  const bool inside = px < p.view.width && py < p.view.height;
+
+  const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
+  for (int s = pixel; s <= p.slabs; s += kThreads) slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
+  __syncthreads();
+  const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
+  if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
+    if (inside) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
+    return;
+  }
+
+  const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
+  const RayShear shear = make_ray_shear(dir);
+  const SlabRange sr = frame_slab_range(p);
+  pixel_shear[pixel] = shear;
+  pixel_best[pixel] = hit_key(INFINITY, kNoHit);
+  // Whether every ray of the tile has the same axis order (always, below a 90-degree field of view: z dominates):
+  // then each triangle enters shared memory already in that order, and the tests skip the per-ray permutation.
+  __shared__ int tile_axes;
+  const int axes = shear.kx * 9 + shear.ky * 3 + shear.kz;
+  if (pixel == 0) tile_axes = axes;
+  __syncthreads();
+  const bool same_axes = __syncthreads_and(axes == tile_axes) != 0;
+  bool finished = !inside;  // pixels past the image's right / bottom edge take no part
+  {
+    const uint32_t warp_finished = __ballot_sync(0xffffffffu, finished);
+    if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_finished;
+  }
+  uint32_t tests = 0;
+  float best_t = INFINITY;
+  uint32_t best_id = kNoHit;
+  const int tile_x0 = tx * kTileSize, tile_y0 = ty * kTileSize;
+
+  uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
+  for (int s = 0; s < p.slabs; ++s) {
+    const uint64_t slab_end = slab_begin[s + 1];
+    for (uint64_t r = slab_begin[s]; r < slab_end;) {
+      if (r == chunk_end) {  // bring in the next chunk, its tile boxes and their scan
+        __syncthreads();     // the previous chunk has been consumed
+        chunk_begin = r;
+        chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
+        const int n = static_cast<int>(chunk_end - chunk_begin);
+        uint32_t ids[kRefsPerThread];
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
+          const int i = k * kThreads + pixel;
+          ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
+        }
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) {
+          const int i = k * kThreads + pixel;
+          uint32_t count = 0;
+          if (i < n) {
+            chunk_ids[i] = ids[k];
+            const TriangleVerts tv = p.tri_verts[ids[k]];
+            const PixelBox box = p.pixel_box[ids[k]];
+            chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+                                                           to_ray_axes(shear, tv.c)}
+                                           : tv;
+            // The box meets the tile: the triangle is in this tile because its box is (stages/bin.h: tile_range_of).
+            const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
+            const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
+            chunk_boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
+            count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
+          }
+          pair_start[i] = count;
+        }
+        __syncthreads();
+        uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) counts[k] = pair_start[pixel * kRefsPerThread + k];
+        uint32_t total = 0;
+        ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
+#pragma unroll
+        for (int k = 0; k < kRefsPerThread; ++k) pair_start[pixel * kRefsPerThread + k] = starts[k];
+        if (pixel == 0) pair_start[kChunk] = total;
+        __syncthreads();
+      }
+      const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
+      const int first = static_cast<int>(r - chunk_begin), last = static_cast<int>(stop - chunk_begin);
+      const uint32_t pairs_end = pair_start[last];
+      for (uint32_t q = pair_start[first] + static_cast<uint32_t>(pixel); q < pairs_end; q += kThreads) {
+        int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) / 2;
+          if (pair_start[mid] <= q) {
+            lo = mid;
+          } else {
+            hi = mid - 1;
+          }
+        }
+        const int pair_pixel = tile_box_pixel(chunk_boxes[lo], static_cast<int>(q - pair_start[lo]));
+        if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
+        float t = 0.0f;
+        const bool hit = same_axes ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk_triangles[lo], t)
+                                   : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk_triangles[lo], t);
+        if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk_ids[lo]));
+      }
+      r = stop;
+    }
+    __syncthreads();  // the slab's pairs are done
+    if (!finished) tests += static_cast<uint32_t>(slab_end - slab_begin[s]);
+    const unsigned long long best = pixel_best[pixel];
+    best_t = hit_key_t(best);
+    best_id = hit_key_id(best);
+    finished = finished || ray_finished_after(sr, s, best_t, -dir.z);
+    const uint32_t warp_finished = __ballot_sync(0xffffffffu, finished);
+    if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_finished;
+    if (__syncthreads_and(finished)) break;
+  }
+
+  if (inside) finish_pixel(p, target, px, py, best_id, best_t, tests, tile_end - tile_begin);
+  add_cast_statistics(p, slab_begin, tests, inside && best_id != kNoHit);
+}
+
+}  // namespace slabcast

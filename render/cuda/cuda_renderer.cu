@@ -1,0 +1,318 @@
+// The cuda backend's driver: one frame = deform -> project and bin -> L1 / L2 / L3 split -> cast and shade, all on one
+// stream and launched as one CUDA graph (frame_graph.h), with no allocation and no host synchronisation inside the
+// frame except the single wait at its end that reads the statistics (and tells whether L1 overflowed the reference
+// buffer: then the buffer grows and the frame is redone, so an overflow costs time, never a wrong image).
+//
+// The kernels are one-line entry points (kernels.cu) around the stage bodies (render/stages/, shared with the cpu
+// backend, and the block-cooperative render/cuda/*_block.cuh); the build's splits are the primitives'. The device
+// memory and its out-of-memory handling are device_arrays.h's.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "prim/multi_split.h"
+#include "prim/segmented_split.h"
+#include "render/backends.h"
+#include "render/cuda/device_arrays.h"
+#include "render/cuda/frame_graph.h"
+#include "render/cuda/kernels.cuh"
+#include "render/cuda_check.h"
+#include "render/frame_params.h"
+#include "render/frame_setup.h"
+#include "render/stages/bin.h"
+#include "render/stages/build.h"
+
+namespace slabcast {
+namespace {
+
+// L2 and L3 send every segment through the segmented split's tile engine: with its large-segment path on (columns or
+// tiles of more than 49152 references) every scene of `slabcast bench` is slower on the H100, the path's launches
+// costing more than the few large columns gain.
+constexpr prim::SegmentedSplitOptions kBuildSegmentedOptions{false};
+
+cudaStream_t create_stream() {
+  cudaStream_t stream = nullptr;
+  SLABCAST_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return stream;
+}
+
+CastTarget cast_target(const Surface& target, bool write_hits) {
+  const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
+  return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits};
+}
+
+class CudaRenderer final : public Renderer {
+ public:
+  explicit CudaRenderer(const RendererOptions& options)
+      : options_(options),
+        sync_stages_(sync_stages_requested()),
+        frame_graph_enabled_(frame_graph_requested() && !sync_stages_),
+        stream_(create_stream()),
+        d_(stream_) {
+    for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
+    SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
+    d_.allocate(d_.counters, 1, "frame counters");
+  }
+  ~CudaRenderer() override {
+    if (stream_) cudaStreamSynchronize(stream_);
+    graph_.release();
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    if (host_counters_) cudaFreeHost(host_counters_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  // All or nothing (DeviceArrays::set_mesh): on failure the previous mesh stays and still renders.
+  void set_mesh(const Mesh& mesh) override {
+    validate_mesh(mesh);
+    SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    d_.set_mesh(mesh, initial_reference_capacity(options_, mesh.triangle_count()));
+  }
+
+  FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras) override {
+    if (d_.num_triangles == 0) {
+      throw std::logic_error("slabcast: render() without a mesh (none was set, or running out of memory dropped it)");
+    }
+    check_settings(settings);
+    check_target(settings, target);
+    configure(frame_size(settings));
+
+    FrameStats stats;
+    stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
+    for (;;) {
+      const FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles,
+                                              d_.capacity, d_.a, d_.counters.data());
+      const CastTarget cast = cast_target(target, extras != nullptr);
+      if (frame_graph_enabled_) {
+        graph_.launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
+      } else {
+        encode_frame(p, cast);
+      }
+      SLABCAST_CUDA_CHECK(cudaMemcpyAsync(host_counters_, d_.counters.data(), sizeof(FrameCounters),
+                                          cudaMemcpyDeviceToHost, stream_));
+      SLABCAST_CUDA_CHECK(cudaEventRecord(events_[kEventCount - 1], stream_));
+      SLABCAST_CUDA_CHECK(cudaEventSynchronize(events_[kEventCount - 1]));  // the frame's one wait
+      if (host_counters_->overflow == 0) break;
+      // L1 needed more references than the buffer holds: grow it (and the scratch sized by it), redo the frame.
+      grow_references(grown_reference_capacity(d_.capacity, host_counters_->references), host_counters_->references,
+                      settings);
+      ++stats.frame_redone;
+    }
+
+    copy_counters(*host_counters_, stats);
+    float* ms[kTimedStages] = {&stats.ms.deform, &stats.ms.bin, &stats.ms.l1,
+                               &stats.ms.l2,     &stats.ms.l3,  &stats.ms.cast};
+    for (int i = 0; i < kTimedStages; ++i) {
+      SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
+    }
+    stats.ms.shade = 0.0f;  // done by the caster
+    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[kTimedStages]));
+
+    if (extras) {
+      const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
+      extras->depth.resize(pixels);
+      extras->triangle_id.resize(pixels);
+      SLABCAST_CUDA_CHECK(
+          cudaMemcpy(extras->depth.data(), d_.a.hit_t.data(), pixels * sizeof(float), cudaMemcpyDeviceToHost));
+      SLABCAST_CUDA_CHECK(cudaMemcpy(extras->triangle_id.data(), d_.a.hit_id.data(), pixels * sizeof(uint32_t),
+                                     cudaMemcpyDeviceToHost));
+    }
+    d_.have_frame = true;
+    return stats;
+  }
+
+  FrameStructure last_structure() const override {
+    if (!d_.have_frame) return FrameStructure{};
+    SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const size_t T = static_cast<size_t>(d_.num_triangles);
+    std::vector<PixelBox> boxes(T);
+    std::vector<float> depth(T);
+    DepthRangeKeys range;
+    const FrameSize& c = d_.size;
+    const uint64_t cells = static_cast<uint64_t>(c.tiles_x) * c.tiles_y * c.slabs;
+    std::vector<uint64_t> offsets(cells + 1);
+    SLABCAST_CUDA_CHECK(cudaMemcpy(boxes.data(), d_.a.pixel_box.data(), T * sizeof(PixelBox), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(
+        cudaMemcpy(depth.data(), d_.a.nearest_depth.data(), T * sizeof(float), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(
+        cudaMemcpy(&range, &d_.counters.data()->depth_range, sizeof(range), cudaMemcpyDeviceToHost));
+    SLABCAST_CUDA_CHECK(cudaMemcpy(offsets.data(), d_.a.cell_offsets.data(), offsets.size() * sizeof(uint64_t),
+                                   cudaMemcpyDeviceToHost));
+    std::vector<TriangleRef> refs(offsets.back());
+    SLABCAST_CUDA_CHECK(
+        cudaMemcpy(refs.data(), d_.a.refs_a.data(), refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
+    const BuildView b{c.tiles_x,    c.tiles_y, c.slabs,        nearest_of(range), farthest_of(range),
+                      boxes.data(), depth.data(), T, offsets.data(), refs.data()};
+    return to_frame_structure(b);
+  }
+
+  std::vector<glm::vec3> last_deformed_positions() const override { return download_vertices(d_.a.world); }
+  std::vector<glm::vec3> last_vertex_normals() const override { return download_vertices(d_.a.vertex_normals); }
+
+  Backend backend() const override { return Backend::cuda; }
+
+  size_t device_bytes_in_use() const override { return d_.bytes_in_use(); }
+
+ private:
+  static constexpr int kTimedStages = 6;  // deform, bin, l1, l2, l3, cast (which shades)
+  static constexpr int kEventCount = kTimedStages + 2;
+
+  std::vector<glm::vec3> download_vertices(const prim::DeviceBuffer<Vec3>& a) const {
+    SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<Vec3> host(static_cast<size_t>(d_.num_vertices));
+    SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), a.data(), host.size() * sizeof(Vec3), cudaMemcpyDeviceToHost));
+    return to_glm(host);
+  }
+
+  // After L1 overflowed: the reference arrays grow (DeviceArrays::grow_references), then the scratch sized by them.
+  void grow_references(uint64_t capacity, uint64_t needed_refs, const FrameSettings& s) {
+    const std::string what = "triangle references (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame makes " + std::to_string(needed_refs) + ")";
+    d_.grow_references(capacity, what);
+    try {
+      size_scratch(d_.size);
+    } catch (const OutOfMemory& e) {
+      d_.size = FrameSize{};  // the scratch is gone: the next render() sizes it again (or reports again)
+      throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn");
+    }
+  }
+
+  // Frame-size dependent buffers; allocates only when the size or slab count changes (not inside a frame).
+  void configure(const FrameSize& c) {
+    if (d_.size.width == c.width && d_.size.height == c.height && d_.size.slabs == c.slabs) return;
+    SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    d_.reserve_frame(c);
+    size_scratch(c);
+    d_.size = c;
+  }
+
+  // One scratch blob for every primitive of the frame (they run one after another on one stream): the largest
+  // of their size queries, which depend on the triangle count, the tile counts, the slabs and the capacity.
+  void size_scratch(const FrameSize& c) {
+    size_t need = 0, bytes = 0;
+    const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs};
+    // The size queries validate their pointer arguments too, so they get the real offsets / counters.
+    SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_emitter,
+                                                       static_cast<uint32_t>(c.tiles_x), nullptr,
+                                                       static_cast<int64_t>(d_.capacity), d_.a.column_offsets.data(),
+                                                       &d_.counters.data()->references, stream_));
+    need = std::max(need, bytes);
+    SLABCAST_CUDA_CHECK(prim::segmented_split<TriangleRef>(nullptr, bytes, nullptr, nullptr,
+                                                           static_cast<int64_t>(d_.capacity),
+                                                           d_.a.column_offsets.data(), c.tiles_x,
+                                                           static_cast<uint32_t>(c.tiles_y), RowOfRef{},
+                                                           d_.a.tile_offsets.data(), stream_, nullptr,
+                                                           kBuildSegmentedOptions));
+    need = std::max(need, bytes);
+    SLABCAST_CUDA_CHECK(prim::segmented_split<TriangleRef>(
+        nullptr, bytes, nullptr, nullptr, static_cast<int64_t>(d_.capacity), d_.a.tile_offsets.data(),
+        static_cast<int64_t>(c.tiles_x) * c.tiles_y, static_cast<uint32_t>(c.slabs), SlabOfRef{},
+        d_.a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    need = std::max(need, bytes);
+    d_.ensure(d_.scratch, need, "the build's scratch");
+  }
+
+  // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
+  void stage_done(const char* stage) const {
+    if (!sync_stages_) return;
+    const cudaError_t status = cudaStreamSynchronize(stream_);
+    if (status != cudaSuccess) {
+      throw std::runtime_error(std::string("slabcast: CUDA error in stage '") + stage + "': " +
+                               cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+    }
+  }
+
+  FrameGraph::Shape graph_shape(const FrameParams& p) const {
+    return FrameGraph::Shape{p.need_smooth_normals, d_.size.width, d_.size.height, d_.size.slabs,
+                             d_.num_triangles,      d_.num_vertices, d_.capacity,  d_.generation()};
+  }
+
+  // The stage timing events; inside a capture they become event-record nodes of the graph.
+  void record_stage_event(int i) {
+    SLABCAST_CUDA_CHECK(cudaEventRecordWithFlags(
+        events_[i], stream_, graph_.capturing() ? cudaEventRecordExternal : cudaEventRecordDefault));
+  }
+
+  // Stream-ordered: no allocation, no synchronisation (unless SLABCAST_SYNC_STAGES).
+  void encode_frame(const FrameParams& p, const CastTarget& cast) {
+    const FrameSize& c = d_.size;
+    const int64_t V = d_.num_vertices, T = d_.num_triangles;
+    FrameArrays<prim::DeviceBuffer>& a = d_.a;
+    FrameCounters* counters = d_.counters.data();
+    SLABCAST_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(FrameCounters), stream_));
+
+    // ---- 1. deform (+ smooth normals when the shading uses them) ----
+    record_stage_event(0);
+    deform_kernel<<<grid_for(V, kVertexBlock), kVertexBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(deform_kernel);
+    if (p.need_smooth_normals) {
+      face_normal_kernel<<<grid_for(T, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
+      SLABCAST_CUDA_CHECK_LAUNCH(face_normal_kernel);
+      vertex_normal_kernel<<<grid_for(V, kVertexBlock), kVertexBlock, 0, stream_>>>(p);
+      SLABCAST_CUDA_CHECK_LAUNCH(vertex_normal_kernel);
+    }
+    stage_done("deform");
+
+    // ---- 2. project and bin (the depth range too) ----
+    record_stage_event(1);
+    bin_kernel<<<grid_for(T, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(bin_kernel);
+    stage_done("bin");
+
+    // ---- 3. build: L1 by tile column (one reference per covered tile), L2 by row, L3 by slab ----
+    record_stage_event(2);
+    const TileColumnEmitter emitter{a.pixel_box.data(), a.nearest_depth.data(), p.depth_range, c.slabs};
+    size_t bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(d_.scratch.data(), bytes, prim::ItemCount(T), emitter,
+                                                       static_cast<uint32_t>(c.tiles_x), a.refs_a.data(),
+                                                       static_cast<int64_t>(d_.capacity), a.column_offsets.data(),
+                                                       &counters->references, stream_));
+    guard_overflow_kernel<<<1, 256, 0, stream_>>>(a.column_offsets.data(), c.tiles_x, &counters->references,
+                                                  d_.capacity, &counters->overflow);
+    SLABCAST_CUDA_CHECK_LAUNCH(guard_overflow_kernel);
+    stage_done("L1");
+    record_stage_event(3);
+    bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::segmented_split(
+        d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_a.data()), a.refs_b.data(),
+        static_cast<int64_t>(d_.capacity), a.column_offsets.data(), c.tiles_x, static_cast<uint32_t>(c.tiles_y),
+        RowOfRef{}, a.tile_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    stage_done("L2");
+    record_stage_event(4);
+    bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::segmented_split(
+        d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_b.data()), a.refs_a.data(),
+        static_cast<int64_t>(d_.capacity), a.tile_offsets.data(), static_cast<int64_t>(c.tiles_x) * c.tiles_y,
+        static_cast<uint32_t>(c.slabs), SlabOfRef{}, a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    stage_done("L3");
+
+    // ---- 4. cast, and 5. shade into the caller's surface, by the same threads ----
+    record_stage_event(5);
+    cast_kernel<<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(p, cast);
+    SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
+    stage_done("cast");
+    // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us.
+    record_stage_event(kTimedStages);
+  }
+
+  RendererOptions options_;
+  bool sync_stages_ = false;
+  bool frame_graph_enabled_ = true;
+  cudaStream_t stream_ = nullptr;
+  DeviceArrays d_;   // every device array (after stream_: its uploads run on it)
+  FrameGraph graph_;
+  cudaEvent_t events_[kEventCount] = {};
+  FrameCounters* host_counters_ = nullptr;  // pinned
+};
+
+}  // namespace
+
+std::unique_ptr<Renderer> make_cuda_renderer(const RendererOptions& options) {
+  return std::make_unique<CudaRenderer>(options);
+}
+
+}  // namespace slabcast

@@ -1,0 +1,51 @@
+// The cuda backend's kernels (declared in kernels.cuh): one-line entry points, as cudaraster's RasterImpl.cu. The work
+// is the stage bodies': render/stages/ (shared with the cpu backend) and render/cuda/*_block.cuh (block-cooperative).
+#include "render/cuda/kernels.cuh"
+
+#include "render/constants.h"
+#include "render/cuda/bin_block.cuh"
+#include "render/cuda/build_block.cuh"
+#include "render/cuda/cast_block.cuh"
+#include "render/cuda/deform_block.cuh"
+#include "render/stages/deform.h"
+
+namespace slabcast {
+namespace {
+__device__ __forceinline__ int64_t item_index() { return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
+}  // namespace
+
+__global__ void __launch_bounds__(kVertexBlock) deform_kernel(FrameParams p) {
+  if (const int64_t v = item_index(); v < p.num_vertices) deform_one(p, v);
+}
+
+__global__ void __launch_bounds__(kTriangleBlock) face_normal_kernel(FrameParams p) {
+  if (const int64_t t = item_index(); t < p.num_triangles) face_normal_one(p, t);
+}
+
+__global__ void __launch_bounds__(kVertexBlock) vertex_normal_kernel(FrameParams p) {
+  vertex_normal_warp(p, item_index());
+}
+
+__global__ void __launch_bounds__(kTriangleBlock) bin_kernel(FrameParams p) {
+  bin_block(p, item_index());
+}
+
+__global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, const uint64_t* total, uint64_t capacity,
+                                      uint64_t* overflow) {
+  guard_overflow_block(column_offsets, tiles_x, total, capacity, overflow);
+}
+
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
+  cast_tile<kCastChunk>(p, target);
+}
+
+__global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners) {
+  corner_triangle_one(corner_triangle, corners, item_index());
+}
+
+__global__ void adjacency_offsets_kernel(const uint32_t* sorted_vertex, int64_t corners, int64_t vertices,
+                                         uint64_t* offsets) {
+  adjacency_offsets_one(sorted_vertex, corners, vertices, offsets, item_index());
+}
+
+}  // namespace slabcast

@@ -1,0 +1,34 @@
+// The cuda backend's kernels, in pipeline order: each is a one-line entry point (kernels.cu) that calls its stage's
+// per-item body (render/stages/) or the stage's block (render/cuda/*_block.cuh). The driver (cuda_renderer.cu) and
+// set_mesh (device_arrays.cu) launch them; the frame graph (frame_graph.cu) finds the per-frame ones by address.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "render/cuda/cast_block.cuh"
+#include "render/frame_params.h"
+
+namespace slabcast {
+
+// ---- the frame: FrameParams (and for the caster CastTarget) are its arguments, set anew every frame ----
+__global__ void deform_kernel(FrameParams p);         // 1. deform: one thread a vertex, kVertexBlock threads
+__global__ void face_normal_kernel(FrameParams p);    //    smooth normals: one thread a triangle, kTriangleBlock
+__global__ void vertex_normal_kernel(FrameParams p);  //    one thread (or warp) a vertex, kVertexBlock
+__global__ void bin_kernel(FrameParams p);            // 2. bin: one thread a triangle, kTriangleBlock
+__global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, const uint64_t* total,
+                                      uint64_t capacity, uint64_t* overflow);  // 3. after L1: one block
+__global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
+
+// ---- set_mesh: the vertex -> triangle adjacency (kTriangleBlock threads) ----
+__global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners);
+__global__ void adjacency_offsets_kernel(const uint32_t* sorted_vertex, int64_t corners, int64_t vertices,
+                                         uint64_t* offsets);
+
+// Blocks of `block` threads for n items.
+template <typename Count>
+unsigned grid_for(Count n, int block) {
+  return static_cast<unsigned>((static_cast<int64_t>(n) + block - 1) / block);
+}
+
+}  // namespace slabcast
