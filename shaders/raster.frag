@@ -1,5 +1,5 @@
 #version 450 core
-// The hardware-raster reference (app/gl/gl_raster.h), fragment stage: render/shade.h's colours and the
+// The hardware-raster reference (app/gl/gl_raster.h), fragment stage: render/stages/shade.h's colours and the
 // triangle ID.
 //
 // ID: gl_PrimitiveID of one glDrawElements(GL_TRIANGLES) over the mesh's index buffer, so it is the triangle's
@@ -22,7 +22,7 @@ in vec3 v_world;
 layout(location = 0) out vec4 o_color;
 layout(location = 1) out uint o_id;
 
-uint hash_u32(uint x) {  // lowbias32, as render/shade.h
+uint hash_u32(uint x) {  // lowbias32, as render/stages/shade.h
   x ^= x >> 16;
   x *= 0x7feb352du;
   x ^= x >> 15;

@@ -1,5 +1,5 @@
 #version 450 core
-// The hardware-raster reference (app/gl/gl_raster.h), vertex stage: the GLSL twin of render/deform.h's
+// The hardware-raster reference (app/gl/gl_raster.h), vertex stage: the GLSL twin of render/stages/deform.h's
 // deform_vertex, then the camera of render/camera.h as a projection.
 //
 // The deformer must give the CUDA deformer's positions (the tests compare them within 1e-5 relative), so it is a
@@ -17,7 +17,7 @@
 
 layout(location = 0) in vec3 a_rest;  // rest position, world space
 
-layout(location = 0) uniform int u_kind;           // render/deform.h's DeformKind: 0 none .. 4 pulse
+layout(location = 0) uniform int u_kind;           // render/stages/deform.h's DeformKind: 0 none .. 4 pulse
 layout(location = 1) uniform float u_amount;
 layout(location = 2) uniform float u_time;
 layout(location = 3) uniform vec3 u_center;        // centre of the rest mesh's bounding box
@@ -32,7 +32,7 @@ layout(location = 11) uniform float u_near;        // the near plane (view depth
 
 out vec3 v_view;  // view-space position: the fragment stage's ray direction and face normal
 // World-space deformed position: the fragment stage's world normal, and what transform feedback captures when
-// the tests compare this deformer with render/deform.h's.
+// the tests compare this deformer with render/stages/deform.h's.
 layout(xfb_buffer = 0, xfb_offset = 0) out vec3 v_world;
 
 // ---- det_sin / det_cos (render/hd_math.h): Cody-Waite reduction to [-pi/4, pi/4], fixed polynomials ----
@@ -68,7 +68,7 @@ void sin_cos(float x, out float s, out float c) {
 float det_sin(float x) { float s, c; sin_cos(x, s, c); return s; }
 float det_cos(float x) { float s, c; sin_cos(x, s, c); return c; }
 
-// ---- deform_vertex (render/deform.h) ----
+// ---- deform_vertex (render/stages/deform.h) ----
 vec3 rotate_about_y(vec3 d, float angle) {
   float s, c;
   sin_cos(angle, s, c);

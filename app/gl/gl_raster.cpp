@@ -3,7 +3,7 @@
 #include "app/gl/egl_context.h"
 #include "render/constants.h"
 #include "render/frame_setup.h"
-#include "render/shade.h"
+#include "render/stages/shade.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -41,7 +41,7 @@ constexpr GLuint kColorAttachment = 0, kIdAttachment = 1;
 // t > 0, and a triangle that close to the eye covers the screen anyway.
 constexpr float kNearFraction = 1e-6f;
 
-// How far the deformers can move a vertex, in bounding radii per unit of `amount` (render/deform.h): wave lifts
+// How far the deformers can move a vertex, in bounding radii per unit of `amount` (render/stages/deform.h): wave lifts
 // by 0.08 r, pulse scales the distance from the centre by up to 1 + 0.1; twist and bend rotate about the centre.
 // Only the depth view's near / far use it.
 constexpr float kDeformReachPerAmount = 0.1f + 0.08f;
@@ -269,7 +269,7 @@ void GlRaster::set_uniforms(const FrameSettings& settings) {
 }
 
 void GlRaster::draw_frame() {
-  // Background as render/shade.h's kBackground, in the unsigned-normalized form GL converts back exactly.
+  // Background as render/stages/shade.h's kBackground, in the unsigned-normalized form GL converts back exactly.
   const GLfloat background[4] = {kBackground.r / 255.0f, kBackground.g / 255.0f, kBackground.b / 255.0f,
                                  kBackground.a / 255.0f};
   const GLuint miss[4] = {kNoHit, 0, 0, 0};

@@ -6,7 +6,7 @@
 // very near the shared edge.
 //
 // One frame: clear -> glDrawElements(GL_TRIANGLES) over the mesh's index buffer, with the deformation in the
-// vertex shader (shaders/raster.vert: the GLSL twin of render/deform.h) and shading + ID in the fragment shader
+// vertex shader (shaders/raster.vert: the GLSL twin of render/stages/deform.h) and shading + ID in the fragment shader
 // (shaders/raster.frag). Conventions as docs/architecture.md: pixel centres, camera, triangle ID = index in the
 // mesh, miss = 0xFFFFFFFF, lower ID wins on equal depth. The colour uses face normals (see raster.frag): the
 // default "phong" view looks like "flat"; the ray caster's debug views (slab, heat maps) show as phong.
@@ -58,7 +58,7 @@ class GlRaster {
   void blit_to_bound_framebuffer(int viewport_width, int viewport_height) const;
 
   // The deformed world-space positions of every vertex, computed by the vertex shader (transform feedback, no
-  // rasterization): for the tests that compare it with render/deform.h. Slow (allocates and synchronizes); before
+  // rasterization): for the tests that compare it with render/stages/deform.h. Slow (allocates and synchronizes); before
   // the first frame it allocates a 1x1 framebuffer (a draw needs one), so width() and height() read 1 after it.
   std::vector<glm::vec3> deformed_positions(const DeformParams& deform);
 

@@ -23,12 +23,7 @@
 #include <utility>
 #include <vector>
 
-// tests/common/device_buffer.h puts gtest's EXPECT_EQ (an if/else) under a brace-less if, which g++ flags as a
-// dangling else when it compiles a test as C++ rather than CUDA.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-else"
 #include "common/device_buffer.h"
-#pragma GCC diagnostic pop
 #include "common/quick_mode.h"
 #include "render/oracle.h"
 #include "render/renderer.h"

@@ -13,12 +13,7 @@
 #include <vector>
 
 #include "common/device_ballast.h"
-// tests/common/device_buffer.h puts gtest's EXPECT_EQ (an if/else) under a brace-less if, which g++ flags as a
-// dangling else when it compiles a test as C++ rather than CUDA.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-else"
 #include "common/device_buffer.h"
-#pragma GCC diagnostic pop
 #include "render/oom_message.h"
 #include "render/renderer.h"
 #include "render/scenes.h"

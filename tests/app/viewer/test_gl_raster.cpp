@@ -10,7 +10,7 @@
 //     roughly a third of the hit pixels lie next to an edge, and only a few of those differ), and no differing
 //     pixel away from every edge (0): such a pixel would be a real visibility error (wrong depth order, a hole,
 //     a clipped triangle, a flipped image).
-//   * Deformed positions: the vertex shader is a line-by-line port of render/deform.h with contraction forbidden
+//   * Deformed positions: the vertex shader is a line-by-line port of render/stages/deform.h with contraction forbidden
 //     (`precise`); only GLSL's division may be a few ulp off IEEE, so 1e-5 of the scene's size is generous.
 //   * Colour (flat shading): the same headlight formula with the face normal from screen derivatives instead of
 //     the exact cross product: a few 1/255 steps where both show the same triangle away from edges.
@@ -20,7 +20,7 @@
 #include "app/gl/gl_raster.h"
 #include "app/viewer/session.h"
 #include "render/frame_setup.h"
-#include "render/shade.h"
+#include "render/stages/shade.h"
 
 #include <gtest/gtest.h>
 
