@@ -27,9 +27,10 @@
 #                              machine's git metadata is stale)
 #   SLABCAST_BENCH_ARGS        extra prim_bench arguments (default: its quick sizes 2^20, 2^24, 2^26, and --floors)
 #   SLABCAST_SANITIZER_TIMEOUT seconds per sanitizer run (default 1800)
-#   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: all but the tests whose point is size)
+#   SLABCAST_SANITIZER_FILTER  gtest filter for the sanitizer runs (default: every test of each program)
 #   SLABCAST_SANITIZER_TOOLS   default "memcheck racecheck synccheck initcheck"
-#   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all)
+#   SLABCAST_SANITIZER_TESTS   regex: which gpu test programs the sanitizers run (default: all but those labelled large)
+#   SLABCAST_SANITIZER_LARGE   1: the sanitizers run the programs labelled large too (default 0)
 #   SLABCAST_SANITIZER_JOBS    sanitizer runs at once (default 1); tests labelled fills_device (out of memory)
 #                              always run alone
 #   SLABCAST_SANITIZE_SOAK     0: step sanitize_frames leaves out the short soak runs (default 1)
@@ -63,12 +64,9 @@ START_SECONDS=$SECONDS
 DEADLINE="${SLABCAST_GPU_CHECK_DEADLINE:-0}"
 RESULTS="$OUT/results.tsv"
 SANITIZER_TIMEOUT="${SLABCAST_SANITIZER_TIMEOUT:-1800}"
-# The sanitizers slow kernels 10-100x: by default they leave out the tests whose point is size (every named
-# property still runs on small inputs). SLABCAST_SANITIZER_FILTER='*' runs everything.
-# Tests whose point is size skip themselves under SLABCAST_TEST_QUICK; the filter names only the sizes. (It used to
-# leave out every *Large* name too, which dropped small tests such as SplitLargeRecords.* and
-# Split.FewOutOfRangeBucketsInALargeInput from every sanitizer run.)
-SANITIZER_FILTER="${SLABCAST_SANITIZER_FILTER:-*-*Size2Pow26*:*TwoPow31*:*Above2To31*}"
+# The sanitizers slow kernels 10-100x: they leave out the test programs labelled `large` (tests whose point is size;
+# every named property also runs on small inputs in the other programs). SLABCAST_SANITIZER_LARGE=1 takes them too.
+SANITIZER_FILTER="${SLABCAST_SANITIZER_FILTER:-*}"
 SANITIZER_JOBS="${SLABCAST_SANITIZER_JOBS:-1}"
 
 say() { printf '\033[1m[gpu-check]\033[0m %s\n' "$*"; }
@@ -176,10 +174,13 @@ step_gpu_tests() {
 
 # name<TAB>executable<TAB>alone (1 for the label fills_device: a ballast takes the device) of every gpu-labelled
 # test that is one gtest program (from ctest's JSON listing; a glob where python3 is missing, where the out-of-memory
-# programs are known by name). Tests run with arguments (the soaks) are left out.
+# programs are known by name). Tests run with arguments (the soaks) are left out, and so are those labelled large
+# unless SLABCAST_SANITIZER_LARGE=1.
 gpu_test_executables() {
+  local leave_out=(-LE large)
+  [ "${SLABCAST_SANITIZER_LARGE:-0}" = 1 ] && leave_out=()
   if command -v python3 >/dev/null; then
-    (cd "$BUILD" && ctest -L gpu --show-only=json-v1) 2>/dev/null | python3 -c '
+    (cd "$BUILD" && ctest -L gpu "${leave_out[@]}" --show-only=json-v1) 2>/dev/null | python3 -c '
 import json, sys
 for t in json.load(sys.stdin).get("tests", []):
     cmd = t.get("command") or []
@@ -187,8 +188,9 @@ for t in json.load(sys.stdin).get("tests", []):
     if len(cmd) == 1:
         print(t["name"] + "\t" + cmd[0] + "\t" + ("1" if "fills_device" in (props.get("LABELS") or []) else "0"))'
   else
-    find "$BUILD/tests" -type f -perm -u+x -name '*_gpu' |
+    find "$BUILD/tests" -type f -perm -u+x -name '*_gpu*' |
       while read -r exe; do
+        [ ${#leave_out[@]} -gt 0 ] && case "$exe" in *large*) continue ;; esac
         case "$exe" in *_oom_gpu) printf '%s\t%s\t1\n' "$(basename "$exe")" "$exe" ;;
                        *) printf '%s\t%s\t0\n' "$(basename "$exe")" "$exe" ;; esac
       done
