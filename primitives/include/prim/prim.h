@@ -11,7 +11,7 @@
 #include "prim/reduce.h"         // reduce, reduce_sum / min / max (CUB)
 #include "prim/scan.h"           // inclusive / exclusive scan and sum (CUB)
 
-#include "prim/iterative_split.h"  // iterative_split (LSD), hierarchical_split (two-level MSD): wide ids
+#include "prim/iterative_split.h"  // iterative_split / iterative_split_pairs (LSD): wide ids
 #include "prim/key_bits.h"         // KeyBits: a key's bits as its bucket, with a declared bucket bound
 #include "prim/multi_split.h"      // multi_split: 0..k (bucket, payload) pairs per element
 #include "prim/segmented_split.h"  // segmented_split: every segment split on its own

@@ -49,8 +49,7 @@
 
 #include <cstdint>
 
-#include "detail/segmented_split_kernels.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/segmented_split_dispatch.cuh"
 #include "prim/key_bits.h"
 #include "prim/workspace.h"
 

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "detail/split_lsd.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
 #include "prim/uint128.h"

@@ -26,11 +26,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "detail/split_dispatch.cuh"
-#include "detail/split_index_two_passes.cuh"
-#include "detail/split_lsd.cuh"
-#include "detail/split_types.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/split_dispatch.cuh"
+#include "prim/detail/dispatch/split_index_two_passes.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
+#include "prim/detail/core/split_types.h"
 #include "prim/item_count.h"
 #include "prim/workspace.h"
 
