@@ -466,7 +466,8 @@ TEST(SegmentedSplitGpu, KeyBitsAroundTheClusterPath) {
 }
 
 // Sorted keys (and any whose low byte repeats with period 256) give every bucket of a cluster tile the same share:
-// the staging's padding (split_agent.cuh, staged_slot) takes those slots. Pairs stage the values and the buckets too.
+// the staging's padding (split_downsweep_agent.cuh, staged_slot) takes those slots. Pairs stage the values and the
+// buckets too.
 TEST(SegmentedSplitGpu, SortedKeysInClusterSegments) {
   const uint64_t u = static_cast<uint64_t>(cluster_max_records<uint32_t>());
   const auto off = offsets_from_sizes({u, u, u - 5, 3 * u + 7, u});
@@ -628,7 +629,7 @@ TEST(SegmentedSplitGpu, BenchmarkCallPatternReusedGarbageScratchNonBlockingStrea
   // must re-initialise all the scratch it reads. The offsets are uploaded on the same stream: a plain cudaMemcpy
   // runs on the legacy stream, which a non-blocking stream does not wait for (that race was prim_bench's bug).
   // Under the sanitizers (SLABCAST_TEST_QUICK) 2^18 keys and two rounds: at 2^24 racecheck took 286 s for this test
-  // alone, and at 2^22 with eight rounds it still ran past gpu-check's deadline (sessions 16-18). Segments of 256
+  // alone, and at 2^22 with eight rounds it still ran past gpu-check's deadline. Segments of 256
   // take the same kernels at any count of them.
   const bool quick = slabtest::quick_mode();
   const int64_t n = int64_t{1} << (quick ? 18 : 24);

@@ -6,6 +6,7 @@
 #include "prim/item_count.h"     // ItemCount: host count or device-resident count with a host bound
 #include "prim/temp_storage.h"   // two-phase caller scratch (size query, then the call)
 #include "prim/workspace.h"      // Workspace: owning scratch for casual callers
+#include "prim/device_buffer.h"  // DeviceBuffer: the owning device array
 
 #include "prim/histogram.h"      // histogram_buckets (functor), histogram_even / histogram_range (CUB)
 #include "prim/reduce.h"         // reduce, reduce_sum / min / max (CUB)

@@ -24,9 +24,9 @@ struct GatherScatterPolicy {
   // The sequential side (gather's output, scatter's input) is touched once: evict-first loads / stores keep it
   // from displacing the random side's lines in L2.
   static constexpr bool kStreamingHints = true;
-  // The kernel is at a plateau of its shape (H100, 2^26, 64-byte records): evict-first map or random-side loads, 2 / 3 /
-  // 6 records a group, no streaming hints, 128 or 512 threads, and a resident grid looping over the tiles were all
-  // equal or slower.
+  // The kernel is at a plateau of its shape (H100, 2^26, 64-byte records): evict-first map or random-side loads,
+  // 2 / 3 / 6 records a group, no streaming hints, 128 or 512 threads, and a resident grid looping over the tiles
+  // were all equal or slower.
   static constexpr bool kStreamMapLoads = false;     // the map, read once, with evict-first loads too
   static constexpr bool kStreamRandomLoads = false;  // gather's random side with evict-first loads
   // The random side uses plain loads: on the H100 (64-byte records, 2^26) __ldg was equal, and L1::no_allocate

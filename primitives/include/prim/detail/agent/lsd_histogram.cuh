@@ -4,7 +4,7 @@
 //
 // Why the counts of all passes can come first: a pass's digit counts do not depend on the order of its input, so
 // pass p's bucket starts are known before pass p-1 has run. What depends on the order, each tile's counts, the
-// passes find by look-back over the whole input (GlobalLookbackPartition, split_agent.cuh).
+// passes find by look-back over the whole input (GlobalLookbackPartition, split_partitions.cuh).
 #pragma once
 #include <cuda_runtime.h>
 

@@ -1,4 +1,32 @@
 // The split engine's downsweep agent: stable rank by bucket, exchange through shared memory, coalesced scatter.
+//
+// The engine's shape (thesis ch. 3/4; CUB's radix passes, the one-sweep look-back among them):
+//   * upsweep   — every downsweep block owns one contiguous chunk of tiles (an even share of the input); a few
+//                 upsweep blocks count its records per bucket, a part of the chunk each; only the keys are read
+//                 and only the bucket functor is evaluated (split_upsweep_agent.cuh).
+//   * spine     — an exclusive scan of the bucket-major table counts[bucket][part] gives every (bucket, block)
+//                 pair its first output position (cub::DeviceScan; the table is small: num_buckets x a few parts
+//                 per SM).
+//   * downsweep — the plain split (TileLookbackPartition; more than 256 buckets take two 8-bit passes): blocks
+//                 claim tiles in input order, one at a time; a tile's output base for a bucket is its chunk's base
+//                 from the spine plus the bucket's records in the chunk's earlier tiles, found by decoupled look-back
+//                 inside the chunk. In the segmented splits every block walks its chunk again, tile by tile, keeping
+//                 one running output base per bucket in registers. Either way a tile is loaded, ranked stably by
+//                 bucket (warp match-any ranking), staged in shared memory in bucket order and written out with
+//                 consecutive threads on consecutive addresses.
+// Memory traffic per record: key read twice, value read once, both written once. The LSD passes of SplitSort and the
+// iterative split skip upsweep and spine: one histogram counts every pass first, and each pass's look-back runs over
+// the whole input (GlobalLookbackPartition).
+//
+// Records whose bucket is out of range, and the unused tail of a partial tile, are ranked under a "sink" digit
+// (the last digit of the ranker). When num_buckets < 2^RADIX_BITS the sink digit is not a bucket, so sinks
+// sort after every real record and are simply not written. When num_buckets == 2^RADIX_BITS the sink digit is
+// the last real bucket; the sinks in front of a real record of that bucket are counted (one ballot per item)
+// and subtracted from its rank, so real records still get dense, stable slots.
+//
+// Why claimed tiles: when a block walks a chunk, a bucket's run that ends inside a 32-byte sector is completed a tile
+// time later, after the L2 has written the half sector back (30% more DRAM bytes than the records). Claimed in order,
+// neighbouring tiles are in flight together, and the downsweep moves CUB's one-sweep bytes.
 #pragma once
 #include <cuda_runtime.h>
 

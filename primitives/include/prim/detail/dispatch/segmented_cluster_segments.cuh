@@ -57,7 +57,7 @@ using ClusterSegmentPolicy =
                     2>;
 
 // The split engine's choices for the path's tiles: CUB's one-sweep tile (a block ranks one tile at a time, with the
-// details split_agent.cuh ties to that shape) and plain loads, as the LSD one-sweep passes take.
+// details split_downsweep_agent.cuh ties to that shape) and plain loads, as the LSD one-sweep passes take.
 struct ClusterSegmentPartition {
   static constexpr bool kOneTilePerBlock = true;
   static constexpr bool kPlainLoads = true;
@@ -103,10 +103,10 @@ __global__ void __launch_bounds__(kClusterPlanWarps * 32)
 }
 
 #if defined(_CG_HAS_CLUSTER_GROUP)
-// The split engine's bases hook (split_agent.cuh, split_tile) for a tile of a cluster segment: publish() puts the
-// tile's counts where the cluster reads them, resolve() gathers the cluster's. Every block of the cluster takes part,
-// one with no tile of the segment through idle(); the last barrier's wait is the caller's (finish()), so that no
-// block reuses or leaves its shared memory while another still reads it.
+// The split engine's bases hook (split_bases.cuh; split_downsweep_agent.cuh, split_tile) for a tile of a cluster
+// segment: publish() puts the tile's counts where the cluster reads them, resolve() gathers the cluster's. Every block
+// of the cluster takes part, one with no tile of the segment through idle(); the last barrier's wait is the caller's
+// (finish()), so that no block reuses or leaves its shared memory while another still reads it.
 template <int THREADS, int RADIX_DIGITS>
 struct ClusterBases {
   using BucketScan = cub::BlockScan<uint32_t, THREADS>;
@@ -187,8 +187,8 @@ struct ClusterBases {
 };
 #endif
 
-// kPadEveryTile: every tile, full or not, is a padded tile (split_agent.cuh), with no bucket test and no out-of-line
-// tile: for a functor that declares its buckets in range and puts the all-ones key in the last bucket
+// kPadEveryTile: every tile, full or not, is a padded tile (split_downsweep_agent.cuh), with no bucket test and no
+// out-of-line tile: for a functor that declares its buckets in range and puts the all-ones key in the last bucket
 // (pads_every_cluster_tile). Otherwise a full tile tests its buckets and the others go out of line.
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, bool kPadEveryTile>
 struct ClusterSegmentSplit {

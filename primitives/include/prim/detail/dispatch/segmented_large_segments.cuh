@@ -1,7 +1,7 @@
-// The segmented split's path for large segments: the split engine (split_agent.cuh) with a partition that cuts
+// The segmented split's path for large segments: the split engine (agent/split_*.cuh) with a partition that cuts
 // every large segment into parts of a few tiles, one block a part.
 //
-// Why. The tile engine (segmented_split_kernels.cuh) sorts every tile by (segment, bucket) with two block radix
+// Why. The tile engine (segmented_split_dispatch.cuh) sorts every tile by (segment, bucket) with two block radix
 // sort passes and scatters its records one by one; for a segment spanning many tiles that is two rank passes and
 // runs of a few records per bucket and tile. The split engine ranks by the bucket in one pass, with chunks of
 // several tiles per block, and writes every bucket's run of a tile through shared memory.

@@ -136,20 +136,19 @@ struct PassOptions {
 // The shape by default: a resident grid whose blocks claim tiles of 24 items a thread, two blocks an SM. The caller
 // may ask for another (split_lsd.cuh: SplitSort's 32-bit keys take a block a tile, 19 items, three blocks an SM).
 // CLEAN_TILES_APART: a functor that may return out-of-range buckets runs the pass as two kernels over the same tiles
-// (TileChoice, split_agent.cuh): the shape's kernel splits a valid input and holds no general tile; a resident grid
-// splits an input with invalid records, in general tiles. Each kernel's blocks leave at once on the other's input.
+// (TileChoice, split_partitions.cuh): the shape's kernel splits a valid input and holds no general tile; a resident
+// grid splits an input with invalid records, in general tiles. Each kernel's blocks leave at once on the other's input.
 // A functor without out-of-range buckets (PadsWithAllOnes) runs one kernel in either case.
 // CURSOR_BASES: any order inside a bucket (SplitOrder::unstable): the tiles take their bases from per-bucket cursors
-// (CursorBases, split_agent.cuh), not by look-back; the look-back words shrink to the cursors.
+// (CursorBases, split_bases.cuh), not by look-back; the look-back words shrink to the cursors.
 template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = 24, int MIN_BLOCKS_PER_SM = 2,
           bool ONE_TILE_PER_BLOCK = false, bool CLEAN_TILES_APART = false, bool CURSOR_BASES = false>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
-  // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): measured on the H100 (2^26 u32 keys, session
-  // 11) SplitSort keys took 1.99 / 1.88 / 1.76 / 1.71 ms at 16 / 18 / 21 / 24 items, although 21 and 24 spill 28-40
-  // bytes in these kernels: the longer tile makes fewer claims, look-backs and barriers a record. In another call,
-  // 24 / 28 / 32 items: keys 1.70 / 1.69 / 1.71 ms, pairs 2.51 / 2.55 / 2.65 ms. The plain split's rows lost 1-8% at
-  // 20 items and 5-75% at 24 (same call).
+  // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): the longer tile makes fewer claims,
+  // look-backs and barriers a record, although 21 and 24 spill 28-40 bytes in these kernels (SplitSort keys at 2^26:
+  // 1.99 / 1.88 / 1.76 / 1.71 ms at 16 / 18 / 21 / 24 items; 28 and 32 no faster; the plain split's rows lose 1-8% at
+  // 20 items and 5-75% at 24).
   static constexpr int kItems = split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD);
   using Policy = SplitTilePolicy<8, 384, kItems, 4, MIN_BLOCKS_PER_SM>;
   using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::every, CURSOR_BASES>;

@@ -76,13 +76,13 @@ cudaError_t launch_inverted_permutation(const Index* gather, int64_t max_records
 }
 
 // ---- Records of up to 4 bytes with u32 indices: the first pass makes the pairs ----
-// The first pass splits the records themselves by the bucket's low byte (buckets_and_gather_index, split_agent.cuh):
-// it writes each record's index and its whole 16-bit bucket in that order, the pairs that the second pass splits by
-// the bucket's high byte. One histogram counts both passes' digits from the records, as split_lsd.cuh's two sweeps
-// do. Against bucket_and_index_kernel and two passes of the pairs, the records are read twice instead of once but
-// no pass reads or writes the unsorted pairs (6 bytes a record each way), and one kernel fewer runs.
-// The first pass takes the keys' shape with the general tiles apart, as the gather permutation's single pass
-// (split_lsd.cuh).
+// The first pass splits the records themselves by the bucket's low byte (buckets_and_gather_index,
+// split_downsweep_agent.cuh): it writes each record's index and its whole 16-bit bucket in that order, the pairs that
+// the second pass splits by the bucket's high byte. One histogram counts both passes' digits from the records, as
+// split_lsd.cuh's two sweeps do. Against bucket_and_index_kernel and two passes of the pairs, the records are read
+// twice instead of once but no pass reads or writes the unsorted pairs (6 bytes a record each way), and one kernel
+// fewer runs. The first pass takes the keys' shape with the general tiles apart, as the gather permutation's single
+// pass (split_lsd.cuh).
 template <class T, class Index>
 using PairsFirstPass = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
 
