@@ -20,6 +20,7 @@ namespace {
 using split_test::BucketByKeyMod;
 using split_test::BucketIsKey;
 using split_test::DeviceBuffer;
+using split_test::poisoned;
 using split_test::Distribution;
 using split_test::Rec16;
 using split_test::Rec4;
@@ -56,9 +57,7 @@ struct Options {
 
 template <typename R>
 R poison_value() {
-  R r;
-  std::memset(&r, 0xAB, sizeof(R));
-  return r;
+  return poisoned<R>();
 }
 
 template <typename R, typename Op>
@@ -85,7 +84,7 @@ void check_segmented(const std::vector<R>& in, const std::vector<uint64_t>& off,
 
   // Reference on the same poisoned output.
   std::vector<R> want(out_size, poison_value<R>());
-  std::vector<uint64_t> want_offsets(offsets_size, 0xABABABABABABABABull);
+  std::vector<uint64_t> want_offsets(offsets_size, poisoned<uint64_t>());
   const uint64_t want_invalid = prim::reference::segmented_split(
       in.data(), want.data(), max_items, off.data(), num_segments, num_buckets, op, want_offsets.data());
 

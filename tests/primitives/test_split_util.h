@@ -21,6 +21,14 @@ namespace split_test {
 // The tests' device array: poisoned on every allocation (common/device_buffer.h).
 using slabtest::DeviceBuffer;
 
+// A value whose every byte is the poison byte: what a DeviceBuffer element holds until something writes it.
+template <typename T>
+T poisoned() {
+  T value;
+  std::memset(static_cast<void*>(&value), slabtest::kPoisonByte, sizeof(T));
+  return value;
+}
+
 // Records: `key` drives the bucket, `id` is the input position (checks stability), the rest is payload.
 struct Rec4 {
   uint32_t key;

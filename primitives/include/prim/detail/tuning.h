@@ -3,10 +3,14 @@
 // it rests on (H100, 2^26 records unless the tag says otherwise). Tuning constants private to one small kernel
 // (gather / scatter, multi-split, the LSD histogram, the cluster path) sit beside that kernel as named constexprs.
 //
-//   configuration                      block  items/thread              tile              min blocks/SM
-//   split, <= 256 buckets (8-bit)      384    min(16, 48 KiB / record)  6144 (4 B records) 2
-//   split, <= 2048 buckets (11-bit)    128    min(16, 48 KiB / record)  2048 (4 B records) 1
-//   segmented tile engine              256    16 / 8 / 4 / 2 by record  4096 / 2048 / ...  2 (<= 4 B), 3
+//   configuration                          block  items/thread              tile (4 B records)  min blocks/SM
+//   split's own route, <= 256 buckets      384    min(16, 48 KiB / record)  6144                2   SplitPolicyFor
+//   split's own route, <= 2048 buckets     128    min(16, 48 KiB / record)  2048                1   SplitPolicyFor
+//   one-sweep pass, resident grid          384    min(24, 48 KiB / record)  9216                2   OneSweepShape
+//   one-sweep pass, 32-bit keys            384    19, a block a tile        7296                3   OneSweepShape
+//   one-sweep pass, u32 + u32 pairs        384    20, a block a tile        7680                2   OneSweepShape
+//   segmented tile engine                  256    16 / 8 / 4 / 2 by record  4096                2 (<= 4 B), 3
+//   multi-split count / emit               256    1                         -                   -   MultiSplitPolicy
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -50,6 +54,21 @@ struct SplitPolicyFor {
   static constexpr int kThreads = RADIX_BITS <= 8 ? 384 : 128;
   using type = SplitTilePolicy<RADIX_BITS, kThreads, split_items_per_thread(kThreads, RECORD_BYTES, 16),
                                RADIX_BITS <= 8 ? 4 : 2, RADIX_BITS <= 8 ? 2 : 1>;
+};
+
+// The one-sweep pass's shapes (GlobalSplitPass, dispatch/split_dispatch.cuh; chosen in dispatch/split_lsd.cuh):
+// items a thread and the __launch_bounds__ residency.
+struct OneSweepShape {
+  // Resident grid of claimed tiles: fewer claims, look-backs and barriers a record than 16 items, although 21-24
+  // spill 28-40 bytes (SplitSort keys at 2^26: 1.99 / 1.76 / 1.71 ms at 16 / 21 / 24 items; 28 and 32 no faster).
+  static constexpr int kResidentItems = 24;
+  static constexpr int kResidentMinBlocks = 2;
+  // CUB's one-sweep shape, a block a tile, for 32-bit keys: 1.61 -> 1.55 ms against the resident grid (CUB 1.45).
+  static constexpr int kKeysItems = 19;
+  static constexpr int kKeysMinBlocks = 3;  // 56 registers
+  // The same for u32 + u32 pairs: fastest of 17-24 records a thread (2.35 ms; resident grid 2.43, CUB 2.34).
+  static constexpr int kPairsItems = 20;
+  static constexpr int kPairsMinBlocks = 2;
 };
 
 // The segmented split's tile engine. A tile's records pass through shared memory twice (transpose, sort exchange), so

@@ -141,14 +141,13 @@ struct PassOptions {
 // A functor without out-of-range buckets (PadsWithAllOnes) runs one kernel in either case.
 // CURSOR_BASES: any order inside a bucket (SplitOrder::unstable): the tiles take their bases from per-bucket cursors
 // (CursorBases, split_bases.cuh), not by look-back; the look-back words shrink to the cursors.
-template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = 24, int MIN_BLOCKS_PER_SM = 2,
+template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = OneSweepShape::kResidentItems,
+          int MIN_BLOCKS_PER_SM = OneSweepShape::kResidentMinBlocks,
           bool ONE_TILE_PER_BLOCK = false, bool CLEAN_TILES_APART = false, bool CURSOR_BASES = false>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
-  // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): the longer tile makes fewer claims,
-  // look-backs and barriers a record, although 21 and 24 spill 28-40 bytes in these kernels (SplitSort keys at 2^26:
-  // 1.99 / 1.88 / 1.76 / 1.71 ms at 16 / 18 / 21 / 24 items; 28 and 32 no faster; the plain split's rows lose 1-8% at
-  // 20 items and 5-75% at 24).
+  // 24 items a thread by default, where the split's own route keeps 16 (SplitPolicyFor, whose rows lose 1-8% at 20
+  // items and 5-75% at 24): OneSweepShape in tuning.h.
   static constexpr int kItems = split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD);
   using Policy = SplitTilePolicy<8, 384, kItems, 4, MIN_BLOCKS_PER_SM>;
   using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::every, CURSOR_BASES>;

@@ -84,7 +84,8 @@ cudaError_t launch_inverted_permutation(const Index* gather, int64_t max_records
 // fewer runs. The first pass takes the keys' shape with the general tiles apart, as the gather permutation's single
 // pass (split_lsd.cuh).
 template <class T, class Index>
-using PairsFirstPass = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
+using PairsFirstPass = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, OneSweepShape::kKeysItems,
+                                       OneSweepShape::kKeysMinBlocks, true, true>;
 
 template <class T, class Index>
 bool makes_pairs_in_first_pass(ItemCount n) {

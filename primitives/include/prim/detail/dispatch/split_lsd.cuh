@@ -132,9 +132,7 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
 // The shape of a one-sweep pass (GlobalSplitPass). SplitSort's 32-bit keys take CUB's one-sweep shape: a block a
 // tile, with 19 keys a thread and at most 56 registers so that three blocks share an SM (keys only), or 20 records a
 // thread at two blocks an SM (u32+u32 pairs; also narrower keys with u32 values, such as split_index's u16 buckets
-// with u32 indices above 256 buckets). Tags (H100, 2^26 uniform keys):
-//   keys  19 / thread, 3 blocks an SM: 1.61 -> 1.55 ms against the resident grid (CUB 1.45)
-//   pairs 20 / thread, 2 blocks an SM: fastest of 17-24 records a thread (2.35 ms; resident grid 2.43, CUB 2.34)
+// with u32 indices above 256 buckets). The values and their tags: OneSweepShape (tuning.h).
 // The iterative split's id functor keeps the resident grid of 24-record tiles: in the keys' shape it spills at 56
 // registers and was 12-15% slower (5% slower at two blocks an SM).
 // A user functor's single pass (BucketOrSink) may meet out-of-range buckets, so a kernel of its pass holds the general
@@ -146,15 +144,19 @@ template <class MakeOp, class K>
 constexpr bool kSortsKeyDigits = std::is_same_v<decltype(std::declval<MakeOp>()(0, 0, 0)), KeyDigit<K>>;
 template <SplitOutput OUT, class K, class V, class MakeOp>
 using LsdPassFor = std::conditional_t<
-    OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>, GlobalSplitPass<OUT, K, V, 19, 3, true>,
+    OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>,
+    GlobalSplitPass<OUT, K, V, OneSweepShape::kKeysItems, OneSweepShape::kKeysMinBlocks, true>,
     std::conditional_t<(OUT == SplitOutput::keys || OUT == SplitOutput::gather_index) && sizeof(K) == 4 &&
                            sizeof(V) <= 4 && MakesBucketOrSink<MakeOp>::value,
-                       GlobalSplitPass<OUT, K, V, 19, 3, true, true, MakesBucketOrSink<MakeOp>::kAnyOrder>,
+                       GlobalSplitPass<OUT, K, V, OneSweepShape::kKeysItems, OneSweepShape::kKeysMinBlocks, true, true,
+                                       MakesBucketOrSink<MakeOp>::kAnyOrder>,
     std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) <= 4 && sizeof(V) == 4 &&
                            (kSortsKeyDigits<MakeOp, K> || MakesBucketOrSink<MakeOp>::value),
-                       GlobalSplitPass<OUT, K, V, 20, 2, true, MakesBucketOrSink<MakeOp>::value,
+                       GlobalSplitPass<OUT, K, V, OneSweepShape::kPairsItems, OneSweepShape::kPairsMinBlocks, true,
+                                       MakesBucketOrSink<MakeOp>::value,
                                        MakesBucketOrSink<MakeOp>::kAnyOrder>,
-                       GlobalSplitPass<OUT, K, V, 24, 2, false, false, MakesBucketOrSink<MakeOp>::kAnyOrder>>>>;
+                       GlobalSplitPass<OUT, K, V, OneSweepShape::kResidentItems, OneSweepShape::kResidentMinBlocks,
+                                       false, false, MakesBucketOrSink<MakeOp>::kAnyOrder>>>>;
 
 // The one-sweep route's counts: bins (MAX_PASSES x 256) and the words after them up to zeroed_end (pass 0's look-back
 // words) are zeroed, one histogram counts every pass's digits, and scanned (MAX_PASSES x 257) receives each pass's
