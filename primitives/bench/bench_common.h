@@ -4,10 +4,9 @@
 // outputs are compared byte for byte (a fast wrong result is reported as a failure, never as a time; the unstable
 // split, whose order inside a bucket is free, is checked as a bucket-preserving permutation instead); then each
 // side is warmed up (Options::warmup and warmup_ms) and timed `reps` times with CUDA events around one call, the two
-// sides taking turns call by call (until session 19 all of ours ran before all of the peer's), and the median is
-// reported. Scratch
-// is allocated before timing. The same device-to-device copy of the row's essential bytes is timed alongside
-// (read + write counted, i.e. bytes/2 copied) as the bandwidth ceiling.
+// sides taking turns call by call, and the median is reported. Scratch is allocated before timing. The same
+// device-to-device copy of the row's essential bytes is timed alongside (read + write counted, i.e. bytes/2 copied)
+// as the bandwidth ceiling.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -16,6 +15,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "prim/device_buffer.h"
 
 namespace bench {
 
@@ -26,7 +27,7 @@ inline const char* dist_name(Dist d) { return d == Dist::uniform ? "uniform" : "
 struct Options {
   int reps = 20;
   // Warm-up: at least `warmup` rounds, and more until `warmup_ms` have passed (after 3 rounds alone, the first row
-  // after a new set of inputs read slow for tens of milliseconds: docs/bench/README.md, "Session 19").
+  // after a new set of inputs read slow for tens of milliseconds).
   int warmup = 3;
   double warmup_ms = 50;
   std::string filter;  // run only rows whose op name contains this
@@ -41,7 +42,7 @@ struct Row {
   int64_t n = 0;
   double ours_ms = 0, peer_ms = 0, copy_ms = 0;
   double bytes = 0;      // essential bytes read + written by the operation
-  double target = 0;     // the issue's target ratio (peer / ours) at 2^26; 0: none
+  double target = 0;     // the target ratio (peer / ours) at 2^26; 0: none
   std::string check;     // "ok", "MISMATCH ...", "skipped: ..."
 };
 
@@ -118,21 +119,18 @@ void fill_keys(uint32_t* d_keys, int64_t n, Dist dist, uint64_t seed, cudaStream
 void fill_sequence(uint32_t* d_values, int64_t n, cudaStream_t stream);
 void fill_random_permutation(uint32_t* d_perm, int64_t n, uint64_t seed, cudaStream_t stream);
 
-// An owning device allocation (freed at scope exit); ok() is false if the allocation failed.
+// A device allocation of prim_bench: a prim::DeviceBuffer of at least one byte; status() says whether it failed.
 class Buffer {
  public:
-  explicit Buffer(size_t bytes) : bytes_(bytes) { status_ = cudaMalloc(&ptr_, bytes > 0 ? bytes : 1); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { cudaFree(ptr_); }
+  explicit Buffer(size_t bytes) : bytes_(bytes) { status_ = memory_.allocate(bytes > 0 ? bytes : 1); }
   template <typename T>
-  T* as() const { return static_cast<T*>(ptr_); }
-  void* get() const { return ptr_; }
+  T* as() const { return reinterpret_cast<T*>(memory_.data()); }
+  void* get() const { return memory_.data(); }
   size_t bytes() const { return bytes_; }
   cudaError_t status() const { return status_; }
 
  private:
-  void* ptr_ = nullptr;
+  prim::DeviceBuffer<unsigned char> memory_;
   size_t bytes_ = 0;
   cudaError_t status_ = cudaSuccess;
 };

@@ -19,16 +19,10 @@
 // The gather row moves 64-byte records through a random permutation. Its two halves are timed apart: the random
 // reads alone (the map and the records, XOR-reduced) and the sequential writes alone (a memset of the output); one
 // after the other, they bound a gather that keeps them apart in time. A gather that overlaps them is bounded by the
-// same reads and writes issued at once with no store waiting for a load (unordered_traffic_kernel). Beside these
-// floors run two other ways of issuing the gather's accesses, tried in session 22 and not kept: every record fetched
-// by its own bulk copy (Hopper's TMA) and every tile stored by one, and our loads with the tile stored by one bulk copy.
-// They are whole gathers, checked equal to prim::gather's output; they run only on code built for compute capability
-// 9.0 or up.
-#include <cooperative_groups.h>
+// same reads and writes issued at once with no store waiting for a load (unordered_traffic_kernel).
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cuda/ptx>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -36,7 +30,6 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "detail/overlapped_launch.cuh"  // kernel_code_arch
 #include "prim/gather_scatter.h"
 #include "prim/key_bits.h"
 #include "prim/split.h"
@@ -114,7 +107,7 @@ __global__ void __launch_bounds__(kReadThreads) read_floor_kernel(const uint4* _
   }
   for (; i < vectors; i += stride) acc ^= in[i].x ^ in[i].y ^ in[i].z ^ in[i].w;
   // The loads stay (their sum may be stored), and no store happens (an atomic a warp on one word would cost more than
-  // the loads: in call d the random reads so reduced took 4.19 ms, against 3.74 for the gather).
+  // the loads: the random reads so reduced took 4.19 ms, against 3.74 for the gather).
   if (acc == never) *sink = acc;
 }
 
@@ -295,7 +288,7 @@ __global__ void __launch_bounds__(kRandomThreads)
   keep_group_records(v, present, never, sink);
 }
 
-// The gather's traffic with neither half waiting on the other (session 23): the same random 64-byte reads (map and
+// The gather's traffic with neither half waiting on the other: the same random 64-byte reads (map and
 // records, XOR-reduced, as random_read_floor_kernel) and the same sequential evict-first 64-byte writes (as
 // prim::gather's, of values made from the record's index, so that no store waits for a load), in flight together:
 //   - TrafficMix::same_blocks: a block issues its tile's 256 random loads, then its tile's 256 stores;
@@ -327,49 +320,6 @@ __global__ void __launch_bounds__(kRandomThreads)
     }
   }
   keep_group_records(v, present, never, sink);
-}
-
-// The gather with its reads and writes kept apart in time (session 23), to measure what the floor of the two halves one
-// after the other leaves out. A grid of one block an SM, launched cooperatively (every block resident at once), walks
-// the output in batches of records_per_block records a block: every block reads its records into shared memory (through
-// the map, a group of four lanes a record, four records in flight a group, as prim::gather loads them); the grid waits
-// for every block (grid.sync); every block writes its records out with evict-first stores; the grid waits again. No SM
-// then writes while another reads; the L2 (write-back) still decides when the written lines reach DRAM. A batch is what
-// the shared memory holds. kTraffic false: the same batches and grid waits with no load or store, the phases' own cost.
-constexpr int kPhasedThreads = 1024;
-constexpr int kPhasedGroups = kPhasedThreads / kRecordLanes;
-template <bool kTraffic>
-__global__ void __launch_bounds__(kPhasedThreads, 1)
-    phased_gather_kernel(const uint4* __restrict__ records, const uint32_t* __restrict__ map, uint4* __restrict__ out,
-                         int64_t n, int records_per_block) {
-  extern __shared__ uint4 batch[];  // records_per_block x kRecordLanes vectors
-  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
-  const int group = threadIdx.x / kRecordLanes;
-  const int lane = threadIdx.x % kRecordLanes;
-  const int64_t per_batch = int64_t{gridDim.x} * records_per_block;
-  for (int64_t batch_base = 0; batch_base < n; batch_base += per_batch) {
-    const int64_t first = batch_base + int64_t{blockIdx.x} * records_per_block;
-    const int64_t left = n - first;
-    const int count = static_cast<int>(left <= 0 ? 0 : (left < records_per_block ? left : records_per_block));
-    if constexpr (kTraffic) {
-      for (int r0 = 0; r0 < count; r0 += kPhasedGroups * kRecordsInFlight) {
-        uint4 v[kRecordsInFlight];
-        bool present[kRecordsInFlight];
-        load_group_records<kPhasedGroups, kRecordsInFlight>(records, map, first + r0, first + count, v, present);
-#pragma unroll
-        for (int u = 0; u < kRecordsInFlight; ++u) {
-          if (present[u]) batch[(r0 + u * kPhasedGroups + group) * kRecordLanes + lane] = v[u];
-        }
-      }
-    }
-    grid.sync();  // every block's reads done (and its block's shared memory written) before any block writes
-    if constexpr (kTraffic) {
-      for (int i = threadIdx.x; i < count * kRecordLanes; i += kPhasedThreads) {
-        __stcs(&out[first * kRecordLanes + i], batch[i]);
-      }
-    }
-    grid.sync();  // every block's writes issued before any block reads the next batch
-  }
 }
 
 // A value the read kernels compare their sums with and store only if equal: a run-time argument, so that the
@@ -547,80 +497,11 @@ struct alignas(16) Record64 {
   uint32_t w[16];
 };
 
-// The gather's accesses issued other ways (session 22, not kept: docs/bench/README.md, "Session 22"). A block stages a
-// tile of 256 records in shared memory and, with kStoreTile, writes it out by one bulk copy (cp.async.bulk, shared ->
-// global). The records come in by
-//   - BulkReads::bulk_copies: a 64-byte bulk copy a record (TMA), all of the tile's signalling one mbarrier;
-//   - BulkReads::loads: our loads, a group of four lanes a record (LDG.128), eight records in flight a group;
-//   - BulkReads::none: none; the stage is zeroed (the stores alone).
-enum class BulkReads { bulk_copies, loads, none };
-constexpr int kBulkThreads = 128;
-constexpr int kBulkTile = 256;  // records: 16 KB of shared memory
-template <BulkReads kReads, bool kStoreTile>
-__global__ void __launch_bounds__(kBulkThreads)
-    bulk_copy_gather_kernel(const Record64* __restrict__ in, Record64* __restrict__ out,
-                            const uint32_t* __restrict__ map, int64_t n, uint32_t never, uint32_t* sink) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  namespace ptx = cuda::ptx;
-  __shared__ alignas(128) uint4 stage[kBulkTile * kRecordLanes];
-  __shared__ uint64_t tile_arrived;
-  const int64_t base = blockIdx.x * int64_t{kBulkTile};
-  const int count = static_cast<int>(n - base < kBulkTile ? n - base : kBulkTile);
-  if constexpr (kReads == BulkReads::bulk_copies) {
-    if (threadIdx.x == 0) {
-      ptx::mbarrier_init(&tile_arrived, 1);
-      ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // the init, seen by the copies
-      // The tile's bytes are expected before any copy is issued (the barrier below orders the two).
-      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &tile_arrived,
-                                     static_cast<uint32_t>(count) * 64u);
-    }
-    __syncthreads();
-    for (int r = threadIdx.x; r < count; r += kBulkThreads) {  // consecutive threads, consecutive map entries
-      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, &stage[r * kRecordLanes], &in[map[base + r]], 64u,
-                         &tile_arrived);
-    }
-    while (!ptx::mbarrier_try_wait_parity(&tile_arrived, 0u)) {
-    }
-  } else if constexpr (kReads == BulkReads::loads) {
-    constexpr int kGroups = kBulkThreads / kRecordLanes;
-    constexpr int kInFlight = kBulkTile / kGroups;
-    uint4 v[kInFlight];
-    bool present[kInFlight];
-    load_group_records<kGroups, kInFlight>(reinterpret_cast<const uint4*>(in), map, base, n, v, present);
-    const int group = threadIdx.x / kRecordLanes, lane = threadIdx.x % kRecordLanes;
-#pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      if (present[u]) stage[(u * kGroups + group) * kRecordLanes + lane] = v[u];
-    }
-    ptx::fence_proxy_async(ptx::space_shared);  // the stage's stores, seen by the bulk store
-    __syncthreads();
-  } else {
-    for (int i = threadIdx.x; i < kBulkTile * kRecordLanes; i += kBulkThreads) stage[i] = uint4{0, 0, 0, 0};
-    ptx::fence_proxy_async(ptx::space_shared);
-    __syncthreads();
-  }
-  if constexpr (kStoreTile) {
-    if (threadIdx.x == 0) {
-      ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, out + base, stage, static_cast<uint32_t>(count) * 64u);
-      ptx::cp_async_bulk_commit_group();
-      ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});  // the stage must outlive the copy's reads
-    }
-  } else {
-    // The reads alone: one word goes out only if it equals `never`, so the copies are kept (as in read_floor_kernel).
-    if (threadIdx.x == 0 && stage[0].x == never) *sink = stage[0].y;
-  }
-#else
-  __trap();  // not launched: gather_floor asks for code of compute capability 9.0 first
-#endif
-}
-
 // The 64-byte gather's halves, timed in turns with prim::gather on the same records and permutation: the random reads
 // alone (the map and the records, XOR-reduced), the sequential writes alone (a memset of the output), and the two one
 // after the other, the row's floor. It bounds a gather that cannot overlap its reads with its writes; one that could
 // might beat it, where DRAM had time to spare for the writes while the random reads were in flight. That gather is
 // bounded by the same traffic at once (unordered_traffic_kernel, both mixes), also timed in these turns.
-// Beside it, timed in the same turns: the two other ways of bulk_copy_gather_kernel, whole, with their halves (read ms:
-// the TMA copies alone, or our loads alone; move ms: the bulk stores alone).
 void gather_floor(Context& ctx, int64_t n) {
   const std::string row_op = "gather 64 B records, random permutation";
   if (!wanted(ctx, row_op)) return;
@@ -633,8 +514,8 @@ void gather_floor(Context& ctx, int64_t n) {
                  static_cast<long long>(n));
     return;
   }
-  Buffer perm(sizeof(uint32_t) * static_cast<size_t>(n)), records(rb), out(rb), other_out(rb), sink(sizeof(uint32_t));
-  for (const Buffer* b : {&perm, &records, &out, &other_out, &sink}) BENCH_TRY(ctx, b->status());
+  Buffer perm(sizeof(uint32_t) * static_cast<size_t>(n)), records(rb), out(rb), sink(sizeof(uint32_t));
+  for (const Buffer* b : {&perm, &records, &out, &sink}) BENCH_TRY(ctx, b->status());
   fill_random_permutation(perm.as<uint32_t>(), n, 99, s);  // the gather row's permutation (bench_move.cu)
   fill_keys(records.as<uint32_t>(), n * 16, Dist::uniform, 7, s);
   BENCH_TRY(ctx, cudaGetLastError());
@@ -674,61 +555,6 @@ void gather_floor(Context& ctx, int64_t n) {
     };
   };
 
-  // The gather kept apart in grid-wide phases (phased_gather_kernel), with as many records a block as the shared memory
-  // holds and with half that; and its phases alone. It writes other_out, set against ours below.
-  int sms = 0, device = 0, smem_optin = 0;
-  BENCH_TRY(ctx, cudaGetDevice(&device));
-  BENCH_TRY(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  int cooperative = 0;  // a cooperative launch needs the device's support, and every block resident: one an SM
-  BENCH_TRY(ctx, cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  BENCH_TRY(ctx, cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  const int phased_records = smem_optin / static_cast<int>(sizeof(Record64)) / kPhasedGroups * kPhasedGroups;
-  for (auto kernel : {phased_gather_kernel<true>, phased_gather_kernel<false>}) {
-    BENCH_TRY(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        phased_records * static_cast<int>(sizeof(Record64))));
-  }
-  const auto phased = [&](bool traffic, int records_per_block) -> std::function<cudaError_t()> {
-    return [&, traffic, records_per_block] {
-      const uint4* phased_in = records.as<uint4>();
-      uint4* phased_out = other_out.as<uint4>();
-      int64_t count = n;
-      int per_block = records_per_block;
-      void* args[] = {&phased_in, &map, &phased_out, &count, &per_block};
-      const size_t smem = static_cast<size_t>(records_per_block) * sizeof(Record64);
-      return traffic ? cudaLaunchCooperativeKernel(phased_gather_kernel<true>, sms, kPhasedThreads, args, smem, s)
-                     : cudaLaunchCooperativeKernel(phased_gather_kernel<false>, sms, kPhasedThreads, args, smem, s);
-    };
-  };
-  int resident = 0;
-  BENCH_TRY(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, phased_gather_kernel<true>, kPhasedThreads,
-                                                               phased_records * sizeof(Record64)));
-  const bool phased_ways = cooperative != 0 && resident >= 1 && phased_records >= kPhasedGroups;
-
-  // The other ways (bulk_copy_gather_kernel) write other_out, so that their output can be set against ours.
-  const auto bulk = [&](auto kernel) {
-    return [&, kernel] {
-      kernel<<<static_cast<unsigned>((n + kBulkTile - 1) / kBulkTile), kBulkThreads, 0, s>>>(
-          in, other_out.as<Record64>(), map, n, kNever, sink.as<uint32_t>());
-      return cudaGetLastError();
-    };
-  };
-  const std::function<cudaError_t()> bulk_copies_stored = bulk(bulk_copy_gather_kernel<BulkReads::bulk_copies, true>);
-  const std::function<cudaError_t()> bulk_copies_alone = bulk(bulk_copy_gather_kernel<BulkReads::bulk_copies, false>);
-  const std::function<cudaError_t()> loads_stored = bulk(bulk_copy_gather_kernel<BulkReads::loads, true>);
-  const std::function<cudaError_t()> bulk_stores_alone = bulk(bulk_copy_gather_kernel<BulkReads::none, true>);
-  int arch = 0;
-  BENCH_TRY(ctx, prim::detail::kernel_code_arch(bulk_copy_gather_kernel<BulkReads::bulk_copies, true>, arch));
-  const bool other_ways = arch >= 90;
-  // A way's output, poisoned first, against ours (which the table's gather row checks against thrust's).
-  const auto same_as_ours = [&](const std::function<cudaError_t()>& way) -> std::string {
-    if (ours() != cudaSuccess || cudaMemsetAsync(other_out.get(), 0xAB, rb, s) != cudaSuccess ||
-        way() != cudaSuccess || cudaStreamSynchronize(s) != cudaSuccess) {
-      cudaGetLastError();
-      return "CUDA error";
-    }
-    return device_equal(out.get(), other_out.get(), rb, s) ? "ok" : "MISMATCH: records differ from prim::gather's";
-  };
-
   FloorRow floor;
   floor.row_op = row_op;
   floor.floor = "random 64 B reads alone (map + records), then the writes alone (memset)";
@@ -760,22 +586,6 @@ void gather_floor(Context& ctx, int64_t n) {
           slot(unordered(TrafficMix::same_blocks)), read_slot, write_slot);
   add_way("the same reads + writes at once, no store waits for a load; a block one", "-",
           slot(unordered(TrafficMix::split_blocks)), read_slot, write_slot);
-  if (phased_ways) {
-    char what[96];
-    for (int per_block : {phased_records, phased_records / 2}) {
-      std::snprintf(what, sizeof(what), "kept apart: grid-wide read / write phases, %d records a block (%.0f MB)",
-                    per_block, per_block * double(sizeof(Record64)) * sms / 1e6);
-      add_way(what, same_as_ours(phased(true, per_block)), slot(phased(true, per_block)), read_slot, write_slot);
-      std::snprintf(what, sizeof(what), "  its grid-wide waits alone (no load or store), %d records a block", per_block);
-      add_way(what, "-", slot(phased(false, per_block)), -1, -1);
-    }
-  }
-  if (other_ways) {
-    add_way("not kept: a TMA bulk copy a record, one bulk store a tile (256)", same_as_ours(bulk_copies_stored),
-            slot(bulk_copies_stored), slot(bulk_copies_alone), slot(bulk_stores_alone));
-    add_way("not kept: our loads, one bulk store a tile (256)", same_as_ours(loads_stored), slot(loads_stored),
-            read_slot, ways.back().move);  // our loads alone: the floor's read kernel
-  }
   const std::vector<double> medians = time_interleaved_ms(ctx, timed);
   if (medians.empty()) {
     ctx.failed = true;
@@ -792,16 +602,6 @@ void gather_floor(Context& ctx, int64_t n) {
                  std::log2(double(n)), w.row.floor.c_str(), w.row.floor_ms, w.row.read_ms, w.row.move_ms,
                  w.row.ours_ms, w.row.check.c_str());
     ctx.floors.push_back(w.row);
-  }
-  if (!phased_ways) {
-    std::fprintf(stderr,
-                 "  the gather kept apart: skipped (cooperative launch %s, %d blocks an SM resident, %d records a "
-                 "block)\n",
-                 cooperative ? "supported" : "not supported", resident, phased_records);
-  }
-  if (!other_ways) {
-    std::fprintf(stderr, "  the gather's other ways: skipped (code of compute capability %d.%d; they need 9.0)\n",
-                 arch / 10, arch % 10);
   }
 }
 
@@ -834,7 +634,7 @@ void split_floors(Context& ctx, int64_t n, Dist dist) {
   void* t = ours_temp.get();
 
   // The functor split and split-index: 2^26 keys read twice and written once (split-index writes 4-byte indices
-  // where the split writes the keys: the same bytes). Tiles: the one-sweep pass's (384 x 19), and longer ones.
+  // where the split writes the keys: the same bytes), in the one-sweep pass's tiles (384 x 19).
   const std::vector<OursBeside> key_rows = {
       {"split u32 keys by functor (256 buckets)",
        [&] {
@@ -856,17 +656,9 @@ void split_floors(Context& ctx, int64_t n, Dist dist) {
                                                    n, 0, 8, s));
     split_floor<384, 19, HashBucket, false>(ctx, n, dist, key_rows, "keys read twice, written once; tiles of 384 x 19",
                                             k, nullptr, rk, nullptr);
-    split_floor<768, 19, HashBucket, false>(ctx, n, dist, key_rows,
-                                             "keys read twice, written once; tiles of 768 x 19", k, nullptr, rk,
-                                             nullptr);
-    // Four times our tiles: how far longer runs a tile and bucket would lower the floor.
-    split_floor<768, 38, HashBucket, false>(ctx, n, dist, key_rows,
-                                             "keys read twice, written once; tiles of 768 x 38", k, nullptr, rk,
-                                             nullptr);
   }
 
-  // The pairs split by key bits [0, 8): keys read, then pairs read and written. Tiles: the pass's (384 x 20), and
-  // longer ones.
+  // The pairs split by key bits [0, 8): keys read, then pairs read and written, in the pass's tiles (384 x 20).
   const std::vector<OursBeside> pair_rows = {{"split pairs u32+u32, bucket = key[0,8)", [&] {
                                                 size_t b = t_ours;
                                                 return prim::split_pairs(t, b, k, ka, v, va, n, kBuckets, low_byte,
@@ -880,12 +672,7 @@ void split_floors(Context& ctx, int64_t n, Dist dist) {
     BENCH_TRY(ctx, cub::DeviceRadixSort::SortPairs(temp.get(), bytes, k, rk, v, rv, n, 0, 8, s));
     split_floor<384, 20, LowByte, true>(ctx, n, dist, pair_rows,
                                         "keys read, then pairs read and written; tiles of 384 x 20", k, v, rk, rv);
-    split_floor<768, 20, LowByte, true>(ctx, n, dist, pair_rows,
-                                         "keys read, then pairs read and written; tiles of 768 x 20", k, v, rk, rv);
-    split_floor<768, 40, LowByte, true>(ctx, n, dist, pair_rows,
-                                         "keys read, then pairs read and written; tiles of 768 x 40", k, v, rk, rv);
   }
-
 }
 
 }  // namespace

@@ -22,8 +22,7 @@ struct IdLowBits {
   uint32_t mask;
   __host__ __device__ uint64_t operator()(uint32_t key) const { return key & mask; }
 };
-// Id widths of the iterative and hierarchical split rows: below, inside and at the top of the range where
-// prim/iterative_split.h expected the hierarchical split to win (12..22 bits).
+// Id widths of the iterative split rows: one, two and three 8-bit passes.
 constexpr int kIdBits[] = {12, 16, 22};
 
 std::string equal_or(const char* what, const void* a, const void* b, size_t bytes, cudaStream_t s) {
@@ -76,57 +75,6 @@ std::string unstable_pairs_or(const uint32_t* keys_in, const uint32_t* keys_out,
                        : "MISMATCH: " + std::to_string(h_errors) + " positions not a bucket-preserving permutation";
 }
 
-// 64-byte records whose first word's low bits are the id: the hierarchical split moves such records twice, the LSD
-// split ceil(bits / 8) times. The peer is the LSD split (both are stable, so their outputs are equal): ratio > 1
-// means the hierarchical split is the faster choice.
-struct alignas(16) IdRecord64 {
-  uint32_t w[16];
-};
-struct IdRecordLowBits {
-  uint32_t mask;
-  __host__ __device__ uint64_t operator()(const IdRecord64& r) const { return r.w[0] & mask; }
-};
-
-void id_split_record_rows(Context& ctx, int64_t n, Dist dist) {
-  const cudaStream_t s = ctx.stream;
-  const size_t rb = sizeof(IdRecord64) * static_cast<size_t>(n);
-  size_t free_b = 0, total_b = 0;
-  BENCH_TRY(ctx, cudaMemGetInfo(&free_b, &total_b));
-  if (5 * rb + (size_t{1} << 30) > free_b) {
-    std::fprintf(stderr, "  id split 64 B records at n=%lld: skipped (does not fit in device memory)\n", (long long)n);
-    return;
-  }
-  Buffer src(rb), out_hier(rb), out_lsd(rb);
-  for (const Buffer* b : {&src, &out_hier, &out_lsd}) BENCH_TRY(ctx, b->status());
-  fill_keys(src.as<uint32_t>(), n * 16, dist, 43, s);
-  const IdRecord64* in = src.as<IdRecord64>();
-  size_t temp_bytes = 0;
-  for (int bits : {16, 22}) {
-    const IdRecordLowBits id{(1u << bits) - 1};
-    size_t lsd = 0, hierarchical = 0;
-    BENCH_TRY(ctx, prim::iterative_split(nullptr, lsd, in, out_lsd.as<IdRecord64>(), n, bits, id, s));
-    BENCH_TRY(ctx, prim::hierarchical_split(nullptr, hierarchical, in, out_hier.as<IdRecord64>(), n, bits, id, s));
-    temp_bytes = std::max({temp_bytes, lsd, hierarchical});
-  }
-  Buffer temp(temp_bytes);
-  BENCH_TRY(ctx, temp.status());
-  for (int bits : {16, 22}) {
-    const IdRecordLowBits id{(1u << bits) - 1};
-    const std::string b = std::to_string(bits);
-    measure(ctx, Row{"id split hierarchical 64 B records, " + b + "-bit ids", "id split LSD of the same records",
-                     dist_name(dist), n, 0, 0, 0, 2.0 * static_cast<double>(rb), 0, ""},
-        [&] {
-          size_t tb = temp_bytes;
-          return prim::hierarchical_split(temp.get(), tb, in, out_hier.as<IdRecord64>(), n, bits, id, s);
-        },
-        [&] {
-          size_t tb = temp_bytes;
-          return prim::iterative_split(temp.get(), tb, in, out_lsd.as<IdRecord64>(), n, bits, id, s);
-        },
-        [&] { return equal_or("records", out_hier.get(), out_lsd.get(), rb, s); });
-  }
-}
-
 }  // namespace
 
 void run_split_rows(Context& ctx, int64_t n, Dist dist) {
@@ -173,10 +121,9 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
   size_t t_ids = 0;
   for (int bits : kIdBits) {
     const IdLowBits id{(1u << bits) - 1};
-    size_t lsd = 0, hierarchical = 0;
+    size_t lsd = 0;
     BENCH_TRY(ctx, prim::iterative_split(nullptr, lsd, k_in, ka, n, bits, id, s));
-    BENCH_TRY(ctx, prim::hierarchical_split(nullptr, hierarchical, k_in, ka, n, bits, id, s));
-    t_ids = std::max({t_ids, lsd, hierarchical});
+    t_ids = std::max(t_ids, lsd);
   }
   const size_t temp_bytes =
       std::max({t_split_pairs, t_split_pairs_key_bits, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_split_255, t_index,
@@ -188,8 +135,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
 
   // ---- stable 256-way split of pairs by key bits [0, 8) vs SortPairs [0, 8) ----
   // prim::KeyBits: the bucket of CUB's bit range, a single SplitSort pass (split_lsd.cuh); then the same split by a
-  // functor the library cannot see into (the same one-sweep pass since session 17, whose kernels also hold a general
-  // tile for out-of-range buckets; before it, the plain split's upsweep, spine and downsweep).
+  // functor the library cannot see into (the same one-sweep pass, whose kernels also hold a general tile for
+  // out-of-range buckets).
   measure(ctx, Row{"split pairs u32+u32, bucket = key[0,8)", "cub SortPairs bits [0,8)", d, n, 0, 0, 0, 16.0 * n, 1.3, ""},
       [&] {
         size_t b = temp_bytes;
@@ -285,22 +232,19 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
       [&] { return equal_or("permutations", va, vb, kb, s); });
 
-  // ---- the iterative (LSD) and the hierarchical (MSD) split of u32 keys by their low 12 / 16 / 22 bits as ids, vs
-  // SortKeys on the same bits: which method is the faster where; no target ratio was set for them ----
+  // ---- the iterative (LSD) split of u32 keys by their low 12 / 16 / 22 bits as ids, vs SortKeys on the same bits;
+  // no target ratio ----
   for (int bits : kIdBits) {
     const IdLowBits id{(1u << bits) - 1};
     const std::string b = std::to_string(bits);
-    for (const bool hierarchical : {false, true}) {
-      measure(ctx, Row{std::string(hierarchical ? "id split hierarchical" : "id split LSD") + " u32, " + b + "-bit ids",
-                       "cub SortKeys bits [0," + b + ")", d, n, 0, 0, 0, 8.0 * n, 0, ""},
-          [&] {
-            size_t tb = temp_bytes;
-            return hierarchical ? prim::hierarchical_split(t, tb, k_in, ka, n, bits, id, s)
-                                : prim::iterative_split(t, tb, k_in, ka, n, bits, id, s);
-          },
-          [&] { size_t tb = temp_bytes; return cub::DeviceRadixSort::SortKeys(t, tb, k_in, kb_, n, 0, bits, s); },
-          [&] { return equal_or("keys", ka, kb_, kb, s); });
-    }
+    measure(ctx, Row{"id split LSD u32, " + b + "-bit ids", "cub SortKeys bits [0," + b + ")", d, n, 0, 0, 0, 8.0 * n, 0,
+                     ""},
+        [&] {
+          size_t tb = temp_bytes;
+          return prim::iterative_split(t, tb, k_in, ka, n, bits, id, s);
+        },
+        [&] { size_t tb = temp_bytes; return cub::DeviceRadixSort::SortKeys(t, tb, k_in, kb_, n, 0, bits, s); },
+        [&] { return equal_or("keys", ka, kb_, kb, s); });
   }
 
   // ---- SplitSort vs CUB radix sort, all 32 bits ----
@@ -365,8 +309,6 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       segmented_row(prim::KeyBits<uint32_t>{0, 8}, op + " (large_segment_path = false)", 0.0, tile_engine_only);
     }
   }
-
-  id_split_record_rows(ctx, n, dist);
 }
 
 }  // namespace bench

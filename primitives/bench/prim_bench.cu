@@ -267,8 +267,7 @@ void print_floors(const std::vector<Row>& rows, const std::vector<bench::FloorRo
   std::printf("\nFloors (bench_floors.cu): the simplest kernels moving a row's bytes to the split's places in its tiles'\n"
               "pattern, with no ranking and no look-back (read ms: the keys read once; move ms: the tiles moved), and the\n"
               "gather's halves one after the other (read ms: its random reads alone; move ms: its writes alone), and at once,\n"
-              "no store waiting for a load (session 23). Rows marked \"not kept\" are whole gathers issued other ways (session\n"
-              "22), with their reads and their stores alone. ours ms: the row's call timed in turns with its floor on the\n"
+              "no store waiting for a load. ours ms: the row's call timed in turns with its floor on the\n"
               "same input; target ms: this run's peer ms / the target ratio. A floor bounds what its kernels can do, not\n"
               "every kernel: where ours/floor < 1, ours beat it.\n\n");
   std::printf("%-42s %-11s %5s %9s %9s %-78s %9s %8s %8s %8s %10s %7s  %s\n", "row", "dist", "n", "ours ms", "target ms",
@@ -286,7 +285,7 @@ void print_floors(const std::vector<Row>& rows, const std::vector<bench::FloorRo
 void print_table(const DeviceInfo& info, const std::vector<Row>& rows) {
   std::printf("\n%s | driver %s | CUDA runtime %s | CCCL %s | nvcc %s\n", info.name.c_str(), info.driver.c_str(),
               info.runtime.c_str(), info.cccl.c_str(), info.nvcc.c_str());
-  std::printf("ratio = peer ms / ours ms (> 1: ours faster); target = the issue's ratio at 2^26; copy = a D2D copy of the same bytes\n\n");
+  std::printf("ratio = peer ms / ours ms (> 1: ours faster); target = the target ratio at 2^26; copy = a D2D copy of the same bytes\n\n");
   std::printf("%-40s %-46s %-11s %5s %9s %9s %6s %6s %9s %8s %9s  %s\n", "op", "peer", "dist", "n", "ours ms", "peer ms",
               "ratio", "target", "Gitems/s", "GB/s", "copy ms", "check");
   for (const Row& r : rows) {

@@ -39,19 +39,24 @@ int main() {
     particles[i] = Particle{keys[i], {float(i), 0, 0}, {}, {}};
   }
 
-  uint32_t *d_keys = nullptr, *d_perm = nullptr;
-  uint64_t *d_offsets = nullptr, *d_counts = nullptr, *d_starts = nullptr, *d_total = nullptr;
-  Particle *d_particles = nullptr, *d_grouped = nullptr;
-  CHECK(cudaMalloc(&d_keys, n * sizeof(uint32_t)));
-  CHECK(cudaMalloc(&d_perm, n * sizeof(uint32_t)));
-  CHECK(cudaMalloc(&d_offsets, (num_buckets + 1) * sizeof(uint64_t)));
-  CHECK(cudaMalloc(&d_counts, num_buckets * sizeof(uint64_t)));
-  CHECK(cudaMalloc(&d_starts, num_buckets * sizeof(uint64_t)));
-  CHECK(cudaMalloc(&d_total, sizeof(uint64_t)));
-  CHECK(cudaMalloc(&d_particles, n * sizeof(Particle)));
-  CHECK(cudaMalloc(&d_grouped, n * sizeof(Particle)));
-  CHECK(cudaMemcpy(d_keys, keys.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_particles, particles.data(), n * sizeof(Particle), cudaMemcpyHostToDevice));
+  // Device arrays: prim::DeviceBuffer owns each one (freed when it goes out of scope; calls return cudaError_t).
+  prim::DeviceBuffer<uint32_t> keys_buf, perm_buf;
+  prim::DeviceBuffer<uint64_t> offsets_buf, counts_buf, starts_buf, total_buf;
+  prim::DeviceBuffer<Particle> particles_buf, grouped_buf;
+  CHECK(keys_buf.allocate(n));
+  CHECK(perm_buf.allocate(n));
+  CHECK(offsets_buf.allocate(num_buckets + 1));
+  CHECK(counts_buf.allocate(num_buckets));
+  CHECK(starts_buf.allocate(num_buckets));
+  CHECK(total_buf.allocate(1));
+  CHECK(particles_buf.allocate(n));
+  CHECK(grouped_buf.allocate(n));
+  CHECK(keys_buf.upload(keys.data(), n));
+  CHECK(particles_buf.upload(particles.data(), n));
+  uint32_t *d_keys = keys_buf.data(), *d_perm = perm_buf.data();
+  uint64_t *d_offsets = offsets_buf.data(), *d_counts = counts_buf.data(), *d_starts = starts_buf.data();
+  uint64_t* d_total = total_buf.data();
+  Particle *d_particles = particles_buf.data(), *d_grouped = grouped_buf.data();
 
   // Two-phase scratch: every size query first, one allocation, then stream-ordered calls that allocate nothing
   // and never wait for the host (the same sequence could be captured into a CUDA graph).
@@ -63,8 +68,9 @@ int main() {
   CHECK(prim::exclusive_sum(nullptr, sizes[3], d_counts, d_starts, num_buckets));
   CHECK(prim::reduce_sum(nullptr, sizes[4], d_counts, d_total, num_buckets));
   size_t temp_bytes = *std::max_element(sizes, sizes + 5);
-  void* d_temp = nullptr;
-  CHECK(cudaMalloc(&d_temp, temp_bytes));
+  prim::DeviceBuffer<unsigned char> temp_buf;
+  CHECK(temp_buf.allocate(temp_bytes));
+  void* d_temp = temp_buf.data();
 
   cudaStream_t stream = nullptr;
   CHECK(cudaStreamCreate(&stream));
@@ -79,10 +85,10 @@ int main() {
   std::vector<uint64_t> offsets(num_buckets + 1), starts(num_buckets);
   std::vector<Particle> grouped(n);
   uint64_t total = 0;
-  CHECK(cudaMemcpy(offsets.data(), d_offsets, offsets.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(starts.data(), d_starts, starts.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(&total, d_total, sizeof(uint64_t), cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(grouped.data(), d_grouped, n * sizeof(Particle), cudaMemcpyDeviceToHost));
+  CHECK(offsets_buf.download(offsets.data(), offsets.size()));
+  CHECK(starts_buf.download(starts.data(), starts.size()));
+  CHECK(total_buf.download(&total, 1));
+  CHECK(grouped_buf.download(grouped.data(), n));
 
   bool ok = total == uint64_t(n) && offsets[num_buckets] == uint64_t(n);
   std::printf("%lld particles (64 B each) grouped into %u buckets by the top 4 bits of their key\n",
@@ -101,15 +107,6 @@ int main() {
   std::printf("%s\n", ok ? "ok: every particle in its bucket, input order kept, offsets = scanned histogram"
                          : "MISMATCH");
 
-  cudaFree(d_temp);
-  cudaFree(d_grouped);
-  cudaFree(d_particles);
-  cudaFree(d_total);
-  cudaFree(d_starts);
-  cudaFree(d_counts);
-  cudaFree(d_offsets);
-  cudaFree(d_perm);
-  cudaFree(d_keys);
   cudaStreamDestroy(stream);
   return ok ? 0 : 1;
 }

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "detail/split_types.cuh"
+#include "prim/detail/core/split_types.h"
 
 namespace prim {
 namespace reference {

@@ -2,7 +2,7 @@
 // record, plan the scatter passes, launch; explicit instantiations for the supported map index types.
 #include <algorithm>
 
-#include "detail/gather_scatter_kernel.cuh"
+#include "prim/detail/agent/gather_scatter_agent.cuh"
 #include "prim/gather_scatter.h"
 
 namespace prim {

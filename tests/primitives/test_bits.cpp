@@ -1,7 +1,7 @@
 // detail/bits.h: the number of bits to split on, unit-tested (style guide item 8).
 #include <gtest/gtest.h>
 
-#include "detail/bits.h"
+#include "prim/detail/core/bits.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
-// detail/device_count_scan.cuh: the in-place exclusive sum over a count read on the device, against std::exclusive_scan
-// (32- and 64-bit values). Entries at and past the count must keep their values; counts of 0, 1, around the tile and
-// the part sizes, and up to the bound.
+// prim/detail/dispatch/device_count_scan.cuh: the in-place exclusive sum over a count read on the device, against
+// std::exclusive_scan (32- and 64-bit values). Entries at and past the count must keep their values; counts of 0, 1,
+// around the tile and the part sizes, and up to the bound.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "detail/device_count_scan.cuh"
+#include "prim/detail/dispatch/device_count_scan.cuh"
 #include "primitives/test_split_util.h"
 
 namespace {

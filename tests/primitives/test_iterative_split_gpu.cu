@@ -1,4 +1,4 @@
-// Iterative split (LSD) and the two-level hierarchical (MSD) split vs the C++ reference.
+// Iterative split (LSD) vs the C++ reference.
 #include <prim/iterative_split.h>
 
 #include <random>
@@ -20,8 +20,6 @@ struct IdOf {
   __host__ __device__ uint64_t operator()(const IdRec& r) const { return r.id; }
 };
 
-enum class Method { lsd, hierarchical };
-
 std::vector<IdRec> make_id_records(size_t n, int id_bits, uint64_t seed, bool skewed, bool with_invalid) {
   std::mt19937_64 rng(seed);
   std::vector<IdRec> v(n);
@@ -36,7 +34,7 @@ std::vector<IdRec> make_id_records(size_t n, int id_bits, uint64_t seed, bool sk
   return v;
 }
 
-void check_iterative(const std::vector<IdRec>& in, int id_bits, Method method, bool device_count = false) {
+void check_iterative(const std::vector<IdRec>& in, int id_bits, bool device_count = false) {
   const int64_t n = static_cast<int64_t>(in.size());
   DeviceBuffer<IdRec> d_in, d_out(std::max<int64_t>(n, 1));
   d_in.upload(in);
@@ -50,11 +48,7 @@ void check_iterative(const std::vector<IdRec>& in, int id_bits, Method method, b
   d_out.poison();
   size_t bytes = 0;
   auto call = [&](void* temp) {
-    return method == Method::lsd
-               ? prim::iterative_split(temp, bytes, d_in.get(), d_out.get(), count, id_bits, IdOf{}, 0,
-                                       d_scalars.get())
-               : prim::hierarchical_split(temp, bytes, d_in.get(), d_out.get(), count, id_bits, IdOf{}, 0,
-                                          d_scalars.get());
+    return prim::iterative_split(temp, bytes, d_in.get(), d_out.get(), count, id_bits, IdOf{}, 0, d_scalars.get());
   };
   ASSERT_CUDA(call(nullptr));
   DeviceBuffer<unsigned char> d_temp(bytes);
@@ -72,50 +66,48 @@ void check_iterative(const std::vector<IdRec>& in, int id_bits, Method method, b
   }
 }
 
-class IterativeSplit : public ::testing::TestWithParam<Method> {};
-
 struct Id18 {  // the key itself as an 18-bit id
   __host__ __device__ uint64_t operator()(const uint32_t& k) const { return k; }
 };
 
-TEST_P(IterativeSplit, IdWidths) {
+TEST(IterativeSplit, IdWidths) {
   for (int id_bits : {0, 1, 8, 9, 11, 12, 16, 19, 22, 24, 33, 64}) {
     SCOPED_TRACE(id_bits);
-    check_iterative(make_id_records(100003, id_bits, id_bits, false, false), id_bits, GetParam());
+    check_iterative(make_id_records(100003, id_bits, id_bits, false, false), id_bits);
   }
 }
 
-TEST_P(IterativeSplit, EmptyAndTiny) {
+TEST(IterativeSplit, EmptyAndTiny) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{33}}) {
-    check_iterative(make_id_records(n, 16, n, false, false), 16, GetParam());
+    check_iterative(make_id_records(n, 16, n, false, false), 16);
   }
 }
 
-TEST_P(IterativeSplit, OutOfRangeIdIsReportedNotWritten) {
+TEST(IterativeSplit, OutOfRangeIdIsReportedNotWritten) {
   for (int id_bits : {0, 5, 16, 30}) {
     SCOPED_TRACE(id_bits);
-    check_iterative(make_id_records(60001, id_bits, 100 + id_bits, false, true), id_bits, GetParam());
+    check_iterative(make_id_records(60001, id_bits, 100 + id_bits, false, true), id_bits);
   }
 }
 
-TEST_P(IterativeSplit, SkewedIdsMakeLargeSegments) {
+TEST(IterativeSplit, SkewedIdsMakeLargeSegments) {
   for (int id_bits : {14, 20, 40}) {
     SCOPED_TRACE(id_bits);
-    check_iterative(make_id_records(300007, id_bits, 200 + id_bits, true, true), id_bits, GetParam());
+    check_iterative(make_id_records(300007, id_bits, 200 + id_bits, true, true), id_bits);
   }
 }
 
-TEST_P(IterativeSplit, LargeUniform) {
-  check_iterative(make_id_records(size_t{1} << 22, 20, 300, false, false), 20, GetParam());
+TEST(IterativeSplit, LargeUniform) {
+  check_iterative(make_id_records(size_t{1} << 22, 20, 300, false, false), 20);
 }
 
-TEST_P(IterativeSplit, DeviceResidentCount) {
-  check_iterative(make_id_records(50000, 18, 400, false, true), 18, GetParam(), true);
+TEST(IterativeSplit, DeviceResidentCount) {
+  check_iterative(make_id_records(50000, 18, 400, false, true), 18, true);
 }
 
 // A device count above its host bound: nothing is written and every record counts as invalid (the one-sweep route
-// of an 18-bit LSD split counts them in its histogram, the hierarchical split in its first split).
-TEST_P(IterativeSplit, DeviceCountAboveItsBoundWritesNothing) {
+// of an 18-bit LSD split counts them in its histogram).
+TEST(IterativeSplit, DeviceCountAboveItsBoundWritesNothing) {
   const std::vector<IdRec> in = make_id_records(3000, 18, 500, false, false);
   DeviceBuffer<IdRec> d_in, d_out(in.size());
   d_in.upload(in);
@@ -126,10 +118,7 @@ TEST_P(IterativeSplit, DeviceCountAboveItsBoundWritesNothing) {
   const prim::ItemCount count(2000, d_scalars.get() + 1);
   size_t bytes = 0;
   auto call = [&](void* temp) {
-    return GetParam() == Method::lsd
-               ? prim::iterative_split(temp, bytes, d_in.get(), d_out.get(), count, 18, IdOf{}, 0, d_scalars.get())
-               : prim::hierarchical_split(temp, bytes, d_in.get(), d_out.get(), count, 18, IdOf{}, 0,
-                                          d_scalars.get());
+    return prim::iterative_split(temp, bytes, d_in.get(), d_out.get(), count, 18, IdOf{}, 0, d_scalars.get());
   };
   ASSERT_CUDA(call(nullptr));
   DeviceBuffer<unsigned char> d_temp(bytes);
@@ -138,11 +127,6 @@ TEST_P(IterativeSplit, DeviceCountAboveItsBoundWritesNothing) {
   EXPECT_EQ(d_scalars.download(1)[0], 2500u);
   expect_poison_after(d_out.download(), 0);
 }
-
-INSTANTIATE_TEST_SUITE_P(Methods, IterativeSplit, ::testing::Values(Method::lsd, Method::hierarchical),
-                         [](const ::testing::TestParamInfo<Method>& info) {
-                           return info.param == Method::lsd ? std::string("Lsd") : std::string("Hierarchical");
-                         });
 
 TEST(IterativeSplit, PairsLsd) {
   std::mt19937 rng(5);

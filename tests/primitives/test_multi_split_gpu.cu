@@ -15,6 +15,7 @@
 namespace {
 
 using split_test::DeviceBuffer;
+using split_test::poisoned;
 
 // Element i emits the pairs (bucket[j], payload[j]) for j in [first[i], first[i+1]).
 struct TableEmitter {
@@ -80,7 +81,7 @@ void check_multi_split(const Table& t, uint32_t num_buckets, Options opt = {}) {
                                  want_offsets.data(), &want_total);
   }
   const int64_t capacity = std::max<int64_t>(static_cast<int64_t>(want_total) + opt.capacity_slack, 0);
-  const uint32_t poison = 0xABABABABu;
+  const uint32_t poison = poisoned<uint32_t>();
   std::vector<uint32_t> want(static_cast<size_t>(std::max<int64_t>(capacity, 1)), poison);
   const uint64_t want_invalid = prim::reference::multi_split(n, t.host(), num_buckets, want.data(), capacity,
                                                              want_offsets.data(), &want_total);
@@ -247,7 +248,7 @@ TEST(MultiSplitGpu, DeviceCountAboveBoundWritesNothing) {
   EXPECT_EQ(0u, scalars[0]);
   EXPECT_EQ(1000u, scalars[1]);
   EXPECT_EQ(std::vector<uint64_t>(65, 0), d_offsets.download());
-  EXPECT_EQ(std::vector<uint32_t>(5000, 0xABABABABu), d_out.download());
+  EXPECT_EQ(std::vector<uint32_t>(5000, poisoned<uint32_t>()), d_out.download());
 }
 
 TEST(MultiSplitGpu, OutOfRangeBucket) {

@@ -101,19 +101,4 @@ TEST(Reduce, InsideCudaGraphCapture) {
   cudaStreamDestroy(stream);
 }
 
-TEST(Reduce, SixtyFourBitCountAbove2To31) {
-  // 2^31 + 7 one-byte elements: a 32-bit count would wrap. 2 GiB of device memory.
-  if (slabtest::quick_mode()) GTEST_SKIP() << "SLABCAST_TEST_QUICK";
-  const int64_t n = (int64_t(1) << 31) + 7;
-  uint8_t* d_in = nullptr;
-  if (cudaMalloc(&d_in, n) != cudaSuccess) GTEST_SKIP() << "not enough device memory for 2^31 + 7 bytes";
-  ASSERT_EQ(cudaSuccess, cudaMemset(d_in, 1, n));
-  ASSERT_EQ(cudaSuccess, cudaMemset(d_in + n - 1, 3, 1));  // the last element must be included
-  DeviceBuffer<uint64_t> d_out(1);
-  prim::Workspace ws;
-  ASSERT_EQ(cudaSuccess, prim::reduce_sum(ws, d_in, d_out.get(), n));
-  EXPECT_EQ(d_out.download_one(), uint64_t(n) + 2);
-  cudaFree(d_in);
-}
-
 }  // namespace

@@ -20,6 +20,7 @@ namespace {
 using split_test::BucketByKeyMod;
 using split_test::BucketIsKey;
 using split_test::DeviceBuffer;
+using split_test::poisoned;
 using split_test::Distribution;
 using split_test::Rec16;
 using split_test::Rec4;
@@ -56,9 +57,7 @@ struct Options {
 
 template <typename R>
 R poison_value() {
-  R r;
-  std::memset(&r, 0xAB, sizeof(R));
-  return r;
+  return poisoned<R>();
 }
 
 template <typename R, typename Op>
@@ -85,7 +84,7 @@ void check_segmented(const std::vector<R>& in, const std::vector<uint64_t>& off,
 
   // Reference on the same poisoned output.
   std::vector<R> want(out_size, poison_value<R>());
-  std::vector<uint64_t> want_offsets(offsets_size, 0xABABABABABABABABull);
+  std::vector<uint64_t> want_offsets(offsets_size, poisoned<uint64_t>());
   const uint64_t want_invalid = prim::reference::segmented_split(
       in.data(), want.data(), max_items, off.data(), num_segments, num_buckets, op, want_offsets.data());
 
@@ -466,7 +465,8 @@ TEST(SegmentedSplitGpu, KeyBitsAroundTheClusterPath) {
 }
 
 // Sorted keys (and any whose low byte repeats with period 256) give every bucket of a cluster tile the same share:
-// the staging's padding (split_agent.cuh, staged_slot) takes those slots. Pairs stage the values and the buckets too.
+// the staging's padding (split_downsweep_agent.cuh, staged_slot) takes those slots. Pairs stage the values and the
+// buckets too.
 TEST(SegmentedSplitGpu, SortedKeysInClusterSegments) {
   const uint64_t u = static_cast<uint64_t>(cluster_max_records<uint32_t>());
   const auto off = offsets_from_sizes({u, u, u - 5, 3 * u + 7, u});
@@ -628,7 +628,7 @@ TEST(SegmentedSplitGpu, BenchmarkCallPatternReusedGarbageScratchNonBlockingStrea
   // must re-initialise all the scratch it reads. The offsets are uploaded on the same stream: a plain cudaMemcpy
   // runs on the legacy stream, which a non-blocking stream does not wait for (that race was prim_bench's bug).
   // Under the sanitizers (SLABCAST_TEST_QUICK) 2^18 keys and two rounds: at 2^24 racecheck took 286 s for this test
-  // alone, and at 2^22 with eight rounds it still ran past gpu-check's deadline (sessions 16-18). Segments of 256
+  // alone, and at 2^22 with eight rounds it still ran past gpu-check's deadline. Segments of 256
   // take the same kernels at any count of them.
   const bool quick = slabtest::quick_mode();
   const int64_t n = int64_t{1} << (quick ? 18 : 24);

@@ -34,8 +34,7 @@ void upload_at_offset(DeviceBuffer<R>& d, const std::vector<R>& in, int offset) 
 // Output positions [valid, out.size()) must still hold the poison bytes.
 template <typename R>
 void expect_poison_after(const std::vector<R>& out, size_t valid) {
-  R poison;
-  std::memset(&poison, 0xAB, sizeof(R));
+  const R poison = poisoned<R>();
   for (size_t i = valid; i < out.size(); ++i) {
     ASSERT_TRUE(same_bytes(out[i], poison)) << "position " << i << " written beyond the valid records";
   }

@@ -34,8 +34,7 @@ void check_split_index(const std::vector<R>& in, uint32_t num_buckets, Op op, pr
                                 offsets_out, 0, d_scalars.get()));
   ASSERT_CUDA(cudaDeviceSynchronize());
 
-  Index poison;
-  std::memset(&poison, 0xAB, sizeof(poison));
+  const Index poison = poisoned<Index>();
   std::vector<Index> want(in.size(), poison);
   std::vector<uint64_t> want_offsets(num_buckets + 1);
   const uint64_t want_invalid =

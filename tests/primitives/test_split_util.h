@@ -1,4 +1,4 @@
-// Shared helpers of the split / sort gpu tests: an owning device buffer, record types of 4, 8, 16 and 64 bytes,
+// Shared helpers of the split / sort gpu tests: the tests' device buffer, record types of 4, 8, 16 and 64 bytes,
 // bucket functors, fixed-seed input generators (uniform, one bucket, Zipf-like).
 #pragma once
 #include <cuda_runtime.h>
@@ -11,51 +11,23 @@
 #include <random>
 #include <vector>
 
+#include "common/device_buffer.h"
+
 #define ASSERT_CUDA(expr) ASSERT_EQ(cudaSuccess, (expr)) << #expr
 #define EXPECT_CUDA(expr) EXPECT_EQ(cudaSuccess, (expr)) << #expr
 
 namespace split_test {
 
-// Owning device array; poisoned (0xAB bytes) on request so unwritten outputs show.
-template <typename T>
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t count) { resize(count); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  void resize(size_t count) {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = nullptr;
-    count_ = count;
-    if (count) EXPECT_EQ(cudaSuccess, cudaMalloc(&ptr_, count * sizeof(T)));
-  }
-  void upload(const std::vector<T>& host) {
-    resize(host.size());
-    if (!host.empty()) EXPECT_EQ(cudaSuccess, cudaMemcpy(ptr_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  std::vector<T> download(size_t count) const {
-    std::vector<T> host(count);
-    if (count) EXPECT_EQ(cudaSuccess, cudaMemcpy(host.data(), ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
-    return host;
-  }
-  std::vector<T> download() const { return download(count_); }
-  void poison() {
-    if (count_) EXPECT_EQ(cudaSuccess, cudaMemset(ptr_, 0xAB, count_ * sizeof(T)));
-  }
-  void zero() {
-    if (count_) EXPECT_EQ(cudaSuccess, cudaMemset(ptr_, 0, count_ * sizeof(T)));
-  }
-  T* get() const { return ptr_; }
-  size_t size() const { return count_; }
+// The tests' device array: poisoned on every allocation (common/device_buffer.h).
+using slabtest::DeviceBuffer;
 
- private:
-  T* ptr_ = nullptr;
-  size_t count_ = 0;
-};
+// A value whose every byte is the poison byte: what a DeviceBuffer element holds until something writes it.
+template <typename T>
+T poisoned() {
+  T value;
+  std::memset(static_cast<void*>(&value), slabtest::kPoisonByte, sizeof(T));
+  return value;
+}
 
 // Records: `key` drives the bucket, `id` is the input position (checks stability), the rest is payload.
 struct Rec4 {

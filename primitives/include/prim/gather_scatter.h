@@ -35,7 +35,6 @@
 #include <type_traits>
 
 #include "prim/error.h"
-#include "detail/split_workspace.cuh"
 #include "prim/item_count.h"
 #include "prim/workspace.h"
 

@@ -11,8 +11,7 @@
 #include <cstdint>
 #include <cub/device/device_histogram.cuh>
 
-#include "detail/scan_cub_call.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/cub_calls.cuh"
 #include "prim/error.h"
 #include "prim/workspace.h"
 

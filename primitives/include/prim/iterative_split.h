@@ -4,23 +4,9 @@
 // (0 <= id_bits <= 64). A record with a larger id is invalid: not written, counted in *d_num_invalid (device
 // uint64, the call adds to it); the valid records stay packed from position 0 in stable id order.
 //
-// Two methods with the same result:
-//   iterative_split / iterative_split_pairs  LSD: ceil(id_bits / 8) stable 256-way splits, lowest digit first.
-//       Every pass moves all records (reads and writes keys and values once), after one histogram of every
-//       pass's digits (a read of the keys; SplitSort's one-sweep route, prim/sort.h). Any distribution, any
-//       width, any n. The faster method wherever it was measured (below).
-//   hierarchical_split                       two-level MSD: one global split by the top 11 bits (two 8-bit
-//       passes above 256 buckets, prim/split.h), then every segment split by the remaining low bits on its own;
-//       segments of up to a few thousand records are sorted by one block in shared memory. It was written to win
-//       for ids of 12..22 bits, where it moves the records twice instead of ceil(id_bits / 8) times. Large
-//       segments (skewed ids) fall back to 8-bit segmented passes.
-//
-// Measured on the H100 (prim_bench "id split" rows, 4-byte records whose low 12 / 16 / 22 bits are the id, 2^20 to
-// 2^26 records, both key distributions; docs/bench/README.md, "Session 11"): the LSD split took 0.89-1.34 ms at 2^26
-// and the hierarchical one 1.93-2.72 ms, 2.0-3.4x longer at every width and size. With 64-byte records, which it
-// moves twice where the LSD split moves them 2 or 3 times, it still takes 1.6-2.0x as long (16- and 22-bit ids, same
-// sizes; 2^26: 20.7 against 11.8 ms at 16 bits). Session 18 sent its level 1 through two one-sweep passes: with
-// 4-byte records at 2^26 it is still 1.8x slower (12-bit ids 1.58 against 0.87 ms; "Session 18").
+// iterative_split / iterative_split_pairs: LSD, ceil(id_bits / 8) stable 256-way splits, lowest digit first. Every
+// pass moves all records (reads and writes keys and values once), after one histogram of every pass's digits (a read
+// of the keys; SplitSort's one-sweep route, prim/sort.h). Any distribution, any width, any n.
 //
 // Scratch: one alternate buffer of n.max records (and values) plus small tables; in/out pointers, input unchanged.
 // n may be a device-resident count. No allocation, no host sync, safe in graph capture.
@@ -29,9 +15,8 @@
 
 #include <cstdint>
 
-#include "detail/split_hierarchical.cuh"
-#include "detail/split_lsd.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
+#include "prim/detail/core/error.h"
 #include "prim/item_count.h"
 #include "prim/workspace.h"
 
@@ -70,12 +55,6 @@ cudaError_t iterative_split_pairs(void* d_temp, size_t& temp_bytes, const K* d_k
       detail::MakeIdDigit<IdOp>{id_of, id_bits}, stream, d_num_invalid);
 }
 
-template <typename T, typename IdOp>
-cudaError_t hierarchical_split(void* d_temp, size_t& temp_bytes, const T* d_in, T* d_out, ItemCount n, int id_bits,
-                               IdOp id_of, cudaStream_t stream = 0, uint64_t* d_num_invalid = nullptr) {
-  return detail::hierarchical_split(d_temp, temp_bytes, d_in, d_out, n, id_bits, id_of, stream, d_num_invalid);
-}
-
 // ---- Workspace overloads (synchronise; invalid ids -> cudaErrorInvalidValue) ----
 template <typename T, typename IdOp>
 cudaError_t iterative_split(Workspace& ws, const T* d_in, T* d_out, ItemCount n, int id_bits, IdOp id_of,
@@ -91,14 +70,6 @@ cudaError_t iterative_split_pairs(Workspace& ws, const K* d_keys_in, K* d_keys_o
   return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
     return iterative_split_pairs(d_temp, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, n, id_bits, id_of,
                                  stream, d_invalid);
-  });
-}
-
-template <typename T, typename IdOp>
-cudaError_t hierarchical_split(Workspace& ws, const T* d_in, T* d_out, ItemCount n, int id_bits, IdOp id_of,
-                               cudaStream_t stream = 0) {
-  return detail::run_checking_invalid(ws, stream, [&](void* d_temp, size_t& bytes, uint64_t* d_invalid) {
-    return hierarchical_split(d_temp, bytes, d_in, d_out, n, id_bits, id_of, stream, d_invalid);
   });
 }
 

@@ -36,8 +36,7 @@
 
 #include <cstdint>
 
-#include "detail/multi_split_kernels.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/multi_split_dispatch.cuh"
 #include "prim/item_count.h"
 #include "prim/workspace.h"
 

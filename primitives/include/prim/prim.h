@@ -6,12 +6,13 @@
 #include "prim/item_count.h"     // ItemCount: host count or device-resident count with a host bound
 #include "prim/temp_storage.h"   // two-phase caller scratch (size query, then the call)
 #include "prim/workspace.h"      // Workspace: owning scratch for casual callers
+#include "prim/device_buffer.h"  // DeviceBuffer: the owning device array
 
 #include "prim/histogram.h"      // histogram_buckets (functor), histogram_even / histogram_range (CUB)
 #include "prim/reduce.h"         // reduce, reduce_sum / min / max (CUB)
 #include "prim/scan.h"           // inclusive / exclusive scan and sum (CUB)
 
-#include "prim/iterative_split.h"  // iterative_split (LSD), hierarchical_split (two-level MSD): wide ids
+#include "prim/iterative_split.h"  // iterative_split / iterative_split_pairs (LSD): wide ids
 #include "prim/key_bits.h"         // KeyBits: a key's bits as its bucket, with a declared bucket bound
 #include "prim/multi_split.h"      // multi_split: 0..k (bucket, payload) pairs per element
 #include "prim/segmented_split.h"  // segmented_split: every segment split on its own

@@ -13,7 +13,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <type_traits>
 
-#include "detail/scan_cub_call.cuh"
+#include "prim/detail/dispatch/cub_calls.cuh"
 #include "prim/error.h"
 #include "prim/workspace.h"
 

@@ -20,7 +20,7 @@
 #include <type_traits>
 #include <cub/device/device_scan.cuh>
 
-#include "detail/scan_cub_call.cuh"
+#include "prim/detail/dispatch/cub_calls.cuh"
 #include "prim/error.h"
 #include "prim/workspace.h"
 
@@ -63,14 +63,7 @@ cudaError_t inclusive_sum(void* d_temp, size_t& temp_bytes, const InT* d_in, Out
 template <typename InT, typename OutT>
 cudaError_t exclusive_sum(void* d_temp, size_t& temp_bytes, const InT* d_in, OutT* d_out, int64_t n,
                           cudaStream_t stream = 0) {
-  if (n < 0) return cudaErrorInvalidValue;
-  return detail::cub_two_phase(d_temp, temp_bytes, [&](void* t, size_t& b) {
-    if constexpr (std::is_same_v<InT, OutT>) {
-      return cub::DeviceScan::ExclusiveSum(t, b, d_in, d_out, n, stream);
-    } else {
-      return cub::DeviceScan::ExclusiveScan(t, b, d_in, d_out, ::cuda::std::plus<OutT>{}, OutT{}, n, stream);
-    }
-  });
+  return detail::exclusive_sum(d_temp, temp_bytes, d_in, d_out, n, stream);
 }
 
 // ---- Workspace overloads (allocate on growth only; see prim/workspace.h) ----

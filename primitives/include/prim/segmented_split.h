@@ -29,28 +29,28 @@
 // overloads); safe inside CUDA graph capture. The scratch size depends only on max_items, num_buckets and the
 // record size (not on the segments).
 //
-// Implementation: the tile engine (detail/segmented_split_kernels.cuh) packs small segments whole into block tiles
-// and splits them in shared memory in one pass, and cuts medium ones into tiles whose bucket counts go through one
-// global scan. Segments of more than a window of records (8 tiles of the plain split, 49152 records of up to 8 bytes
-// with <= 256 buckets) leave it (SegmentedSplitOptions): on compute capability 9.0 and up, with <= 256 buckets, a
-// segment of at most 8 tiles of 512 x 16 records (65536 records of up to 4 bytes) goes to a thread-block cluster,
-// a tile a block, the blocks exchanging their bucket counts through distributed shared memory
-// (detail/segmented_cluster_segments.cuh); longer ones go through the plain split's engine, a window part per block
-// (detail/segmented_large_segments.cuh). With those paths on, the tile engine runs resident: its upsweep tests the
-// tiles 256 at a time on a resident grid and skips those inside a large segment, its downsweep does the same when
-// the mean segment is longer than a window (else a block a tile, whose tiles inside a large segment leave at once),
-// and only the part of its count matrix that the segments crossing tiles use is zeroed and scanned, by a count its
-// plan leaves on the device (detail/device_count_scan.cuh); the large-segment path's blocks leave at once when its
-// plan finds no large segment. On compute capability 9.0 and up these launches overlap with the kernel before them
-// (detail/overlapped_launch.cuh). A functor that declares its bucket bound (prim/key_bits.h, prim::KeyBits with
-// 2^bits buckets) lets the cluster path pad every tile instead of testing its buckets.
+// Implementation: the tile engine (prim/detail/dispatch/segmented_split_dispatch.cuh) packs small segments whole into
+// block tiles and splits them in shared memory in one pass, and cuts medium ones into tiles whose bucket counts go
+// through one global scan. Segments of more than a window of records (8 tiles of the plain split, 49152 records of up
+// to 8 bytes with <= 256 buckets) leave it (SegmentedSplitOptions): on compute capability 9.0 and up, with <= 256
+// buckets, a segment of at most 8 tiles of 512 x 16 records (65536 records of up to 4 bytes) goes to a thread-block
+// cluster, a tile a block, the blocks exchanging their bucket counts through distributed shared memory
+// (prim/detail/dispatch/segmented_cluster_segments.cuh); longer ones go through the plain split's engine, a window part
+// per block (prim/detail/dispatch/segmented_large_segments.cuh). With those paths on, the tile engine runs resident:
+// its upsweep tests the tiles 256 at a time on a resident grid and skips those inside a large segment, its downsweep
+// does the same when the mean segment is longer than a window (else a block a tile, whose tiles inside a large segment
+// leave at once), and only the part of its count matrix that the segments crossing tiles use is zeroed and scanned, by
+// a count its plan leaves on the device (prim/detail/dispatch/device_count_scan.cuh); the large-segment path's blocks
+// leave at once when its plan finds no large segment. On compute capability 9.0 and up these launches overlap with the
+// kernel before them (prim/detail/core/overlapped_launch.cuh). A functor that declares its bucket bound
+// (prim/key_bits.h, prim::KeyBits with 2^bits buckets) lets the cluster path pad every tile instead of testing its
+// buckets.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "detail/segmented_split_kernels.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/segmented_split_dispatch.cuh"
 #include "prim/key_bits.h"
 #include "prim/workspace.h"
 
@@ -62,11 +62,10 @@ constexpr uint32_t kMaxSegmentedSplitBuckets = detail::kMaxSegmentedBuckets;
 // Per-call choices; the defaults suit any input, and the output is the same with every choice.
 struct SegmentedSplitOptions {
   // Segments of more than a window through the cluster path and the plain split's engine. Their launches come with
-  // every call whose max_items exceeds a window, even when no segment is that large. H100, session 16
-  // (docs/bench/README.md), 2^20 / 2^24 / 2^26 u32 keys in segments of 2^8: 0.052-0.067 / 0.246-0.272 /
-  // 0.865-0.885 ms with them, 0.044-0.050 / 0.241-0.246 / 0.898-0.905 without. A caller whose segments are known to
-  // be smaller and whose calls are small (the renderer) turns them off, and then every segment goes through the
-  // tile engine, a block a tile. Pass the same options to the size query and to the call (the scratch differs).
+  // every call whose max_items exceeds a window, even when no segment is that large, and cost a few microseconds there
+  // (docs/bench/README.md has both settings). A caller whose segments are known to be smaller and whose calls are small
+  // (the renderer) turns them off, and then every segment goes through the tile engine, a block a tile. Pass the same
+  // options to the size query and to the call (the scratch differs).
   bool large_segment_path = true;
 };
 

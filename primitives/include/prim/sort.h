@@ -1,6 +1,7 @@
 // SplitSort: a stable LSD radix sort built from this library's own stable splits (one 256-way stable split pass per
 // 8 bits of the key range; not cub::DeviceRadixSort). With two passes or more and n.max < 2^30 one histogram counts
-// every pass's digits first and each pass is a single look-back downsweep (detail/split_lsd.cuh, "one sweep").
+// every pass's digits first and each pass is a single look-back downsweep (prim/detail/dispatch/split_lsd.cuh, "one
+// sweep").
 //
 //   size_t bytes = 0;
 //   prim::sort_pairs(nullptr, bytes, d_keys_in, d_keys_out, d_vals_in, d_vals_out, n);   // size query
@@ -23,7 +24,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "detail/split_lsd.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
 #include "prim/error.h"
 #include "prim/item_count.h"
 #include "prim/uint128.h"

@@ -5,25 +5,17 @@
 //   ... d_temp = <bytes of device memory, allocated once> ...
 //   prim::split(d_temp, bytes, d_in, d_out, n, 256, ByLowByte{}, d_offsets, stream);
 //
-// Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const`, returning a bucket in
+// Overview. Bucket functor: `__host__ __device__ uint32_t operator()(const T& record) const`, returning a bucket in
 // [0, num_buckets). It is evaluated several times per record (count pass and move pass; with more than 256 buckets
 // each of two passes, and once more for the offsets), so it must be pure.
-// Up to 256 buckets, with n.max <= 2^30 - 1: one pass (detail/split_lsd.cuh). One histogram kernel counts the buckets
-// (and the out-of-range records), then one downsweep whose tiles find their bases by look-back over the whole input,
-// as CUB's one-sweep radix sort does; in the unstable order they take them from per-bucket cursors instead (one
-// atomicAdd a tile and bucket, no tile waits for another). Two kernels share the downsweep's tiles: one for
-// input without out-of-range records, which holds no code for them, and one for input with some. A key's bits,
-// prim::KeyBits<K>{shift, bits} (prim/key_bits.h) on 32- or 64-bit keys with num_buckets = 2^bits, cannot be out of
-// range: its pass is exactly one of SplitSort's. Measured on an H100 (2^26 u32 keys, 256 buckets; docs/bench/README.md,
-// "Session 17"): keys by a hash 0.436-0.441 ms (0.527-0.535 through the split's own upsweep, spine and chunked
-// downsweep), u32 + u32 pairs 0.622-0.663 ms by a functor (0.673-0.754 before) and 0.646-0.669 by KeyBits, and in
-// the unstable order 0.587-0.650 (0.748-0.976 with the unstable downsweep it had then).
-// Output: d_out holds the valid records packed by bucket (bucket 0 first). With SplitOrder::stable the records of
-// one bucket keep their input order; SplitOrder::unstable allows any order inside a bucket (and may differ from run
-// to run), which lets it skip the look-back. Offsets, invalid records and scratch rules are the same for both;
-// the scratch size may differ between the orders, so query with the order you call with.
+// Output: d_out holds the valid records packed by bucket (bucket 0 first).
 // d_bucket_offsets (num_buckets + 1 device uint64, may be null): bucket b occupies [offsets[b], offsets[b+1]);
 // offsets[num_buckets] is the number of valid records written.
+//
+// Stability. With SplitOrder::stable the records of one bucket keep their input order; SplitOrder::unstable allows
+// any order inside a bucket (and may differ from run to run), which lets it skip the look-back. Offsets, invalid
+// records and scratch rules are the same for both; the scratch size may differ between the orders, so query with the
+// order you call with.
 //
 // Invalid records: a record whose bucket is >= num_buckets is not written anywhere (never out-of-bounds memory)
 // and is added to *d_num_invalid (device uint64, the call adds to it) when that pointer is non-null. The valid
@@ -34,28 +26,32 @@
 // n.max records. The input is not modified. No allocation, no host synchronisation (except the Workspace
 // overloads); safe inside CUDA graph capture.
 //
-// 257..2048 buckets, n.max <= 2^30 - 1, either order: two stable LSD passes of the same route (the bucket's low byte,
-// then the rest) through a scratch copy of n.max records, after one histogram of both passes' digits; the offsets
-// come from the sorted output (a binary search a bucket from 2^23 records on). H100, 2^26 u32 + u32 pairs, 2048
-// buckets ("Session 18"): 1.134-1.186 ms (CUB's sort of the same 11 bits 1.12-1.16; 1.44-1.54 through the split's
-// own two passes). The one-pass 11-bit ranker that two passes replaced took 6.6 ms for 2^26 u32 pairs on
-// an H100, where CUB sorts the same 11 bits in 1.16 ms (docs/bench/README.md, "Session 10"). split_index sends
-// (bucket, index) pairs through the same two passes.
-// 2^30 records or more (the split's own route; detail/split_agent.cuh), in either order (a stable split is a valid
-// unstable one): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep with a stable warp
-// match-any block ranking and a shared-memory exchange so that the writes coalesce; the downsweep's blocks claim
-// tiles in input order and find a tile's output bases by decoupled look-back inside its chunk (scratch: 4 bytes per
-// bucket per tile of n.max; with 256 buckets and 4-byte records, tiles of 6144, 0.17 bytes a record). More than 256
-// buckets take two such passes.
+// Performance (measured tables: docs/bench/README.md).
+//   Up to 256 buckets, n.max <= 2^30 - 1: one pass (prim/detail/dispatch/split_lsd.cuh). One histogram kernel counts
+//   the buckets (and the out-of-range records), then one downsweep whose tiles find their bases by look-back over the
+//   whole input, as CUB's one-sweep radix sort does; in the unstable order they take them from per-bucket cursors
+//   instead (one atomicAdd a tile and bucket, no tile waits for another). Two kernels share the downsweep's tiles:
+//   one for input without out-of-range records, which holds no code for them, and one for input with some. A key's
+//   bits, prim::KeyBits<K>{shift, bits} (prim/key_bits.h) on 32- or 64-bit keys with num_buckets = 2^bits, cannot be
+//   out of range: its pass is exactly one of SplitSort's. Memory traffic: keys read twice, records written once.
+//   257..2048 buckets, n.max <= 2^30 - 1, either order: two stable LSD passes of the same route (the bucket's low
+//   byte, then the rest) through a scratch copy of n.max records, after one histogram of both passes' digits; the
+//   offsets come from the sorted output (a binary search a bucket from 2^23 records on). split_index sends
+//   (bucket, index) pairs through the same two passes.
+//   2^30 records or more (the split's own route; prim/detail/dispatch/split_dispatch.cuh), in either order (a stable
+//   split is a valid unstable one): upsweep histogram per chunk of tiles, scan of the bucket-major table, downsweep
+//   with a stable warp match-any block ranking and a shared-memory exchange so that the writes coalesce; the
+//   downsweep's blocks claim tiles in input order and find a tile's output bases by decoupled look-back inside its
+//   chunk (scratch: 4 bytes per bucket per tile of n.max; with 256 buckets and 4-byte records, tiles of 6144, 0.17
+//   bytes a record). More than 256 buckets take two such passes.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "detail/split_dispatch.cuh"
-#include "detail/split_lsd.cuh"
-#include "detail/split_types.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/split_dispatch.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
+#include "prim/detail/core/split_types.h"
 #include "prim/item_count.h"
 #include "prim/key_bits.h"
 #include "prim/workspace.h"

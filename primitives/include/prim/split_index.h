@@ -11,26 +11,23 @@
 // The stable order is always used: a permutation is only useful if it is reproducible.
 //
 // Cost: with up to 256 buckets the records are read twice (one histogram, then one downsweep whose tiles find their
-// bases by look-back over the whole input, detail/split_lsd.cuh; from 2^30 records on, the split's upsweep, spine and
-// chunked downsweep) and only the indices are written; the scatter kind needs no shared-memory exchange at all (each
-// record writes its own slot). With more buckets (up to 2048) the (bucket, index) pairs of the records take two
-// stable 8-bit passes (detail/split_index_two_passes.cuh; 16-bit buckets). Records of up to 4 bytes with 32-bit
-// indices are read twice (a histogram, then the first pass, which writes the pairs); others once, by a kernel that
-// writes the pairs. The scratch holds about 2 + 2 + 2 x sizeof(Index) bytes a record (n.max) more, plus
-// sizeof(Index) for the scatter kind. Measured on an H100 (2^26 u32 keys, gather permutation; docs/bench/README.md,
-// "Session 18" and "Session 19"): 256 buckets 0.433 ms (the peer, ids, counting values and CUB's SortPairs on 8 bits,
-// 0.774); 2048 buckets 0.98-1.13 ms (the peer on 11 bits 1.13-1.17).
+// bases by look-back over the whole input, prim/detail/dispatch/split_lsd.cuh; from 2^30 records on, the split's
+// upsweep, spine and chunked downsweep) and only the indices are written; the scatter kind needs no shared-memory
+// exchange at all (each record writes its own slot). With more buckets (up to 2048) the (bucket, index) pairs of the
+// records take two stable 8-bit passes (prim/detail/dispatch/split_index_two_passes.cuh; 16-bit buckets). Records of up
+// to 4 bytes with 32-bit indices are read twice (a histogram, then the first pass, which writes the pairs); others
+// once, by a kernel that writes the pairs. The scratch holds about 2 + 2 + 2 x sizeof(Index) bytes a record (n.max)
+// more, plus sizeof(Index) for the scatter kind. Measured tables: docs/bench/README.md.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <type_traits>
 
-#include "detail/split_dispatch.cuh"
-#include "detail/split_index_two_passes.cuh"
-#include "detail/split_lsd.cuh"
-#include "detail/split_types.cuh"
-#include "detail/split_workspace.cuh"
+#include "prim/detail/dispatch/split_dispatch.cuh"
+#include "prim/detail/dispatch/split_index_two_passes.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
+#include "prim/detail/core/split_types.h"
 #include "prim/item_count.h"
 #include "prim/workspace.h"
 

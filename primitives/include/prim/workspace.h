@@ -9,35 +9,21 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
-#include "prim/error.h"
+#include "prim/detail/core/error.h"
+#include "prim/detail/core/temp_storage.h"
+#include "prim/device_buffer.h"
 
 namespace prim {
 
 class Workspace {
  public:
-  Workspace() = default;
-  Workspace(const Workspace&) = delete;
-  Workspace& operator=(const Workspace&) = delete;
-  ~Workspace() { release(); }
-
   // Make at least `bytes` available (allocates only when growing; at least 1.5x the old size).
-  cudaError_t reserve(size_t bytes) {
-    if (bytes <= bytes_) return cudaSuccess;
-    const size_t grown = bytes_ + bytes_ / 2;
-    const size_t want = bytes > grown ? bytes : grown;
-    release();
-    PRIM_TRY(cudaMalloc(&data_, want));
-    bytes_ = want;
-    return cudaSuccess;
-  }
-  void release() {
-    if (data_) cudaFree(data_);
-    data_ = nullptr;
-    bytes_ = 0;
-  }
-  void* data() const { return data_; }
-  size_t bytes() const { return bytes_; }
+  cudaError_t reserve(size_t bytes) { return buffer_.reserve(bytes); }
+  void release() { buffer_.release(); }
+  void* data() const { return buffer_.data(); }
+  size_t bytes() const { return buffer_.bytes(); }
 
   // Run a two-phase primitive call: `call(void* d_temp, size_t& temp_bytes)` is made twice (size query, then
   // the real call with this workspace's memory).
@@ -46,13 +32,34 @@ class Workspace {
     size_t needed = 0;
     PRIM_TRY(call(static_cast<void*>(nullptr), needed));
     PRIM_TRY(reserve(needed));
-    size_t available = bytes_;
-    return call(data_, available);
+    size_t available = bytes();
+    return call(data(), available);
   }
 
  private:
-  void* data_ = nullptr;
-  size_t bytes_ = 0;
+  DeviceBuffer<unsigned char> buffer_;
 };
 
+namespace detail {
+
+// The Workspace overloads of the split family: size query, grow the workspace, run, then synchronise once to turn
+// "some record had an out-of-range bucket" into cudaErrorInvalidValue (casual callers get an error, not a count).
+// call(void* d_temp, size_t& temp_bytes, uint64_t* d_num_invalid) is a two-phase primitive call.
+template <class Call>
+cudaError_t run_checking_invalid(Workspace& ws, cudaStream_t stream, Call&& call) {
+  size_t needed = 0;
+  PRIM_TRY(call(static_cast<void*>(nullptr), needed, static_cast<uint64_t*>(nullptr)));
+  PRIM_TRY(ws.reserve(needed + kTempAlignment));  // the first aligned slot holds the invalid counter
+  uint64_t* d_invalid = static_cast<uint64_t*>(ws.data());
+  void* d_temp = static_cast<char*>(ws.data()) + kTempAlignment;
+  size_t available = ws.bytes() - kTempAlignment;
+  PRIM_TRY(cudaMemsetAsync(d_invalid, 0, sizeof(uint64_t), stream));
+  PRIM_TRY(call(d_temp, available, d_invalid));
+  uint64_t invalid = 0;
+  PRIM_TRY(cudaMemcpyAsync(&invalid, d_invalid, sizeof(invalid), cudaMemcpyDeviceToHost, stream));
+  PRIM_TRY(cudaStreamSynchronize(stream));
+  return invalid == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+}  // namespace detail
 }  // namespace prim

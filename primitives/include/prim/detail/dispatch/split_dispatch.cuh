@@ -9,23 +9,25 @@
 #include <cub/device/device_scan.cuh>
 #include <type_traits>
 
-#include "detail/bits.h"
-#include "detail/overlapped_launch.cuh"
-#include "detail/split_agent.cuh"
-#include "detail/split_types.cuh"
-#include "prim/error.h"
-#include "prim/item_count.h"
-#include "prim/temp_storage.h"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/core/overlapped_launch.cuh"
+#include "prim/detail/agent/split_tile.cuh"
+#include "prim/detail/kernels/bucket_offsets_kernels.cuh"
+#include "prim/detail/kernels/split_kernels.cuh"
+#include "prim/detail/tuning.h"
+#include "prim/detail/core/split_types.h"
+#include "prim/detail/core/error.h"
+#include "prim/detail/core/item_count.h"
+#include "prim/detail/core/temp_storage.h"
 
 namespace prim {
 namespace detail {
 
 // Up to 2^11 buckets: <= 256 in one pass of the 8-bit ranker; more in two 8-bit passes (dispatch_split_two_passes;
 // split_index sorts (bucket, index) pairs with them, split_index_two_passes.cuh). A one-pass 11-bit ranker in dynamic
-// shared memory was the first choice, because two passes move every record twice, but measured in session 10 (H100,
-// 2^26 u32 pairs, 2048 buckets) it took 6.6 ms with uniform keys, 1.9 ms with low-entropy keys, where CUB sorts the
-// same 11 bits in 1.16 ms: 128-thread blocks of 228 registers, two an SM, leave it latency-bound. Only the
-// segmented split's large-segment path still runs the 11-bit agents (segmented_large_segments.cuh).
+// shared memory moves every record once, but 128-thread blocks of 228 registers, two an SM, leave it latency-bound:
+// 6.6 ms for 2^26 u32 pairs into 2048 buckets, where CUB sorts the same 11 bits in 1.16 ms. Only the segmented split's
+// large-segment path runs the 11-bit agents (segmented_large_segments.cuh).
 constexpr uint32_t kMaxSplitBuckets = 2048;
 
 // Grid of the upsweep/downsweep pair: one chunk per block, at most what the device keeps resident, so every
@@ -115,7 +117,7 @@ cudaError_t dispatch_split_pass(void* d_temp, size_t& temp_bytes, const KeyT* ke
 
 // What a one-sweep pass may take over from the call (split_lsd.cuh): the first pass the offsets, the zeroing and the
 // overlap; a later one knows its input holds no invalid record. Each saves a stream operation, which costs
-// microseconds of host and GPU time even when it has nothing to do (docs/bench/README.md, "Session 16").
+// microseconds of host and GPU time even when it has nothing to do.
 struct PassOptions {
   uint64_t* bucket_offsets = nullptr;  // block 0 writes offsets_buckets + 1 bucket starts here (null: none)
   uint32_t offsets_buckets = 0;        // the caller's buckets; those of the pass above them must be empty
@@ -134,20 +136,18 @@ struct PassOptions {
 // The shape by default: a resident grid whose blocks claim tiles of 24 items a thread, two blocks an SM. The caller
 // may ask for another (split_lsd.cuh: SplitSort's 32-bit keys take a block a tile, 19 items, three blocks an SM).
 // CLEAN_TILES_APART: a functor that may return out-of-range buckets runs the pass as two kernels over the same tiles
-// (TileChoice, split_agent.cuh): the shape's kernel splits a valid input and holds no general tile; a resident grid
-// splits an input with invalid records, in general tiles. Each kernel's blocks leave at once on the other's input.
+// (TileChoice, split_partitions.cuh): the shape's kernel splits a valid input and holds no general tile; a resident
+// grid splits an input with invalid records, in general tiles. Each kernel's blocks leave at once on the other's input.
 // A functor without out-of-range buckets (PadsWithAllOnes) runs one kernel in either case.
 // CURSOR_BASES: any order inside a bucket (SplitOrder::unstable): the tiles take their bases from per-bucket cursors
-// (CursorBases, split_agent.cuh), not by look-back; the look-back words shrink to the cursors.
-template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = 24, int MIN_BLOCKS_PER_SM = 2,
+// (CursorBases, split_bases.cuh), not by look-back; the look-back words shrink to the cursors.
+template <SplitOutput OUT, class KeyT, class ValueT, int MAX_ITEMS_PER_THREAD = OneSweepShape::kResidentItems,
+          int MIN_BLOCKS_PER_SM = OneSweepShape::kResidentMinBlocks,
           bool ONE_TILE_PER_BLOCK = false, bool CLEAN_TILES_APART = false, bool CURSOR_BASES = false>
 struct GlobalSplitPass {
   static constexpr size_t kRecordBytes = sizeof(KeyT) > sizeof(ValueT) ? sizeof(KeyT) : sizeof(ValueT);
-  // 24 items a thread, where the plain split keeps 16 (SplitPolicyFor): measured on the H100 (2^26 u32 keys, session
-  // 11) SplitSort keys took 1.99 / 1.88 / 1.76 / 1.71 ms at 16 / 18 / 21 / 24 items, although 21 and 24 spill 28-40
-  // bytes in these kernels: the longer tile makes fewer claims, look-backs and barriers a record. In another call,
-  // 24 / 28 / 32 items: keys 1.70 / 1.69 / 1.71 ms, pairs 2.51 / 2.55 / 2.65 ms. The plain split's rows lost 1-8% at
-  // 20 items and 5-75% at 24 (same call).
+  // 24 items a thread by default, where the split's own route keeps 16 (SplitPolicyFor, whose rows lose 1-8% at 20
+  // items and 5-75% at 24): OneSweepShape in tuning.h.
   static constexpr int kItems = split_items_per_thread(384, kRecordBytes, MAX_ITEMS_PER_THREAD);
   using Policy = SplitTilePolicy<8, 384, kItems, 4, MIN_BLOCKS_PER_SM>;
   using Partition = GlobalLookbackPartition<Policy::TILE_ITEMS, ONE_TILE_PER_BLOCK, TileChoice::every, CURSOR_BASES>;
@@ -228,71 +228,11 @@ struct GlobalSplitPass {
 
 // ---- More than 256 buckets, records moved (keys or pairs): two stable 8-bit passes ----
 // Pass 1 splits by the bucket's low 8 bits (an out-of-range bucket stays out of range, so pass 1 drops and counts
-// it), pass 2 by the rest; both stable, so the result is ordered by bucket and stable inside a bucket (LSD). It
-// replaces the one-pass 11-bit downsweep for these outputs: measured on the H100 (2^26 u32 pairs, 2048 buckets) that
-// one took 6.6 ms with uniform keys (CUB's sort of the same 11 bits: 1.16 ms); docs/bench/README.md, "Session 10".
+// it), pass 2 by the rest; both stable, so the result is ordered by bucket and stable inside a bucket (LSD). The
+// one-pass 11-bit downsweep is latency-bound (above).
 // Costs: the records move twice, through a scratch copy of n.max records; the bucket functor runs several times a
 // record (in each pass's upsweep and downsweep, and for the offsets). split_index, whose output is a permutation of
 // the input, sends (bucket, index) pairs through these passes (split_index_two_passes.cuh).
-// A functor's bucket, or kSinkBucket for one out of range (>= num_buckets): every split pass drops and counts that.
-constexpr uint32_t kSinkBucket = 0xFFFFFFFFu;
-template <class BucketOp>
-struct BucketOrSink {
-  BucketOp bucket_of;
-  uint32_t num_buckets;
-  template <class T>
-  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
-    const uint32_t bucket = bucket_of(record);
-    return bucket < num_buckets ? bucket : kSinkBucket;
-  }
-};
-// Byte `shift / 8` of a functor's bucket, or the sink for an out-of-range bucket: each pass of a split into more than
-// 256 buckets (shift 0, then 8), on either route (dispatch_split_two_passes, and split_lsd.cuh's two sweeps).
-template <class BucketOp>
-struct BucketByteOrSink {
-  BucketOrSink<BucketOp> in_range;
-  int shift = 0;
-  template <class T>
-  __host__ __device__ __forceinline__ uint32_t operator()(const T& record) const {
-    const uint32_t bucket = in_range(record);
-    return bucket == kSinkBucket ? kSinkBucket : ((bucket >> shift) & 0xFFu);
-  }
-};
-
-// Bucket offsets of records sorted by bucket: bucket b starts at the first position whose bucket is >= b. Position i
-// (0 <= i <= count) writes the starts of the buckets after its predecessor's, up to its own (count: up to
-// num_buckets), so every entry of offsets[0..num_buckets] is written exactly once.
-template <class KeyT, class BucketOp>
-__global__ void sorted_bucket_offsets_kernel(const KeyT* sorted, const uint64_t* d_count, uint32_t num_buckets,
-                                             BucketOp bucket_of, uint64_t* offsets) {
-  const int64_t count = static_cast<int64_t>(*d_count);
-  const int64_t stride = int64_t{gridDim.x} * blockDim.x;
-  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i <= count; i += stride) {
-    const uint32_t first = i == 0 ? 0 : bucket_of(sorted[i - 1]) + 1;
-    const uint32_t last = i == count ? num_buckets : bucket_of(sorted[i]);
-    for (uint32_t b = first; b <= last; ++b) offsets[b] = static_cast<uint64_t>(i);
-  }
-}
-
-// The same offsets by binary search: thread b finds the first position whose bucket is >= b, in about log2(count)
-// dependent loads (the top levels of every search hit the same lines), where the kernel above reads every record.
-template <class KeyT, class BucketOp>
-__global__ void searched_bucket_offsets_kernel(const KeyT* sorted, const uint64_t* d_count, uint32_t num_buckets,
-                                               BucketOp bucket_of, uint64_t* offsets) {
-  const uint32_t bucket = blockIdx.x * blockDim.x + threadIdx.x;
-  if (bucket > num_buckets) return;
-  int64_t hi = static_cast<int64_t>(*d_count);
-  int64_t lo = bucket == num_buckets ? hi : 0;  // every valid record's bucket is < num_buckets
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (bucket_of(sorted[mid]) < bucket) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  offsets[bucket] = static_cast<uint64_t>(lo);
-}
 
 // From this many records on the search is the cheaper of the two. Its cost barely grows with the count (a load
 // more each time the count doubles), while the sweep reads every record: at 2^26 u32 keys that read is 268 MB.
@@ -364,10 +304,9 @@ cudaError_t dispatch_split_two_passes(void* d_temp, size_t& temp_bytes, const Ke
 }
 
 // The split's own route: one 8-bit pass, or two above 256 buckets. prim::split takes it for more than 2^30 - 1 records
-// or more than 256 buckets, in either order (a stable split is also a valid unstable one); split_index, the
-// hierarchical split and the LSD splits' fallback call it too. The unstable order had a downsweep of its own
-// (warp-aggregated shared-memory atomics a tile), slower than the stable one with 256 buckets (docs/bench/README.md,
-// "Session 10"); since session 17 only splits of 2^30 records or more reached it, and it was removed in session 18.
+// or more than 256 buckets, in either order (a stable split is also a valid unstable one); split_index and the LSD
+// splits' fallback call it too. A downsweep of the unstable order's own (warp-aggregated shared-memory atomics a
+// tile) was slower than the stable one with 256 buckets.
 template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t dispatch_split(void* d_temp, size_t& temp_bytes, const KeyT* keys_in, KeyT* keys_out,
                            const ValueT* values_in, ValueT* values_out, ItemCount n, uint32_t num_buckets,

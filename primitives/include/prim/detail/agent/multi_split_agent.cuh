@@ -1,11 +1,6 @@
-// Multi-split engine: count pass -> scan of per-element counts -> emit pass -> stable split of the pairs by bucket.
-//
-// The user's emitter runs twice per element, once with a counting `emit` and once with a writing one; both are
-// the same function, so the two passes cannot disagree about how many pairs an element makes (gsplat's
-// intersect-tile kernel). The emit pass lays the pairs out in input order (element i's pairs start at the
-// exclusive sum of the counts), and prim::split_pairs then moves them stably into their buckets. The bucket
-// offsets and the total come from the count pass, so they are right also when the total exceeds the capacity
-// (then the emit pass and the split write nothing).
+// Multi-split kernels: the count pass, the finalize (bucket offsets and total) and the emit pass. The user's emitter
+// runs in the count and the emit pass with a counting and a writing `emit`; both are the same function, so the two
+// passes cannot disagree about how many pairs an element makes (gsplat's intersect-tile kernel).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -14,22 +9,13 @@
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
 
-#include "detail/bits.h"
-#include "prim/error.h"
-#include "prim/item_count.h"
-#include "prim/scan.h"
-#include "prim/split.h"
-#include "prim/temp_storage.h"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/core/item_count.h"
+#include "prim/detail/tuning.h"
 
 namespace prim {
 namespace detail {
 
-struct MultiSplitPolicy {
-  static constexpr int kCountThreads = 256;       // count and emit passes: one thread per element
-  static constexpr int kFinalizeThreads = 1024;   // one block scans the bucket histogram
-  static constexpr uint32_t kMaxSharedHistogram = 8192;  // larger histograms are counted in global memory
-  static constexpr int64_t kMaxGrid = int64_t{1} << 30;  // grid-stride beyond this many blocks
-};
 
 // The element count the kernels use: a device count above its bound counts as no elements (the finalize kernel
 // reports it as invalid).
@@ -153,75 +139,6 @@ __global__ __launch_bounds__(Policy::kCountThreads) void multi_split_emit_kernel
     WritingEmit<Payload> emit{num_buckets, buckets, payloads, starts[i]};
     emitter(i, emit);
   }
-}
-
-struct IdentityBucket {
-  __host__ __device__ uint32_t operator()(uint32_t bucket) const { return bucket; }
-};
-
-template <typename Payload, typename EmitOp>
-cudaError_t multi_split_dispatch(void* d_temp, size_t& temp_bytes, ItemCount num_inputs, EmitOp emitter,
-                                 uint32_t num_buckets, Payload* d_out, int64_t out_capacity,
-                                 uint64_t* d_bucket_offsets, uint64_t* d_total_emitted, cudaStream_t stream,
-                                 uint64_t* d_num_invalid) {
-  using Policy = MultiSplitPolicy;
-  if (num_inputs.max < 0 || out_capacity < 0 || num_buckets == 0 || num_buckets > kMaxSplitBuckets ||
-      d_bucket_offsets == nullptr || d_total_emitted == nullptr) {
-    return cudaErrorInvalidValue;
-  }
-  const int64_t n_max = num_inputs.max;
-  const int64_t capacity = out_capacity;
-
-  TempCarver carver(d_temp);
-  uint32_t* counts = carver.take<uint32_t>(static_cast<size_t>(n_max));
-  uint64_t* starts = carver.take<uint64_t>(static_cast<size_t>(n_max));
-  unsigned long long* hist = carver.take<unsigned long long>(num_buckets);
-  uint64_t* split_count = carver.take<uint64_t>(1);
-  uint32_t* pair_buckets = carver.take<uint32_t>(static_cast<size_t>(capacity));
-  uint32_t* sorted_buckets = carver.take<uint32_t>(static_cast<size_t>(capacity));
-  Payload* pair_payloads = carver.take<Payload>(static_cast<size_t>(capacity));
-  size_t scan_bytes = 0;
-  PRIM_TRY(exclusive_sum(nullptr, scan_bytes, counts, starts, n_max, stream));
-  void* scan_temp = carver.take<unsigned char>(scan_bytes);
-  const ItemCount split_n(capacity, split_count);
-  size_t split_bytes = 0;
-  PRIM_TRY(split_pairs(nullptr, split_bytes, pair_buckets, sorted_buckets, pair_payloads, d_out, split_n, num_buckets,
-                       IdentityBucket{}, nullptr, stream));
-  void* split_temp = carver.take<unsigned char>(split_bytes);
-  bool size_query = false;
-  PRIM_TRY(carver.finish(temp_bytes, size_query));
-  if (size_query) return cudaSuccess;
-
-  const bool shared_hist = num_buckets <= Policy::kMaxSharedHistogram;
-  const int64_t blocks = std::min<int64_t>(std::max<int64_t>(ceil_div(n_max, Policy::kCountThreads), 1), Policy::kMaxGrid);
-
-  // ---- count pass ----
-  PRIM_TRY(cudaMemsetAsync(hist, 0, num_buckets * sizeof(unsigned long long), stream));
-  if (n_max > 0) {
-    if (shared_hist) {
-      multi_split_count_kernel<Policy, true><<<static_cast<unsigned>(blocks), Policy::kCountThreads,
-                                               num_buckets * sizeof(uint32_t), stream>>>(
-          emitter, num_inputs, num_buckets, counts, hist, d_num_invalid);
-    } else {
-      multi_split_count_kernel<Policy, false><<<static_cast<unsigned>(blocks), Policy::kCountThreads, 0, stream>>>(
-          emitter, num_inputs, num_buckets, counts, hist, d_num_invalid);
-    }
-    PRIM_TRY_LAUNCH();
-  }
-  // ---- bucket offsets and total ----
-  multi_split_finalize_kernel<Policy><<<1, Policy::kFinalizeThreads, 0, stream>>>(
-      num_inputs, num_buckets, hist, capacity, d_bucket_offsets, d_total_emitted, split_count, d_num_invalid);
-  PRIM_TRY_LAUNCH();
-  if (n_max == 0) return cudaSuccess;
-  // ---- where each element's pairs start ----
-  PRIM_TRY(exclusive_sum(scan_temp, scan_bytes, counts, starts, n_max, stream));
-  // ---- emit pass: pairs in input order ----
-  multi_split_emit_kernel<Policy><<<static_cast<unsigned>(blocks), Policy::kCountThreads, 0, stream>>>(
-      emitter, num_inputs, num_buckets, starts, d_total_emitted, capacity, pair_buckets, pair_payloads);
-  PRIM_TRY_LAUNCH();
-  // ---- stable split of the pairs by bucket (moves nothing when they did not fit) ----
-  return split_pairs(split_temp, split_bytes, pair_buckets, sorted_buckets, pair_payloads, d_out, split_n,
-                     num_buckets, IdentityBucket{}, nullptr, stream);
 }
 
 }  // namespace detail

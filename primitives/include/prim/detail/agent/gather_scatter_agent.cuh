@@ -24,19 +24,16 @@ struct GatherScatterPolicy {
   // The sequential side (gather's output, scatter's input) is touched once: evict-first loads / stores keep it
   // from displacing the random side's lines in L2.
   static constexpr bool kStreamingHints = true;
-  // Session 9, the same gather in one process (H100, 2^26, 25 runs each): this policy 3.746 ms; evict-first map
-  // loads 3.748; evict-first random-side loads 4.024; 2 / 3 / 6 records per group 3.748 / 3.744 / 3.800; no
-  // streaming hints at all 3.742; 128 threads 3.749; 512 threads with 2 records 3.744. The kernel is at a plateau
-  // of its shape: none of these moves it by more than the noise, and the 64-byte row stays at 1.19x thrust. Session
-  // 14 (call l, three rounds): a resident grid looping over the tiles, one or four waves of blocks, 3.95-4.00 ms
-  // against 3.74-3.75 for a block a tile (scatter 4.86 against 4.68).
+  // The kernel is at a plateau of its shape (H100, 2^26, 64-byte records): evict-first map or random-side loads,
+  // 2 / 3 / 6 records a group, no streaming hints, 128 or 512 threads, and a resident grid looping over the tiles
+  // were all equal or slower.
   static constexpr bool kStreamMapLoads = false;     // the map, read once, with evict-first loads too
   static constexpr bool kStreamRandomLoads = false;  // gather's random side with evict-first loads
   // The random side uses plain loads: on the H100 (64-byte records, 2^26) __ldg was equal, and L1::no_allocate
   // (+8%) or an L2::64B / L2::128B prefetch size (+8% / +23%) were slower; so were 8 records in flight per group
-  // (+35%) and blocks of 128 or 512 threads (equal or slower). Measurements: docs/bench/README.md. Session 23: the 64-byte
-  // gather's traffic issued with no store waiting for any load takes as long as this kernel (H100, 2^26: 3.742-3.753
-  // against 3.741-3.754 ms), so the way of issuing the accesses no longer sets the time; the DRAM's mix does.
+  // (+35%) and blocks of 128 or 512 threads (equal or slower). The 64-byte gather's traffic issued with no store
+  // waiting for any load takes as long as this kernel (the bench's gather floor), so the way of issuing the accesses
+  // does not set the time; the DRAM's mix of reads and writes does.
 };
 
 template <class Policy, typename Vec>

@@ -5,8 +5,8 @@
 // only their plan kernels know how much of a table the call uses (often none of it).
 // It reads its part twice and writes it once, against CUB's single pass: use it where the count is often far
 // below the bound. (A third launch scanning the block sums would be one more launch that usually has nothing to do,
-// about 3.5 us of GPU time and 3.8 of host time on the H100, session 16; there are at most 1024 sums, so each block
-// adds up those before its own.)
+// about 3.5 us of GPU time and 3.8 of host time; there are at most 1024 sums, so each block adds up those before its
+// own.)
 #pragma once
 #include <cuda_runtime.h>
 
@@ -18,9 +18,9 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
 
-#include "detail/bits.h"
-#include "detail/overlapped_launch.cuh"
-#include "prim/error.h"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/core/overlapped_launch.cuh"
+#include "prim/detail/core/error.h"
 
 namespace prim {
 namespace detail {

@@ -7,6 +7,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cub/device/device_scan.cuh>
+#include <type_traits>
 
 namespace prim::detail {
 
@@ -22,6 +25,20 @@ cudaError_t cub_two_phase(void* d_temp, size_t& temp_bytes, CubCall&& call) {
   }
   if (temp_bytes < needed) return cudaErrorInvalidValue;
   return call(d_temp, needed);
+}
+
+// Exclusive sum of d_in[0, n) into d_out (prim::exclusive_sum's body; the library's dispatch calls it directly).
+template <typename InT, typename OutT>
+cudaError_t exclusive_sum(void* d_temp, size_t& temp_bytes, const InT* d_in, OutT* d_out, int64_t n,
+                          cudaStream_t stream = 0) {
+  if (n < 0) return cudaErrorInvalidValue;
+  return cub_two_phase(d_temp, temp_bytes, [&](void* t, size_t& b) {
+    if constexpr (std::is_same_v<InT, OutT>) {
+      return cub::DeviceScan::ExclusiveSum(t, b, d_in, d_out, n, stream);
+    } else {
+      return cub::DeviceScan::ExclusiveScan(t, b, d_in, d_out, ::cuda::std::plus<OutT>{}, OutT{}, n, stream);
+    }
+  });
 }
 
 }  // namespace prim::detail

@@ -8,18 +8,17 @@
 // waiting lets its grid complete early). The kernels do not signal the next one early (griddepcontrol
 // .launch_dependents): the next kernel's blocks are then scheduled as this kernel's blocks exit, not while they run.
 // Signalled at the start of every kernel, the next kernel's blocks waited beside the resident grids (the cluster
-// path's), and with the call queued behind other work 2^26 keys in segments of 2^16 took 0.705-0.708 ms against
-// 0.474-0.475 without the signal and 0.495-0.496 without overlap (H100, session 16, call i).
+// path's): 2^26 keys in segments of 2^16 took 0.71 ms against 0.47 without the signal and 0.50 without overlap.
 // The segmented split's resident engine chains its launches this way: most of its kernels do little or nothing in a
-// given call, and overlapped they cost less (2^20 u32 keys, medians of three rounds: segments of 2^16 0.075 -> 0.058
-// ms, of 2^8 0.076 -> 0.060).
+// given call, and overlapped they cost less (2^20 u32 keys: segments of 2^16 0.075 -> 0.058 ms, of 2^8 0.076 ->
+// 0.060).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <atomic>
 #include <utility>
 
-#include "prim/error.h"
+#include "prim/detail/core/error.h"
 
 namespace prim {
 namespace detail {

@@ -1,7 +1,7 @@
-// The segmented split's path for large segments: the split engine (split_agent.cuh) with a partition that cuts
+// The segmented split's path for large segments: the split engine (agent/split_*.cuh) with a partition that cuts
 // every large segment into parts of a few tiles, one block a part.
 //
-// Why. The tile engine (segmented_split_kernels.cuh) sorts every tile by (segment, bucket) with two block radix
+// Why. The tile engine (segmented_split_dispatch.cuh) sorts every tile by (segment, bucket) with two block radix
 // sort passes and scatters its records one by one; for a segment spanning many tiles that is two rank passes and
 // runs of a few records per bucket and tile. The split engine ranks by the bucket in one pass, with chunks of
 // several tiles per block, and writes every bucket's run of a tile through shared memory.
@@ -23,42 +23,16 @@
 #include <cstdint>
 #include <limits>
 
-#include "detail/bits.h"
-#include "detail/device_count_scan.cuh"
-#include "detail/overlapped_launch.cuh"
-#include "detail/split_agent.cuh"
-#include "prim/error.h"
-#include "prim/temp_storage.h"
+#include "prim/detail/block/segmented_search.cuh"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/dispatch/device_count_scan.cuh"
+#include "prim/detail/core/overlapped_launch.cuh"
+#include "prim/detail/kernels/split_kernels.cuh"
+#include "prim/detail/core/error.h"
+#include "prim/detail/core/temp_storage.h"
 
 namespace prim {
 namespace detail {
-
-// Validity of the whole call (device-resident count): offsets start at 0 and the total fits max_items.
-__device__ __forceinline__ bool segmented_input_ok(const uint64_t* offsets, int64_t num_segments, int64_t max_items) {
-  return offsets[0] == 0 && offsets[num_segments] <= static_cast<uint64_t>(max_items);
-}
-
-// First index i in [0, m) with a[i] > x (m if none); the 32 lanes of a warp probe 32 places per step.
-__device__ __forceinline__ int64_t warp_upper_bound(const uint64_t* a, int64_t m, uint64_t x) {
-  const int lane = threadIdx.x & 31;
-  int64_t l = 0, r = m;  // the answer lies in [l, r]
-  while (r > l) {
-    const int64_t step = (r - l + 31) / 32;
-    const int64_t p = l + lane * step;
-    const bool greater = p >= r || a[p] > x;
-    const unsigned ballot = __ballot_sync(0xffffffffu, greater);
-    if (ballot == 0) {
-      l = l + 31 * step + 1;
-    } else {
-      const int f = __ffs(ballot) - 1;
-      const int64_t pf = l + f * step;
-      const int64_t new_l = f == 0 ? l : l + (f - 1) * step + 1;
-      r = pf < r ? pf : r;
-      l = new_l;
-    }
-  }
-  return l;
-}
 
 // Split tiles per window. Eight keep a block's fixed costs (its table row, its partial last tile) small against its
 // records, and still make segments of 2^16 four-byte records (the benchmark's) large. Measured on the H100 (2^26 u32

@@ -17,14 +17,13 @@
 #include <type_traits>
 #include <utility>
 
-#include "detail/bits.h"
-#include "detail/lsd_histogram.cuh"
-#include "detail/split_dispatch.cuh"
-#include "prim/error.h"
-#include "prim/item_count.h"
-#include "prim/key_bits.h"
-#include "prim/temp_storage.h"
-#include "prim/uint128.h"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/agent/lsd_histogram.cuh"
+#include "prim/detail/dispatch/split_dispatch.cuh"
+#include "prim/detail/core/error.h"
+#include "prim/detail/core/item_count.h"
+#include "prim/detail/core/key_bits.h"
+#include "prim/detail/core/temp_storage.h"
 
 namespace prim {
 namespace detail {
@@ -133,37 +132,31 @@ cudaError_t for_each_lsd_pass(const LsdPlan& plan, const K* keys_in, K* keys_out
 // The shape of a one-sweep pass (GlobalSplitPass). SplitSort's 32-bit keys take CUB's one-sweep shape: a block a
 // tile, with 19 keys a thread and at most 56 registers so that three blocks share an SM (keys only), or 20 records a
 // thread at two blocks an SM (u32+u32 pairs; also narrower keys with u32 values, such as split_index's u16 buckets
-// with u32 indices above 256 buckets). Measured on the H100 (2^26 uniform keys, three rounds each):
-//   keys  (session 12, calls a and c): 1.61-1.65 -> 1.53-1.58 ms (CUB 1.45), also faster at 2^20 and 2^24 and with
-//         low-entropy keys;
-//   pairs (session 13, calls d-f, with the padded last tile and plain loads): resident grid of 24-record tiles
-//         2.413-2.450 ms; a block a tile of 17 / 18 / 19 / 20 / 21 / 22 / 24 records: 2.383-2.407 / 2.402-2.407 /
-//         2.374-2.392 / 2.339-2.368 / 2.363-2.417 / 2.377-2.389 / 2.353-2.380 ms; 17 at three blocks an SM
-//         2.612-2.643 (CUB 2.33-2.36). Session 12 had tried 17 records before these changes: no gain.
+// with u32 indices above 256 buckets). The values and their tags: OneSweepShape (tuning.h).
 // The iterative split's id functor keeps the resident grid of 24-record tiles: in the keys' shape it spills at 56
 // registers and was 12-15% slower (5% slower at two blocks an SM).
 // A user functor's single pass (BucketOrSink) may meet out-of-range buckets, so a kernel of its pass holds the general
-// tile too. In one kernel (session 17, calls a-c; 2^26, uniform keys, ms): u32 keys by a hash 0.499-0.507 in the
-// resident grid, 0.675-0.685 in the keys' shape (ptxas spills at 56 registers), 0.507-0.515 / 0.529-0.536 /
-// 0.519-0.523 a block a tile of 19 / 16 / 24 keys at two blocks an SM; split_index 0.533-0.544 resident, 0.691-0.707
-// in the keys' shape; u32+u32 pairs 0.776-0.779 resident, 0.691-0.694 in the pairs' shape. Hence the two kernels of
-// GlobalSplitPass's CLEAN_TILES_APART (calls d-f): the shape's kernel for valid input, with the partial last tile out
-// of line, and a resident grid of general tiles for input with invalid records. Keys 0.479-0.486 (0.467-0.472 with
-// the partial tile in the second kernel, which cost 6-12 us at 2^20 where the call takes 35; 0.66 with it padded in
-// line: spills); split_index 0.496-0.503 (resident 0.532-0.537); pairs 0.665-0.668 (one kernel 0.688-0.698).
+// tile too, whose registers make the keys' shape spill (u32 keys by a hash: 0.68 ms against 0.50 in the resident
+// grid). Hence the two kernels of GlobalSplitPass's CLEAN_TILES_APART: the shape's kernel for valid input, with the
+// partial last tile out of line, and a resident grid of general tiles for input with invalid records (keys 0.48 ms,
+// split_index 0.50, pairs 0.67 against 0.69 in one kernel).
 template <class MakeOp, class K>
 constexpr bool kSortsKeyDigits = std::is_same_v<decltype(std::declval<MakeOp>()(0, 0, 0)), KeyDigit<K>>;
 template <SplitOutput OUT, class K, class V, class MakeOp>
 using LsdPassFor = std::conditional_t<
-    OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>, GlobalSplitPass<OUT, K, V, 19, 3, true>,
+    OUT == SplitOutput::keys && sizeof(K) == 4 && kSortsKeyDigits<MakeOp, K>,
+    GlobalSplitPass<OUT, K, V, OneSweepShape::kKeysItems, OneSweepShape::kKeysMinBlocks, true>,
     std::conditional_t<(OUT == SplitOutput::keys || OUT == SplitOutput::gather_index) && sizeof(K) == 4 &&
                            sizeof(V) <= 4 && MakesBucketOrSink<MakeOp>::value,
-                       GlobalSplitPass<OUT, K, V, 19, 3, true, true, MakesBucketOrSink<MakeOp>::kAnyOrder>,
+                       GlobalSplitPass<OUT, K, V, OneSweepShape::kKeysItems, OneSweepShape::kKeysMinBlocks, true, true,
+                                       MakesBucketOrSink<MakeOp>::kAnyOrder>,
     std::conditional_t<OUT == SplitOutput::pairs && sizeof(K) <= 4 && sizeof(V) == 4 &&
                            (kSortsKeyDigits<MakeOp, K> || MakesBucketOrSink<MakeOp>::value),
-                       GlobalSplitPass<OUT, K, V, 20, 2, true, MakesBucketOrSink<MakeOp>::value,
+                       GlobalSplitPass<OUT, K, V, OneSweepShape::kPairsItems, OneSweepShape::kPairsMinBlocks, true,
+                                       MakesBucketOrSink<MakeOp>::value,
                                        MakesBucketOrSink<MakeOp>::kAnyOrder>,
-                       GlobalSplitPass<OUT, K, V, 24, 2, false, false, MakesBucketOrSink<MakeOp>::kAnyOrder>>>>;
+                       GlobalSplitPass<OUT, K, V, OneSweepShape::kResidentItems, OneSweepShape::kResidentMinBlocks,
+                                       false, false, MakesBucketOrSink<MakeOp>::kAnyOrder>>>>;
 
 // The one-sweep route's counts: bins (MAX_PASSES x 256) and the words after them up to zeroed_end (pass 0's look-back
 // words) are zeroed, one histogram counts every pass's digits, and scanned (MAX_PASSES x 257) receives each pass's
@@ -248,8 +241,7 @@ cudaError_t lsd_split_one_sweep(void* d_temp, size_t& temp_bytes, const K* keys_
 // LSD pass: no record can be invalid, and the all-ones key is in the last bucket. It takes the one-sweep route's
 // kernels (one histogram, one scan, one downsweep whose tiles find their bases by look-back over the whole input, as
 // CUB's one-sweep radix sort does) instead of the split's upsweep, spine and chunked downsweep. The scratch holds no
-// second copy of the records (a single pass writes the output directly). Measured on the H100 (session 15, 2^26 u32
-// keys with u32 values, KeyBits{0, 8}): see docs/bench/README.md, "Session 15".
+// second copy of the records (a single pass writes the output directly).
 template <class K, class BucketOp>
 bool splits_by_key_bits_in_one_sweep(const BucketOp& bucket_of, ItemCount n, uint32_t num_buckets) {
   if constexpr (std::is_same_v<BucketOp, KeyBits<K>> && (std::is_same_v<K, uint32_t> || std::is_same_v<K, uint64_t>)) {
@@ -279,7 +271,7 @@ cudaError_t split_by_key_bits_one_sweep(void* d_temp, size_t& temp_bytes, const 
 // tiles take their bases from per-bucket cursors instead of looking back (CURSOR_BASES). The pass has
 // 2^bits_for_buckets(num_buckets) digits; those from num_buckets up stay empty. Against the split's own route
 // (an upsweep a chunk, a spine scan, a downsweep with look-back inside a chunk) it saves the upsweep's table and its
-// scan. Measured on the H100: docs/bench/README.md, "Session 17".
+// scan.
 template <SplitOutput OUT, class K, class V>
 bool splits_by_functor_in_one_sweep(ItemCount n, uint32_t num_buckets) {
   return num_buckets >= 1 && num_buckets <= uint32_t{kLsdDigits} && n.max >= 0 &&

@@ -4,16 +4,12 @@
 //   pairs from the first pass (records of up to 4 bytes, u32 indices, n.max < 2^30; split_index_pairs_from_first_pass):
 //       one histogram of both passes' digits reads the records; the first pass splits the records themselves and
 //       writes each one's index and 16-bit bucket (buckets_and_gather_index); the second splits those pairs.
+//       (2^26 u32 keys, 2048 buckets: 1.35 -> 1.12 ms against the kernel's pairs.)
 //   pairs from a kernel (any other records; split_index_two_passes): bucket_and_index_kernel writes every record's
 //       pair, which the record split's two passes sort (split_into_more_than_256_buckets, split_lsd.cuh). A large
 //       record is read only once, and its bucket functor evaluated once a record.
-// H100, 2^26 u32 keys, 2048 buckets (docs/bench/README.md, "Session 19", call a): 1.346 / 1.317 ms (uniform /
-// low-entropy keys) by a kernel's pairs -> 1.109-1.126 / 0.984-0.985 ms by the first pass's (CUB's peer 1.17 / 1.13).
-// Why not the one-pass 11-bit ranker that served split_index until session 11: measured on the H100 (2^26 u32
-// pairs, 2048 buckets) it took 6.6 ms with uniform keys where the two passes took 1.5 (docs/bench/README.md,
-// "Session 10").
-// The buckets are 16-bit keys (at most 2048 buckets): u16 + u32 pairs move 6 bytes a record where u32 + u32 moved 8
-// (session 18, call e: 1.483-1.492 -> 1.348-1.352 ms).
+// The one-pass 11-bit ranker is latency-bound (split_dispatch.cuh). The buckets are 16-bit keys (at most 2048
+// buckets): u16 + u32 pairs move 6 bytes a record where u32 + u32 moved 8 (1.49 -> 1.35 ms).
 // Cost: scratch of about 2 + 2 + 2 x sizeof(Index) bytes a record (n.max) besides the passes' own (a copy of the
 // pairs on the kernel's route), plus sizeof(Index) for the scatter kind.
 #pragma once
@@ -24,13 +20,13 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "detail/bits.h"
-#include "detail/split_dispatch.cuh"
-#include "detail/split_lsd.cuh"
-#include "detail/split_types.cuh"
-#include "prim/error.h"
-#include "prim/item_count.h"
-#include "prim/temp_storage.h"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/dispatch/split_dispatch.cuh"
+#include "prim/detail/dispatch/split_lsd.cuh"
+#include "prim/detail/core/split_types.h"
+#include "prim/detail/core/error.h"
+#include "prim/detail/core/item_count.h"
+#include "prim/detail/core/temp_storage.h"
 
 namespace prim {
 namespace detail {
@@ -80,15 +76,16 @@ cudaError_t launch_inverted_permutation(const Index* gather, int64_t max_records
 }
 
 // ---- Records of up to 4 bytes with u32 indices: the first pass makes the pairs ----
-// The first pass splits the records themselves by the bucket's low byte (buckets_and_gather_index, split_agent.cuh):
-// it writes each record's index and its whole 16-bit bucket in that order, the pairs that the second pass splits by
-// the bucket's high byte. One histogram counts both passes' digits from the records, as split_lsd.cuh's two sweeps
-// do. Against bucket_and_index_kernel and two passes of the pairs, the records are read twice instead of once but
-// no pass reads or writes the unsorted pairs (6 bytes a record each way), and one kernel fewer runs.
-// The first pass takes the keys' shape with the general tiles apart, as the gather permutation's single pass
-// (split_lsd.cuh).
+// The first pass splits the records themselves by the bucket's low byte (buckets_and_gather_index,
+// split_downsweep_agent.cuh): it writes each record's index and its whole 16-bit bucket in that order, the pairs that
+// the second pass splits by the bucket's high byte. One histogram counts both passes' digits from the records, as
+// split_lsd.cuh's two sweeps do. Against bucket_and_index_kernel and two passes of the pairs, the records are read
+// twice instead of once but no pass reads or writes the unsorted pairs (6 bytes a record each way), and one kernel
+// fewer runs. The first pass takes the keys' shape with the general tiles apart, as the gather permutation's single
+// pass (split_lsd.cuh).
 template <class T, class Index>
-using PairsFirstPass = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, 19, 3, true, true>;
+using PairsFirstPass = GlobalSplitPass<SplitOutput::buckets_and_gather_index, T, Index, OneSweepShape::kKeysItems,
+                                       OneSweepShape::kKeysMinBlocks, true, true>;
 
 template <class T, class Index>
 bool makes_pairs_in_first_pass(ItemCount n) {

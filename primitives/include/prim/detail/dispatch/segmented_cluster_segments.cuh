@@ -3,10 +3,10 @@
 //
 // Why. The large-segment path (segmented_large_segments.cuh) reads every record from DRAM twice, in its upsweep and
 // in its downsweep. A segment of at most kClusterBlocks tiles needs no upsweep: each block loads its tile and ranks
-// it (split_agent.cuh, the one-sweep tile); as soon as the ranker knows the tile's bucket counts, the block puts them
-// in its shared memory, and the cluster's blocks read each other's through distributed shared memory
-// (ClusterBases). A block's base for bucket d is then the segment's start + the segment's records of the buckets
-// before d + the earlier blocks' records of d, and the block scatters its tile.
+// it (the split engine's one-sweep tile, agent/split_downsweep_agent.cuh); as soon as the ranker knows the tile's
+// bucket counts, the block puts them in its shared memory, and the cluster's blocks read each other's through
+// distributed shared memory (ClusterBases). A block's base for bucket d is then the segment's start + the segment's
+// records of the buckets before d + the earlier blocks' records of d, and the block scatters its tile.
 //
 // Which segments. More than W records (the tile engine's bound: it leaves such segments out, and W is also the
 // large-segment path's window) and at most kClusterBlocks tiles, with <= 256 buckets, where the kernel's code has
@@ -15,27 +15,13 @@
 // window's last record: a plan kernel (a warp a window) lists them, and a resident grid of clusters takes the list's
 // segments in turn.
 //
-// Measured on the H100 (session 14, 2^26 u32 keys, 256 buckets, segments of 2^16 / of 2^8; the large-segment path
-// took 0.77 / 0.99 ms):
-//   - this kernel, with the early exits of the tile engine's idle blocks: 0.674-0.681 / 0.993-0.998 ms;
-//   - a cluster a window, every block counting its chunk of tiles, then splitting it with bases from the cluster
-//     (the chunk read twice, the second time from L2): 0.776 / 1.08 ms (its idle clusters searched the offsets);
-//   - a cluster a listed segment (a grid of a cluster a window) instead of the resident grid: 0.693 / 1.05 ms;
-//   - 16 blocks of 256 x 16 records (four an SM): as fast; 16 blocks of 384 x 11: 0.92 ms;
-//   - the next segment's tile prefetched into L2: 0.705 ms against 0.691 (it read 90 MB more from DRAM);
-//   - the clean tile's bucket test (no upsweep counted the invalid records): a separate pass over the tile cost
-//     0.690 against 0.677 ms for the test on the loaded keys; with no test at all (wrong where a bucket is out of
-//     range) 0.626 ms. The kernel itself is latency-bound (Nsight Compute: 0.38 instructions issued a cycle and
-//     scheduler, 29 of 64 warps active, 1.0 TB/s); the cluster exchange is 6% of it (0.593 -> 0.555 ms without).
-//     A functor that declares its buckets in range and puts the all-ones key in the last bucket (prim::KeyBits with
-//     2^bits buckets) gets a kernel whose every tile is padded: no test, and no out-of-line tile (session 15:
-//     that tile's call alone cost 0.06 ms, its registers saved around it).
-//   - session 15, call i: list entries holding the segment's offsets, the next entry copied into shared memory
-//     (cp.async) while the block splits its tile, so that no load of the list or the offsets waits before the key
-//     loads: 0.520-0.525 against 0.514-0.527 ms, no gain (two blocks an SM hide that latency). Not kept.
-//   - session 15: the next listed segment's tile copied into shared memory (cp.async, two tile buffers, 100 KB a
-//     block) while the block splits this one: slower, 0.681 against 0.658 ms with a declared bound and 0.72 against
-//     0.68 without. The loads were not what the kernel waits for.
+// Shape (H100, 2^26 u32 keys, 256 buckets, segments of 2^16): a resident grid of clusters over the list, 8 blocks of
+// 384 x 16 records a cluster. A cluster a window, a cluster a listed segment, 16 blocks of 384 x 11, prefetching the
+// next segment's tile (into L2, or into shared memory by cp.async) and prefetching the list were equal or slower.
+// The kernel is latency-bound (0.38 instructions issued a cycle and scheduler, 29 of 64 warps active); the cluster
+// exchange is 6% of it. The clean tile's bucket test (no upsweep counted the invalid records) runs on the loaded
+// keys; a functor that declares its buckets in range and puts the all-ones key in the last bucket (prim::KeyBits with
+// 2^bits buckets) gets a kernel whose every tile is padded: no test, and no out-of-line tile.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -48,13 +34,13 @@
 #include <cub/block/block_scan.cuh>
 #include <limits>
 
-#include "detail/bits.h"
-#include "detail/overlapped_launch.cuh"
-#include "detail/segmented_large_segments.cuh"
-#include "detail/split_agent.cuh"
-#include "prim/error.h"
-#include "prim/key_bits.h"
-#include "prim/temp_storage.h"
+#include "prim/detail/core/bits.h"
+#include "prim/detail/core/overlapped_launch.cuh"
+#include "prim/detail/dispatch/segmented_large_segments.cuh"
+#include "prim/detail/kernels/split_kernels.cuh"
+#include "prim/detail/core/error.h"
+#include "prim/detail/core/key_bits.h"
+#include "prim/detail/core/temp_storage.h"
 
 namespace prim {
 namespace detail {
@@ -71,7 +57,7 @@ using ClusterSegmentPolicy =
                     2>;
 
 // The split engine's choices for the path's tiles: CUB's one-sweep tile (a block ranks one tile at a time, with the
-// details split_agent.cuh ties to that shape) and plain loads, as the LSD one-sweep passes take.
+// details split_downsweep_agent.cuh ties to that shape) and plain loads, as the LSD one-sweep passes take.
 struct ClusterSegmentPartition {
   static constexpr bool kOneTilePerBlock = true;
   static constexpr bool kPlainLoads = true;
@@ -117,10 +103,10 @@ __global__ void __launch_bounds__(kClusterPlanWarps * 32)
 }
 
 #if defined(_CG_HAS_CLUSTER_GROUP)
-// The split engine's bases hook (split_agent.cuh, split_tile) for a tile of a cluster segment: publish() puts the
-// tile's counts where the cluster reads them, resolve() gathers the cluster's. Every block of the cluster takes part,
-// one with no tile of the segment through idle(); the last barrier's wait is the caller's (finish()), so that no
-// block reuses or leaves its shared memory while another still reads it.
+// The split engine's bases hook (split_bases.cuh; split_downsweep_agent.cuh, split_tile) for a tile of a cluster
+// segment: publish() puts the tile's counts where the cluster reads them, resolve() gathers the cluster's. Every block
+// of the cluster takes part, one with no tile of the segment through idle(); the last barrier's wait is the caller's
+// (finish()), so that no block reuses or leaves its shared memory while another still reads it.
 template <int THREADS, int RADIX_DIGITS>
 struct ClusterBases {
   using BucketScan = cub::BlockScan<uint32_t, THREADS>;
@@ -201,8 +187,8 @@ struct ClusterBases {
 };
 #endif
 
-// kPadEveryTile: every tile, full or not, is a padded tile (split_agent.cuh), with no bucket test and no out-of-line
-// tile: for a functor that declares its buckets in range and puts the all-ones key in the last bucket
+// kPadEveryTile: every tile, full or not, is a padded tile (split_downsweep_agent.cuh), with no bucket test and no
+// out-of-line tile: for a functor that declares its buckets in range and puts the all-ones key in the last bucket
 // (pads_every_cluster_tile). Otherwise a full tile tests its buckets and the others go out of line.
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, bool kPadEveryTile>
 struct ClusterSegmentSplit {
@@ -261,7 +247,7 @@ struct ClusterSegmentSplit {
         }
       } else if (remaining > 0) {  // block-uniform
         // No upsweep said whether the tile's buckets are all valid: the clean tile tests them on its loaded keys (a
-        // separate test that loaded them took 8% of the call, H100 session 14) and gives way to the general one.
+        // separate test that loaded them took 8% of the call) and gives way to the general one.
         constexpr bool kCheck = !PadsWithAllOnes<BucketOp>::value;
         bool split = false;
         if (remaining >= TILE) {
@@ -390,9 +376,8 @@ bool pads_every_cluster_tile(const BucketOp& bucket_of, uint32_t num_buckets) {
 }
 
 // The path's launches; `taken` says whether it runs (the large-segment path then leaves its segments out).
-// Measured on the H100 (session 15, calls b and c, 2^26 u32 keys in segments of 2^16, three rounds each), the whole
-// call took 0.646-0.677 ms with the bucket test and the out-of-line tile (session 14's kernel: 0.666-0.696), and
-// 0.597-0.605 ms with every tile padded; without the out-of-line tile's call (timing only) 0.604-0.613.
+// With every tile padded (a declared bound) the call is about 10% faster than with the bucket test and the
+// out-of-line tile (2^26 u32 keys in segments of 2^16).
 template <SplitOutput OUT, class KeyT, class ValueT, class BucketOp>
 cudaError_t launch_cluster_segment_split(const ClusterSegmentScratch& scratch, const KeyT* keys_in, KeyT* keys_out,
                                          const ValueT* values_in, ValueT* values_out,

@@ -4,7 +4,7 @@
 //
 // Why the counts of all passes can come first: a pass's digit counts do not depend on the order of its input, so
 // pass p's bucket starts are known before pass p-1 has run. What depends on the order, each tile's counts, the
-// passes find by look-back over the whole input (GlobalLookbackPartition, split_agent.cuh).
+// passes find by look-back over the whole input (GlobalLookbackPartition, split_partitions.cuh).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <cub/block/block_scan.cuh>
 
-#include "detail/split_agent.cuh"
-#include "prim/item_count.h"
+#include "prim/detail/kernels/split_kernels.cuh"
+#include "prim/detail/core/item_count.h"
 
 namespace prim {
 namespace detail {
@@ -44,10 +44,9 @@ struct LsdPassDigits {
   }
 };
 
-// Measured on the H100 (2^26 u32 keys, four passes; session 11, docs/bench/README.md): one histogram a block with
-// plain shared atomics, as CUB's; 128 or 384 threads the same (179 us); copies of the counters a lane (4 parts:
-// 187 us) or a warp (with a warp-uniform shortcut: 440 us) slower; the full-tile path 183 -> 162 us, plain loads
-// instead of evict-first ones 162 -> 146 us (CUB's histogram kernel: 120 us).
+// Shape (H100, 2^26 u32 keys, four passes): one histogram a block with plain shared atomics, as CUB's; 128 or 384
+// threads the same; copies of the counters a lane or a warp slower; the full-tile path and plain loads instead of
+// evict-first ones each faster (179 -> 146 us together; CUB's histogram kernel: 120 us).
 template <int MAX_PASSES, class KeyT>
 struct LsdHistogramPolicy {
   static constexpr int kThreads = 384;
@@ -86,8 +85,7 @@ __global__ void __launch_bounds__(LsdHistogramPolicy<MAX_PASSES, KeyT>::kThreads
       if (kFull || local < in_tile) k[item] = keys[tile_base + local];
     }
     // Pass 0 decides which records count: bit `item` of `counted`. Key digits are always in range
-    // (PadsWithAllOnes): a full tile counts every record without the test (session 13, call b: SplitSort keys
-    // 1.530-1.556 -> 1.522-1.545 ms at 2^26, within the noise; pairs 2.510-2.535 -> 2.494-2.501 ms).
+    // (PadsWithAllOnes): a full tile counts every record without the test.
     uint32_t counted = 0;
     const auto first_op = digits.op(0);
     constexpr bool kAllValid = PadsWithAllOnes<decltype(digits.op(0))>::value;

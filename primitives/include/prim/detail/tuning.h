@@ -1,0 +1,105 @@
+// Tuning table of the primitives: block sizes, items per thread, tile sizes and residency, one configuration a line.
+// Each value feeds __launch_bounds__ and the shared-memory layouts of its agent; a tag beside it names the measurement
+// it rests on (H100, 2^26 records unless the tag says otherwise). Tuning constants private to one small kernel
+// (gather / scatter, multi-split, the LSD histogram, the cluster path) sit beside that kernel as named constexprs.
+//
+//   configuration                          block  items/thread              tile (4 B records)  min blocks/SM
+//   split's own route, <= 256 buckets      384    min(16, 48 KiB / record)  6144                2   SplitPolicyFor
+//   split's own route, <= 2048 buckets     128    min(16, 48 KiB / record)  2048                1   SplitPolicyFor
+//   one-sweep pass, resident grid          384    min(24, 48 KiB / record)  9216                2   OneSweepShape
+//   one-sweep pass, 32-bit keys            384    19, a block a tile        7296                3   OneSweepShape
+//   one-sweep pass, u32 + u32 pairs        384    20, a block a tile        7680                2   OneSweepShape
+//   segmented tile engine                  256    16 / 8 / 4 / 2 by record  4096                2 (<= 4 B), 3
+//   multi-split count / emit               256    1                         -                   -   MultiSplitPolicy
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace prim {
+namespace detail {
+
+// The split engine's policy: radix width, block size, items per thread, grid and register caps.
+template <int RADIX_BITS_, int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int BLOCKS_PER_SM_, int MIN_BLOCKS_ = 1>
+struct SplitTilePolicy {
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // __launch_bounds__ residency: caps registers per thread
+  static constexpr int RADIX_BITS = RADIX_BITS_;
+  static constexpr int RADIX_DIGITS = 1 << RADIX_BITS;
+  static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
+  static constexpr int ITEMS_PER_THREAD = ITEMS_PER_THREAD_;
+  static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
+  static constexpr int WARP_THREADS = 32;
+  static constexpr int WARPS = BLOCK_THREADS / WARP_THREADS;
+  static constexpr int WARP_ITEMS = WARP_THREADS * ITEMS_PER_THREAD;
+  static constexpr uint32_t SINK_DIGIT = RADIX_DIGITS - 1;
+  static constexpr int BLOCKS_PER_SM = BLOCKS_PER_SM_;  // upper bound on the grid: chunks per SM
+  static_assert(BLOCK_THREADS % WARP_THREADS == 0, "whole warps only");
+};
+
+// Bytes of records staged per tile in shared memory: large records get fewer items per thread so a tile's
+// exchange buffer stays within 48 KiB (two blocks per SM) and a thread's records stay in registers.
+constexpr int kSplitExchangeBudgetBytes = 48 * 1024;
+
+constexpr int split_items_per_thread(int block_threads, size_t record_bytes, int max_items) {
+  const int fit = static_cast<int>(kSplitExchangeBudgetBytes / (static_cast<size_t>(block_threads) * record_bytes));
+  return fit < 1 ? 1 : (fit > max_items ? max_items : fit);
+}
+
+// RADIX_BITS 8 (<= 256 buckets): 384 threads x 16 items, __launch_bounds__(384, 2) so that two blocks share an SM.
+//   384 x 16, two blocks an SM: 1.34 ms against 1.92 at 256 x 16 uncapped (u32+u32 pairs, 256 buckets);
+//   18-20 items spill in some rows, 23 (CUB's one-sweep count) in all.
+// RADIX_BITS 11 (<= 2048 buckets): 128 threads, because the match ranker keeps a counter per (digit, warp):
+// 2048 x 5 x 4 B = 40 KiB of shared memory already.
+template <int RADIX_BITS, size_t RECORD_BYTES>
+struct SplitPolicyFor {
+  static constexpr int kThreads = RADIX_BITS <= 8 ? 384 : 128;
+  using type = SplitTilePolicy<RADIX_BITS, kThreads, split_items_per_thread(kThreads, RECORD_BYTES, 16),
+                               RADIX_BITS <= 8 ? 4 : 2, RADIX_BITS <= 8 ? 2 : 1>;
+};
+
+// The one-sweep pass's shapes (GlobalSplitPass, dispatch/split_dispatch.cuh; chosen in dispatch/split_lsd.cuh):
+// items a thread and the __launch_bounds__ residency.
+struct OneSweepShape {
+  // Resident grid of claimed tiles: fewer claims, look-backs and barriers a record than 16 items, although 21-24
+  // spill 28-40 bytes (SplitSort keys at 2^26: 1.99 / 1.76 / 1.71 ms at 16 / 21 / 24 items; 28 and 32 no faster).
+  static constexpr int kResidentItems = 24;
+  static constexpr int kResidentMinBlocks = 2;
+  // CUB's one-sweep shape, a block a tile, for 32-bit keys: 1.61 -> 1.55 ms against the resident grid (CUB 1.45).
+  static constexpr int kKeysItems = 19;
+  static constexpr int kKeysMinBlocks = 3;  // 56 registers
+  // The same for u32 + u32 pairs: fastest of 17-24 records a thread (2.35 ms; resident grid 2.43, CUB 2.34).
+  static constexpr int kPairsItems = 20;
+  static constexpr int kPairsMinBlocks = 2;
+};
+
+// The segmented split's tile engine. A tile's records pass through shared memory twice (transpose, sort exchange), so
+// wider records get fewer items per thread to keep the downsweep under the 48 KiB static limit. 1/8 of the capacity
+// is reserved for small segments moved whole into a tile.
+template <int kRecordBytes>
+struct SegmentedSplitPolicy {
+  static constexpr int kBlockThreads = 256;
+  static constexpr int kItemsPerThread = kRecordBytes <= 4 ? 16 : kRecordBytes <= 8 ? 8 : kRecordBytes <= 16 ? 4 : 2;
+  static constexpr int kTileCapacity = kBlockThreads * kItemsPerThread;      // items one block holds
+  static constexpr int64_t kTileStride = kTileCapacity - kTileCapacity / 8;  // nominal tile spacing
+  static constexpr int64_t kSmallSegment = kTileCapacity - kTileStride + 1;  // never split across tiles
+  // Block radix sort digit: the renderer's L2 / L3 keys (segment ordinal x buckets + bucket) have 9-10 bits, two
+  // passes instead of three with 4-bit digits.
+  static constexpr int kRadixBits = 5;  // 5: two sort passes for 10-bit keys; downsweep issue-bound at 4
+  // Downsweep blocks per SM: 3 caps registers at 80, so 8-byte records (90 uncapped) fit three blocks an SM;
+  // 4-byte records (16 a thread) would spill under that cap, 2 caps them at 128.
+  static constexpr int kDownsweepMinBlocks = kRecordBytes <= 4 ? 2 : 3;  // uncapped 4 B: 151 regs, 1.6x slower
+  static constexpr int kUpsweepThreads = 256;
+  static constexpr int kPlanWarpsPerBlock = 8;
+  static_assert(kSmallSegment >= 1 && kSmallSegment <= kTileStride, "a small segment fits between two boundaries");
+  static_assert(kTileCapacity < (1 << 16), "local counters are packed into 16 bits");
+};
+
+// The multi-split's count, finalize and emit passes.
+struct MultiSplitPolicy {
+  static constexpr int kCountThreads = 256;       // count and emit passes: one thread per element
+  static constexpr int kFinalizeThreads = 1024;   // one block scans the bucket histogram
+  static constexpr uint32_t kMaxSharedHistogram = 8192;  // larger histograms are counted in global memory
+  static constexpr int64_t kMaxGrid = int64_t{1} << 30;  // grid-stride beyond this many blocks
+};
+
+}  // namespace detail
+}  // namespace prim
