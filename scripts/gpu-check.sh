@@ -105,8 +105,9 @@ step_env() {
   fi
 }
 
-# Offline machines: the Debian packages (GoogleTest, GLM, GL loaders...) come from .gpu-bundle (see
-# ../shared/offline-gpu/bundle.sh); use it when present and GoogleTest is not installed.
+# Offline machines: the Debian packages (GoogleTest, GLM, GL loaders...) come from .gpu-bundle/ (the packages
+# downloaded where a registry is reachable, with the unpack.sh that installs them); use it when present and
+# GoogleTest is not installed.
 use_bundle_if_needed() {
   if [ -f "$ROOT/.gpu-bundle/unpack.sh" ] && [ ! -d /usr/include/gtest ]; then
     say "using the offline package bundle .gpu-bundle/"

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "reference/multi_split_reference.h"
-#include "reference/segmented_split_reference.h"
-#include "reference/split_reference.h"
+#include "primitives/reference/multi_split_reference.h"
+#include "primitives/reference/segmented_split_reference.h"
+#include "primitives/reference/split_reference.h"
 #include "render/backends.h"
 #include "render/frame_params.h"
 #include "render/frame_setup.h"

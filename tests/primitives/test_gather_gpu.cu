@@ -13,7 +13,7 @@
 
 #include "prim/gather_scatter.h"
 #include "primitives/test_scan_util.h"
-#include "reference/gather_scatter_reference.h"
+#include "primitives/reference/gather_scatter_reference.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/gather_scatter_reference.h"
+#include "primitives/reference/gather_scatter_reference.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/scan_reference.h"
+#include "primitives/reference/scan_reference.h"
 
 namespace {
 

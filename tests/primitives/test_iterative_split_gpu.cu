@@ -5,7 +5,7 @@
 
 #include "primitives/test_split_check.h"
 #include "primitives/test_split_util.h"
-#include "reference/split_reference.h"
+#include "primitives/reference/split_reference.h"
 
 namespace {
 using namespace split_test;

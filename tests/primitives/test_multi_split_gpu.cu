@@ -10,7 +10,7 @@
 
 #include "common/quick_mode.h"
 #include "primitives/test_split_util.h"
-#include "reference/multi_split_reference.h"
+#include "primitives/reference/multi_split_reference.h"
 
 namespace {
 

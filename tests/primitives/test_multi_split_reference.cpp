@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "reference/multi_split_reference.h"
+#include "primitives/reference/multi_split_reference.h"
 
 namespace {
 

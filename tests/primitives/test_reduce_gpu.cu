@@ -8,7 +8,7 @@
 
 #include "prim/reduce.h"
 #include "primitives/test_scan_util.h"
-#include "reference/scan_reference.h"
+#include "primitives/reference/scan_reference.h"
 
 namespace {
 

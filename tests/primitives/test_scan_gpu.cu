@@ -7,7 +7,7 @@
 
 #include "prim/scan.h"
 #include "primitives/test_scan_util.h"
-#include "reference/scan_reference.h"
+#include "primitives/reference/scan_reference.h"
 
 namespace {
 

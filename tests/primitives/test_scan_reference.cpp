@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reference/scan_reference.h"
+#include "primitives/reference/scan_reference.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "common/quick_mode.h"
 #include "primitives/test_split_util.h"
-#include "reference/segmented_split_reference.h"
+#include "primitives/reference/segmented_split_reference.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/segmented_split_reference.h"
+#include "primitives/reference/segmented_split_reference.h"
 
 namespace {
 

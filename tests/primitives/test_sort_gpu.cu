@@ -5,7 +5,7 @@
 #include <random>
 
 #include "primitives/test_split_util.h"
-#include "reference/sort_reference.h"
+#include "primitives/reference/sort_reference.h"
 
 namespace {
 using namespace split_test;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "prim/uint128.h"
-#include "reference/sort_reference.h"
+#include "primitives/reference/sort_reference.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "primitives/test_split_util.h"
-#include "reference/split_reference.h"
+#include "primitives/reference/split_reference.h"
 
 namespace split_test {
 

@@ -3,7 +3,7 @@
 
 #include "common/quick_mode.h"
 #include "primitives/test_split_util.h"
-#include "reference/split_reference.h"
+#include "primitives/reference/split_reference.h"
 
 namespace {
 using namespace split_test;

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "reference/split_reference.h"
+#include "primitives/reference/split_reference.h"
 
 namespace {
 
