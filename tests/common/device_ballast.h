@@ -1,11 +1,14 @@
-// GPU out-of-memory on demand, for the out-of-memory tests: a "ballast" of plain cudaMalloc chunks that holds all
+// GPU out-of-memory on demand, for the out-of-memory tests: a "ballast" of plain device allocations that holds all
 // but about `leave` bytes of the device's free memory, so that the renderer's allocations fail for real.
 // Tests that use it must run alone (ctest RUN_SERIAL): the ballast would starve a test beside them.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <utility>
 #include <vector>
+
+#include "prim/device_buffer.h"
 
 namespace slabcast::test {
 
@@ -18,24 +21,16 @@ class DeviceBallast {
       size_t free_bytes = 0, total = 0;
       if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || free_bytes <= leave + kPage) break;
       const size_t ask = free_bytes - leave > kChunk ? kChunk : (free_bytes - leave) & ~(kPage - 1);
-      void* p = nullptr;
-      if (ask == 0 || cudaMalloc(&p, ask) != cudaSuccess) {
-        (void)cudaGetLastError();  // the failed ask is the end of the ballast, not an error of the test
-        break;
-      }
-      chunks_.push_back(p);
+      prim::DeviceBuffer<unsigned char> chunk;
+      // A failed ask is the end of the ballast, not an error of the test (DeviceBuffer clears the error).
+      if (ask == 0 || chunk.allocate(ask) != cudaSuccess) break;
+      chunks_.push_back(std::move(chunk));
     }
   }
-  ~DeviceBallast() { release(); }
-  DeviceBallast(const DeviceBallast&) = delete;
-  DeviceBallast& operator=(const DeviceBallast&) = delete;
-  void release() {
-    for (void* p : chunks_) cudaFree(p);
-    chunks_.clear();
-  }
+  void release() { chunks_.clear(); }
 
  private:
-  std::vector<void*> chunks_;
+  std::vector<prim::DeviceBuffer<unsigned char>> chunks_;
 };
 
 }  // namespace slabcast::test
