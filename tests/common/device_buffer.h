@@ -32,6 +32,7 @@ class DeviceBuffer {
     resize(host.size());
     if (status_ == cudaSuccess) {
       EXPECT_EQ(cudaSuccess, buffer_.upload(host.data(), host.size()));
+      settle();
     }
   }
   std::vector<T> download(size_t count) const {
@@ -60,8 +61,12 @@ class DeviceBuffer {
   void fill(unsigned char byte) {
     if (!buffer_.empty()) {
       EXPECT_EQ(cudaSuccess, cudaMemset(buffer_.data(), byte, buffer_.bytes()));
+      settle();
     }
   }
+  // cudaMemset and a pageable cudaMemcpy run on the legacy default stream and may still be in flight when they
+  // return; a test that then works on a non-blocking stream would race them (the poison landing after its output).
+  static void settle() { EXPECT_EQ(cudaSuccess, cudaDeviceSynchronize()); }
   prim::DeviceBuffer<T> buffer_;
   cudaError_t status_ = cudaSuccess;
 };
