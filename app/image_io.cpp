@@ -1,5 +1,7 @@
 #include "image_io.h"
 
+#include "app/output_file.h"
+
 // stb's implementations live in this file only, compiled static so that they cannot clash with another copy.
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_STATIC
@@ -37,25 +39,11 @@ void check_size(const std::string& path, int width, int height) {
 
 using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 
-// Writes through PATH.tmp: `body` writes the content and returns false on a write error.
+// Writes PATH whole or not at all (app/output_file.h): `body` writes the content and returns false on a write error.
 template <typename Body>
 void write_atomically(const std::string& path, Body&& body) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) fail(path, std::string("cannot write: ") + std::strerror(errno));
-  errno = 0;
-  const bool ok = body(file);
-  const int write_error = errno;
-  if (std::fclose(file) != 0 || !ok) {
-    const int error = write_error != 0 ? write_error : errno;
-    std::remove(tmp.c_str());
-    fail(path, std::string("cannot write: ") + (error != 0 ? std::strerror(error) : "write failed"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    std::remove(tmp.c_str());
-    fail(path, std::string("cannot write: ") + std::strerror(error));
-  }
+  const std::string error = write_file_atomically(path, body);
+  if (!error.empty()) fail(path, "cannot write: " + error);
 }
 
 void put_u32le(uint8_t* out, uint32_t v) {

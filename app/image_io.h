@@ -1,5 +1,5 @@
 // The frame-dump formats of docs/architecture.md ("Conventions"): colour -> PNG, depth -> PFM, IDs -> .ids.
-// Writers go to PATH.tmp and rename, so a failed or interrupted write never leaves a half file under PATH.
+// Writers write PATH whole or not at all (app/output_file.h): a failed or interrupted write never leaves a half file.
 // Every function throws std::runtime_error whose message starts with the path.
 #pragma once
 #include <cstddef>

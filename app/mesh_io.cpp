@@ -15,6 +15,8 @@
 //              triangles of degenerate polygons, which would shift the triangle IDs.
 #include "mesh_io.h"
 
+#include "app/output_file.h"
+
 // tinyobjloader is compiled into this file (Debian ships the header with the implementation behind this macro),
 // so that sanitizer and fuzzer builds instrument the parser too.
 #define TINYOBJLOADER_IMPLEMENTATION
@@ -407,57 +409,46 @@ Mesh load_obj(const std::string& path, const LoadProgress& progress) {
 void write_obj(const std::string& path, const std::vector<glm::vec3>& positions,
                const std::vector<uint32_t>& indices, const std::string& comment) {
   if (indices.size() % 3 != 0) fail(path, "internal error: index count is not a multiple of 3");
-  const std::string tmp = path + ".tmp";
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-  if (!file) fail(path, std::string("cannot write: ") + std::strerror(errno));
-
-  // Lines are formatted into a buffer and written in large blocks: a million triangles in well under a second.
-  std::string buffer;
-  constexpr size_t kFlushBytes = size_t(1) << 22;
-  buffer.reserve(kFlushBytes + 256);
-  bool write_ok = true;
-  const auto flush = [&] {
-    if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), file.get()) != buffer.size()) write_ok = false;
-    buffer.clear();
-  };
-  if (!comment.empty()) buffer += "# " + comment.substr(0, comment.find('\n')) + "\n";
-  buffer += "# " + std::to_string(positions.size()) + " vertices, " + std::to_string(indices.size() / 3) + " triangles\n";
-  char line[128];
-  for (const glm::vec3& p : positions) {
-    char* out = line;
-    *out++ = 'v';
-    for (int axis = 0; axis < 3; ++axis) {
-      *out++ = ' ';
-      out = std::to_chars(out, line + sizeof line, p[axis]).ptr;  // shortest text that reads back exactly
+  const std::string error = write_file_atomically(path, [&](std::FILE* file) {
+    // Lines are formatted into a buffer and written in large blocks: a million triangles in well under a second.
+    std::string buffer;
+    constexpr size_t kFlushBytes = size_t(1) << 22;
+    buffer.reserve(kFlushBytes + 256);
+    bool write_ok = true;
+    const auto flush = [&] {
+      if (!buffer.empty() && std::fwrite(buffer.data(), 1, buffer.size(), file) != buffer.size()) write_ok = false;
+      buffer.clear();
+    };
+    if (!comment.empty()) buffer += "# " + comment.substr(0, comment.find('\n')) + "\n";
+    buffer += "# " + std::to_string(positions.size()) + " vertices, " + std::to_string(indices.size() / 3) +
+              " triangles\n";
+    char line[128];
+    for (const glm::vec3& p : positions) {
+      char* out = line;
+      *out++ = 'v';
+      for (int axis = 0; axis < 3; ++axis) {
+        *out++ = ' ';
+        out = std::to_chars(out, line + sizeof line, p[axis]).ptr;  // shortest text that reads back exactly
+      }
+      *out++ = '\n';
+      buffer.append(line, size_t(out - line));
+      if (buffer.size() >= kFlushBytes) flush();
     }
-    *out++ = '\n';
-    buffer.append(line, size_t(out - line));
-    if (buffer.size() >= kFlushBytes) flush();
-  }
-  for (size_t i = 0; i < indices.size(); i += 3) {
-    char* out = line;
-    *out++ = 'f';
-    for (size_t k = 0; k < 3; ++k) {
-      *out++ = ' ';
-      out = std::to_chars(out, line + sizeof line, uint64_t(indices[i + k]) + 1).ptr;
+    for (size_t i = 0; i < indices.size(); i += 3) {
+      char* out = line;
+      *out++ = 'f';
+      for (size_t k = 0; k < 3; ++k) {
+        *out++ = ' ';
+        out = std::to_chars(out, line + sizeof line, uint64_t(indices[i + k]) + 1).ptr;
+      }
+      *out++ = '\n';
+      buffer.append(line, size_t(out - line));
+      if (buffer.size() >= kFlushBytes) flush();
     }
-    *out++ = '\n';
-    buffer.append(line, size_t(out - line));
-    if (buffer.size() >= kFlushBytes) flush();
-  }
-  flush();
-  const int error = write_ok ? 0 : errno;
-  std::FILE* raw = file.release();
-  if (std::fclose(raw) != 0 || !write_ok) {
-    const int close_error = error != 0 ? error : errno;
-    std::remove(tmp.c_str());
-    fail(path, std::string("cannot write: ") + std::strerror(close_error));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rename_error = errno;
-    std::remove(tmp.c_str());
-    fail(path, std::string("cannot write: ") + std::strerror(rename_error));
-  }
+    flush();
+    return write_ok;
+  });
+  if (!error.empty()) fail(path, "cannot write: " + error);
 }
 
 }  // namespace slabcast

@@ -31,8 +31,8 @@ Mesh load_obj(const std::string& path, const LoadProgress& progress = {});
 Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress = {});
 
 // Writes positions and triangles as an OBJ file ("v x y z" with round-trip float precision, then "f a b c",
-// 1-based); `comment` (one line, may be empty) goes into a leading "# " line. Writes to PATH.tmp and renames,
-// so a failed write never leaves a half file under PATH. Throws std::runtime_error naming the path.
+// 1-based); `comment` (one line, may be empty) goes into a leading "# " line. Written whole or not
+// at all (app/output_file.h), so a failed write never leaves a half file under PATH. Throws std::runtime_error naming the path.
 void write_obj(const std::string& path, const std::vector<glm::vec3>& positions,
                const std::vector<uint32_t>& indices, const std::string& comment = {});
 

@@ -5,9 +5,10 @@
 #include "app/bench/suites.h"
 #include "app/cli.h"
 
-#include <fstream>
 #include <iosfwd>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace slabcast {
@@ -32,16 +33,16 @@ std::string fixed(double v, int digits);
 // A finite number as JSON / CSV text (milliseconds to the nanosecond; counts exact up to 2^53); "null" otherwise.
 std::string number(double v);
 
-// Written to PATH.tmp, then renamed: the file is rewritten after every row, and a run killed mid-write must still
-// leave the previous complete version under PATH.
+// A report file, composed in `stream` and written whole by commit() (app/output_file.h): the file is rewritten after
+// every row, and a run killed mid-write must still leave the previous complete version under PATH.
 class OutputFile {
  public:
-  explicit OutputFile(std::string path);
+  explicit OutputFile(std::string path) : path_(std::move(path)) {}
   void commit();
-  std::ofstream stream;
+  std::ostringstream stream;
 
  private:
-  std::string path_, temp_;
+  std::string path_;
 };
 
 }  // namespace bench

@@ -67,7 +67,7 @@ const std::vector<CsvColumn>& csv_columns() {
 
 void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows) {
   bench::OutputFile file(path);
-  std::ofstream& f = file.stream;
+  std::ostringstream& f = file.stream;
   const std::vector<CsvColumn>& columns = csv_columns();
   for (size_t c = 0; c < columns.size(); ++c) f << (c ? "," : "") << columns[c].name;
   f << "\n";

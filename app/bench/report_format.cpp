@@ -1,5 +1,7 @@
 #include "app/bench/report.h"
 
+#include "app/output_file.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -35,17 +37,12 @@ std::string number(double v) {
   return buf;
 }
 
-OutputFile::OutputFile(std::string path) : path_(std::move(path)), temp_(path_ + ".tmp") {
-  stream.open(temp_, std::ios::binary | std::ios::trunc);
-  if (!stream) throw std::runtime_error(path_ + ": cannot write (" + std::strerror(errno) + ")");
-}
-
 void OutputFile::commit() {
-  stream.close();
-  if (!stream) throw std::runtime_error(path_ + ": cannot write (write failed)");
-  std::error_code ec;
-  std::filesystem::rename(temp_, path_, ec);
-  if (ec) throw std::runtime_error(path_ + ": cannot write (" + ec.message() + ")");
+  const std::string text = stream.str();
+  const std::string error = write_file_atomically(path_, [&](std::FILE* file) {
+    return std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  });
+  if (!error.empty()) throw std::runtime_error(path_ + ": cannot write (" + error + ")");
 }
 
 }  // namespace slabcast::bench

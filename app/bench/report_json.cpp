@@ -39,7 +39,7 @@ std::string summary_json(const Summary& s) {
 void write_bench_json(const std::string& path, const BenchEnvironment& env, const BenchOptions& options,
                       const BenchPlan& plan, const std::vector<BenchRow>& rows, bool complete) {
   bench::OutputFile file(path);
-  std::ofstream& f = file.stream;
+  std::ostringstream& f = file.stream;
   f << "{\n  \"tool\": \"slabcast bench\",\n  \"schema\": 1,\n  \"complete\": " << (complete ? "true" : "false")
     << ",\n"
     << "  \"environment\": {\"backend\": " << quote(env.backend) << ", \"gpu\": " << quote(env.gpu)

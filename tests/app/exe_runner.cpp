@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,7 +45,9 @@ std::string output_dir(const std::string& test_name) {
 }
 
 ExeResult run_slabcast(const std::vector<std::string>& args, int timeout_seconds) {
-  const std::string capture = output_dir("capture_" + std::to_string(::getpid()));
+  // A folder of its own for each call, so that calls from several threads at once do not share one.
+  static std::atomic<int> calls{0};
+  const std::string capture = output_dir("capture_" + std::to_string(::getpid()) + "_" + std::to_string(calls++));
   const std::string out_path = capture + "/stdout", err_path = capture + "/stderr";
   std::vector<std::string> argv_text = {SLABCAST_EXE};
   argv_text.insert(argv_text.end(), args.begin(), args.end());

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace slabcast {
@@ -133,6 +135,41 @@ TEST(CliExe, UndeformedMeshWrittenBackIsTheInput) {
   const Mesh back = load_obj(dir + "/d.obj");
   EXPECT_EQ(back.positions, pawn.positions);
   EXPECT_EQ(back.indices, pawn.indices);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Two renders to one path at once: each exits 0 having put its complete file in place, so the path holds one of
+// the two images whole (never one image with the other's tail).
+TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {
+  const std::string dir = test::output_dir("concurrent_renders");
+  const auto render = [&](const std::string& shading, const std::string& out) {
+    return run_slabcast({"render", "--backend", "cpu", "--procedural", "sphere:20000", "--size", "256x256", "--shading",
+                         shading, "--out", out});
+  };
+  ASSERT_EQ(render("normals", dir + "/normals.png").exit_code, 0);
+  ASSERT_EQ(render("slab", dir + "/slab.png").exit_code, 0);
+  const std::string normals = read_file(dir + "/normals.png"), slab = read_file(dir + "/slab.png");
+  ASSERT_NE(normals, slab);
+  for (int round = 0; round < 4; ++round) {
+    test::ExeResult first, second;
+    std::thread a([&] { first = render("normals", dir + "/s.png"); });
+    std::thread b([&] { second = render("slab", dir + "/s.png"); });
+    a.join();
+    b.join();
+    ASSERT_EQ(first.exit_code, 0) << first.describe();
+    ASSERT_EQ(second.exit_code, 0) << second.describe();
+    const std::string got = read_file(dir + "/s.png");
+    ASSERT_TRUE(got == normals || got == slab) << "round " << round << ": " << got.size() << " bytes, neither image";
+  }
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 3u) << "a temporary was left behind";
 }
 
 }  // namespace
