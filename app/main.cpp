@@ -10,6 +10,9 @@
 #include "app/viewer/viewer.h"
 #endif
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -52,12 +55,26 @@ std::string without_prefix(std::string message) {
   return message;
 }
 
+// Whatever was printed must have reached standard output: a closed or full stdout loses the statistics, so it is a
+// failure, not a success.
+int finish(int exit_code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (!flushed || std::ferror(stdout)) {
+    const int error = flushed ? 0 : errno;
+    std::cerr << "slabcast: error: cannot write to standard output: "
+              << (error != 0 ? std::strerror(error) : "a write failed") << "\n";
+    return exit_code == 0 ? kExitRuntime : exit_code;
+  }
+  return exit_code;
+}
+
 }  // namespace
 }  // namespace slabcast
 
 int main(int argc, char** argv) {
   try {
-    return slabcast::run(argc, argv);
+    return slabcast::finish(slabcast::run(argc, argv));
   } catch (const slabcast::UsageError& e) {
     std::cerr << "slabcast: error: " << e.what() << "\n";
     return slabcast::kExitUsage;

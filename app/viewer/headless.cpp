@@ -17,7 +17,15 @@ constexpr double kHeadlessFrameSeconds = 1.0 / 60.0;  // animation step per head
 // ImGui sizes an auto-resizing window over its first frames (the first one is measured, not drawn); these UI-only
 // frames before the first real one make the overlay complete even in a one-frame run.
 constexpr int kOverlayWarmupFrames = 2;
-constexpr const char* kDefaultScreenshot = "slabcast-view.png";
+
+// The default screenshot never replaces a file: slabcast-view.png, else slabcast-view-2.png, -3, ...
+std::string free_default_screenshot_name() {
+  std::string name = "slabcast-view.png";
+  for (int n = 2; std::filesystem::exists(std::filesystem::symlink_status(name)); ++n) {
+    name = "slabcast-view-" + std::to_string(n) + ".png";
+  }
+  return name;
+}
 
 Rgba8Image read_image(int width, int height) {
   Rgba8Image image;
@@ -91,7 +99,7 @@ HeadlessFrame render_headless(const ViewOptions& options) {
 
 int run_headless(const ViewOptions& options) {
   const HeadlessFrame frame = render_headless(options);
-  const std::string path = options.screenshot_path.empty() ? kDefaultScreenshot : options.screenshot_path;
+  const std::string path = options.screenshot_path.empty() ? free_default_screenshot_name() : options.screenshot_path;
   const Rgba8Image& image = options.screenshot_3d_only ? frame.scene : frame.composite;
   write_png(path, image.pixels.data(), image.width, image.height, static_cast<size_t>(image.width) * 4);
   std::error_code error;

@@ -5,8 +5,10 @@
 #include "exe_runner.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -170,6 +172,19 @@ TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {
   size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
   EXPECT_EQ(files, 3u) << "a temporary was left behind";
+}
+
+// Statistics that cannot reach standard output (a full disk here) make the run a failure, not a silent success.
+TEST(CliExe, AFailedWriteToStandardOutputIsAnError) {
+  const std::string dir = test::output_dir("stdout_full");
+  const std::string command = std::string("exec '") + SLABCAST_EXE +
+                              "' render --backend cpu --procedural sphere:200 --size 16x16 --out '" + dir +
+                              "/frame.png' > /dev/full 2> '" + dir + "/stderr'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(read_file(dir + "/stderr").find("slabcast: error: cannot write to standard output"), std::string::npos)
+      << read_file(dir + "/stderr");
 }
 
 }  // namespace

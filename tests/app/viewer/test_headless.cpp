@@ -10,7 +10,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <string>
 
 namespace slabcast::test {
 namespace {
@@ -113,6 +115,25 @@ TEST(ViewerHeadlessCli, MatchesSlabcastRenderCpu) {
   const ImageDiff overlay = compare(a, c);
   EXPECT_GT(overlay.differing_pixels, 0u);
   EXPECT_LT(overlay.differing_pixels, static_cast<size_t>(a.width) * static_cast<size_t>(a.height));
+}
+
+// Without --screenshot the frame goes to slabcast-view.png in the working folder, and never over an existing file.
+TEST(ViewerHeadlessCli, TheDefaultScreenshotNeverReplacesAFile) {
+  const std::filesystem::path folder = std::filesystem::path(output_path("default_screenshot.png")).parent_path() /
+                                       "default_screenshot";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  { std::ofstream(folder / "slabcast-view.png") << "the user's own file"; }
+  const std::string command = "cd '" + folder.string() + "' && " + SLABCAST_EXE +
+                              " view --headless --backend cpu --procedural sphere:2000 --size 64x48 --frames 1";
+  ASSERT_EQ(run(command), 0);
+  ASSERT_EQ(run(command), 0);
+  std::ifstream kept(folder / "slabcast-view.png");
+  std::string text;
+  std::getline(kept, text);
+  EXPECT_EQ(text, "the user's own file");
+  EXPECT_EQ(read_png((folder / "slabcast-view-2.png").string()).width, 64);
+  EXPECT_EQ(read_png((folder / "slabcast-view-3.png").string()).width, 64);
 }
 #endif
 
