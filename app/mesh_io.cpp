@@ -77,7 +77,8 @@ std::string quoted(std::string_view token) {
   return out + "'";
 }
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
+// The blanks that separate tokens: space and tab, and form feed and vertical tab, which C's isspace counts too.
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 
 // Splits one line (without its terminator) into blank-separated tokens, one at a time.
 class Tokens {
@@ -104,7 +105,24 @@ NumberStatus parse_float(std::string_view token, float* out) {
   if (!token.empty() && token[0] == '+') token.remove_prefix(1);
   const char* end = token.data() + token.size();
   const auto result = std::from_chars(token.data(), end, *out);
-  if (result.ec == std::errc::result_out_of_range) return NumberStatus::out_of_range;
+  if (result.ec == std::errc::result_out_of_range && result.ptr == end && !token.empty()) {
+    // Too large for a float is an error; too small is not: it reads as the nearest float (a denormal, or 0).
+    double wide = 0;
+    const auto as_double = std::from_chars(token.data(), end, wide);
+    if (as_double.ec == std::errc() && std::fabs(wide) < 1.0) {
+      *out = static_cast<float>(wide);
+      return NumberStatus::ok;
+    }
+    if (as_double.ec == std::errc::result_out_of_range) {
+      // Beyond a double too: an underflow when the exponent is negative.
+      const size_t e = token.find_first_of("eE");
+      if (e != std::string_view::npos && e + 1 < token.size() && token[e + 1] == '-') {
+        *out = token[0] == '-' ? -0.0f : 0.0f;
+        return NumberStatus::ok;
+      }
+    }
+    return NumberStatus::out_of_range;
+  }
   if (result.ec != std::errc() || result.ptr != end || token.empty()) return NumberStatus::not_a_number;
   return NumberStatus::ok;
 }
@@ -138,6 +156,8 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
   int64_t max_index = 0;          // the largest positive vertex index seen, and where: checked at the end,
   size_t max_index_line = 0;      // because OBJ allows a face to name a vertex defined further down
   r.parser_text.reserve(text.size() / 2);
+  // A UTF-8 byte-order mark is not part of the first line's statement.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
   while (pos < text.size()) {
     // One line. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader, so line numbers agree.
     size_t end = pos;

@@ -193,6 +193,34 @@ TEST(MeshIo, CoordinatesParseExactlyIncludingPlusSignAndExponents) {
   EXPECT_EQ(mesh.positions[2], glm::vec3(3, 4, 5));  // the optional w is ignored
 }
 
+TEST(MeshIo, AByteOrderMarkDoesNotHideTheFirstVertex) {
+  // Without the mark's bytes skipped, "v 5 5 5" would not read as a vertex and the face would name other vertices.
+  const Mesh mesh = parse_obj("\xEF\xBB\xBFv 5 5 5\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "bom.obj");
+  ASSERT_EQ(mesh.positions.size(), 4u);
+  EXPECT_EQ(mesh.positions[0], glm::vec3(5, 5, 5));
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(MeshIo, FormFeedAndVerticalTabSeparateTokens) {
+  const Mesh mesh = parse_obj("v\f1 0 0\nv 0\v1 0\nv 0 0 1\nf\f1 2\v3\n", "blanks.obj");
+  ASSERT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.positions[0], glm::vec3(1, 0, 0));
+  EXPECT_EQ(mesh.positions[1], glm::vec3(0, 1, 0));
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(MeshIo, CoordinatesBelowTheSmallestFloatReadAsTheNearestFloat) {
+  const Mesh mesh = parse_obj("v 1e-50 -1e-400 1e-40\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "tiny.obj");
+  ASSERT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.positions[0].x, 0.0f);
+  EXPECT_EQ(mesh.positions[0].y, 0.0f);
+  EXPECT_TRUE(std::signbit(mesh.positions[0].y));
+  EXPECT_EQ(mesh.positions[0].z, static_cast<float>(1e-40));  // a denormal
+  EXPECT_GT(mesh.positions[0].z, 0.0f);
+  // Too large stays an error.
+  EXPECT_THROW(parse_obj("v 1e39 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "huge.obj"), std::runtime_error);
+}
+
 TEST(MeshIo, MillionVertexPolygonLoadsQuickly) {
   // A polygon of 10^6 corners: a fan, linear time; tinyobjloader's ear clipping would never finish.
   std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf";
