@@ -98,7 +98,8 @@ std::string reason(int error) { return error != 0 ? std::strerror(error) : "writ
 }  // namespace
 
 std::string write_file_atomically(const std::string& path, const std::function<bool(std::FILE*)>& body) {
-  std::string name = folder_of(path) + "/.slabcast-XXXXXX";
+  // mkostemp's template: it replaces the six trailing placeholder characters with random ones.
+  std::string name = folder_of(path) + "/.slabcast-" + std::string(6, 'X');
   // mkostemp: O_CREAT | O_EXCL under a random name, so it never opens an existing file or follows a link.
   const int fd = mkostemp(name.data(), O_CLOEXEC);
   if (fd < 0) return reason(errno);

@@ -15,16 +15,12 @@
 #include <stdexcept>
 
 namespace slabcast::test {
-namespace {
-
-std::string slurp(const std::string& path) {
+std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
-
-}  // namespace
 
 std::string ExeResult::describe() const {
   std::ostringstream s;
@@ -72,8 +68,8 @@ ExeResult run_slabcast(const std::vector<std::string>& args, int timeout_seconds
   ExeResult result;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = read_file(out_path);
+  result.err = read_file(err_path);
   std::filesystem::remove_all(capture);
   return result;
 }

@@ -16,6 +16,9 @@ struct ExeResult {
 // time limit; stdout and stderr are captured.
 ExeResult run_slabcast(const std::vector<std::string>& args, int timeout_seconds = 300);
 
+// The whole content of a file ("" if it cannot be read).
+std::string read_file(const std::string& path);
+
 // A fresh, empty directory under the build tree for a test's output files.
 std::string output_dir(const std::string& test_name);
 

@@ -29,13 +29,6 @@ using test::Json;
 using test::parse_json;
 using test::run_slabcast;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
   std::string item;
@@ -321,9 +314,9 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
   plan.warmup = 1;
   plan.notes = {"a note with \"quotes\"\tand a tab"};
   write_bench_json(path, env, options, plan, two_rows(), /*complete=*/false);
-  EXPECT_FALSE(parse_json(slurp(path))["complete"].boolean);
+  EXPECT_FALSE(parse_json(test::read_file(path))["complete"].boolean);
   write_bench_json(path, env, options, plan, two_rows());
-  const Json j = parse_json(slurp(path));
+  const Json j = parse_json(test::read_file(path));
   EXPECT_TRUE(j["complete"].boolean);
   EXPECT_EQ(j["environment"]["git_commit"].text, "abc");
   EXPECT_EQ(j["settings"]["frames"].number, 3);
@@ -351,7 +344,7 @@ TEST(BenchWriters, CsvHasOneLinePerRowAndEmptyCellsForWhatWasNotMeasured) {
   const std::string dir = test::output_dir("bench_writers_csv");
   const std::string path = dir + "/rows.csv";
   write_bench_csv(path, two_rows());
-  const std::vector<std::string> lines = split(slurp(path), '\n');
+  const std::vector<std::string> lines = split(test::read_file(path), '\n');
   ASSERT_EQ(lines.size(), 4u);  // header, two rows, and the empty string after the final newline
   EXPECT_TRUE(lines[3].empty());
   const std::vector<std::string> header = split(lines[0], ',');
@@ -439,7 +432,7 @@ TEST(BenchExe, QuickCpuRunWritesJsonAndCsvWithPositiveTimes) {
   EXPECT_NE(r.out.find("thesis Table 7.2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("thesis Table 7.1"), std::string::npos) << r.out;
 
-  const Json j = parse_json(slurp(dir + "/b.json"));
+  const Json j = parse_json(test::read_file(dir + "/b.json"));
   EXPECT_TRUE(j["complete"].boolean);
   EXPECT_FALSE(std::filesystem::exists(dir + "/b.json.tmp"));
   EXPECT_EQ(j["environment"]["backend"].text, "cpu");
@@ -469,7 +462,7 @@ TEST(BenchExe, QuickCpuRunWritesJsonAndCsvWithPositiveTimes) {
   EXPECT_EQ(rows[1]["slabs"].number, 16);
   EXPECT_LT(rows[1]["ray_triangle_tests"].number, rows[0]["ray_triangle_tests"].number);
 
-  const std::vector<std::string> lines = split(slurp(dir + "/b.csv"), '\n');
+  const std::vector<std::string> lines = split(test::read_file(dir + "/b.csv"), '\n');
   ASSERT_EQ(lines.size(), 6u);  // header + 4 rows + the empty string after the last newline
   const size_t columns = split(lines[0], ',').size();
   for (size_t i = 1; i <= 4; ++i) EXPECT_EQ(split(lines[i], ',').size(), columns) << lines[i];
@@ -484,7 +477,7 @@ TEST(PlotBench, DrawsEveryChartFromARealRun) {
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const std::string command = std::string(SLABCAST_SOURCE_DIR) + "/scripts/plot-bench '" + dir + "/b.json' '" + dir +
                               "/charts' > '" + dir + "/plot.log' 2>&1";
-  ASSERT_EQ(std::system(command.c_str()), 0) << slurp(dir + "/plot.log");
+  ASSERT_EQ(std::system(command.c_str()), 0) << test::read_file(dir + "/plot.log");
   for (const char* chart : {"bench-triangles", "bench-resolution", "bench-stages", "bench-slabs"}) {
     const Rgba8Image png = read_png(dir + "/charts/" + chart + ".png");
     EXPECT_GE(png.width, 800) << chart;
@@ -494,7 +487,7 @@ TEST(PlotBench, DrawsEveryChartFromARealRun) {
   const std::string bad = std::string(SLABCAST_SOURCE_DIR) + "/scripts/plot-bench '" + dir + "/plot.log' > '" + dir +
                           "/bad.log' 2>&1";
   EXPECT_NE(std::system(bad.c_str()), 0);
-  EXPECT_EQ(slurp(dir + "/bad.log").rfind("plot-bench: error: ", 0), 0u) << slurp(dir + "/bad.log");
+  EXPECT_EQ(test::read_file(dir + "/bad.log").rfind("plot-bench: error: ", 0), 0u) << test::read_file(dir + "/bad.log");
 }
 
 TEST(BenchExe, ErrorsExitWithOneClearLine) {
@@ -513,11 +506,11 @@ TEST(BenchExe, GlRasterReferenceAgreesWithOurIds) {
                                           "96x64", "--slabs", "1,16", "--frames", "2", "--warmup", "1", "--display",
                                           "off", "--reference", "gl-raster", "--json", dir + "/b.json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  const Json j = parse_json(slurp(dir + "/b.json"));
+  const Json j = parse_json(test::read_file(dir + "/b.json"));
   const Json& rows = j["rows"];
   ASSERT_EQ(rows.items.size(), 2u);
   for (const Json& row : rows.items) {
-    ASSERT_FALSE(row["reference"].is_null()) << slurp(dir + "/b.json");
+    ASSERT_FALSE(row["reference"].is_null()) << test::read_file(dir + "/b.json");
     const Json& ids = row["reference"]["ids"];
     EXPECT_EQ(ids["pixels"].number, 96 * 64);
     EXPECT_EQ(ids["equal"].number + ids["differing"].number, ids["pixels"].number);

@@ -16,13 +16,6 @@ namespace {
 
 using test::Json;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(BenchGpu, QuickSuiteOnCudaWithInteropAndReference) {
   const std::string dir = test::output_dir("bench_gpu_quick");
   // Under compute-sanitizer (quick mode) the child's frames are 100x slower: give it time.
@@ -31,7 +24,7 @@ TEST(BenchGpu, QuickSuiteOnCudaWithInteropAndReference) {
                                                 "--warmup", "3", "--json", dir + "/b.json", "--csv", dir + "/b.csv"},
                                                timeout_seconds);
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  const std::string text = slurp(dir + "/b.json");
+  const std::string text = test::read_file(dir + "/b.json");
   const Json j = test::parse_json(text);
   EXPECT_EQ(j["environment"]["backend"].text, "cuda");
   EXPECT_NE(j["environment"]["gpu"].text.find_first_not_of(' '), std::string::npos);

@@ -139,13 +139,6 @@ TEST(CliExe, UndeformedMeshWrittenBackIsTheInput) {
   EXPECT_EQ(back.indices, pawn.indices);
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Two renders to one path at once: each exits 0 having put its complete file in place, so the path holds one of
 // the two images whole (never one image with the other's tail).
 TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {
@@ -156,7 +149,7 @@ TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {
   };
   ASSERT_EQ(render("normals", dir + "/normals.png").exit_code, 0);
   ASSERT_EQ(render("slab", dir + "/slab.png").exit_code, 0);
-  const std::string normals = read_file(dir + "/normals.png"), slab = read_file(dir + "/slab.png");
+  const std::string normals = test::read_file(dir + "/normals.png"), slab = test::read_file(dir + "/slab.png");
   ASSERT_NE(normals, slab);
   for (int round = 0; round < 4; ++round) {
     test::ExeResult first, second;
@@ -166,7 +159,7 @@ TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {
     b.join();
     ASSERT_EQ(first.exit_code, 0) << first.describe();
     ASSERT_EQ(second.exit_code, 0) << second.describe();
-    const std::string got = read_file(dir + "/s.png");
+    const std::string got = test::read_file(dir + "/s.png");
     ASSERT_TRUE(got == normals || got == slab) << "round " << round << ": " << got.size() << " bytes, neither image";
   }
   size_t files = 0;
@@ -183,8 +176,8 @@ TEST(CliExe, AFailedWriteToStandardOutputIsAnError) {
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status)) << command;
   EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_NE(read_file(dir + "/stderr").find("slabcast: error: cannot write to standard output"), std::string::npos)
-      << read_file(dir + "/stderr");
+  const std::string err = test::read_file(dir + "/stderr");
+  EXPECT_NE(err.find("slabcast: error: cannot write to standard output"), std::string::npos) << err;
 }
 
 }  // namespace
