@@ -39,10 +39,11 @@ void check_size(const std::string& path, int width, int height) {
 
 using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 
-// Writes PATH whole or not at all (app/output_file.h): `body` writes the content and returns false on a write error.
+// Writes PATH whole or not at all, on its own or into `batch` (app/output_file.h): `body` writes the content and returns
+// false on a write error.
 template <typename Body>
-void write_atomically(const std::string& path, Body&& body) {
-  const std::string error = write_file_atomically(path, body);
+void write_atomically(const std::string& path, OutputBatch* batch, Body&& body) {
+  const std::string error = batch ? batch->add(path, body) : write_file_atomically(path, body);
   if (!error.empty()) fail(path, "cannot write: " + error);
 }
 
@@ -79,12 +80,13 @@ std::vector<uint8_t> read_all(const std::string& path) {
 
 }  // namespace
 
-void write_png(const std::string& path, const uint8_t* rgba, int width, int height, size_t pitch_bytes) {
+void write_png(const std::string& path, const uint8_t* rgba, int width, int height, size_t pitch_bytes,
+               OutputBatch* batch) {
   check_size(path, width, height);
   if (pitch_bytes < size_t(width) * 4 || pitch_bytes > size_t(std::numeric_limits<int>::max())) {
     fail(path, "bad row pitch " + std::to_string(pitch_bytes));
   }
-  write_atomically(path, [&](std::FILE* file) {
+  write_atomically(path, batch, [&](std::FILE* file) {
     struct Sink {
       std::FILE* file;
       bool ok;
@@ -112,9 +114,9 @@ Rgba8Image read_png(const std::string& path) {
   return image;
 }
 
-void write_pfm(const std::string& path, const float* depth, int width, int height) {
+void write_pfm(const std::string& path, const float* depth, int width, int height, OutputBatch* batch) {
   check_size(path, width, height);
-  write_atomically(path, [&](std::FILE* file) {
+  write_atomically(path, batch, [&](std::FILE* file) {
     if (std::fprintf(file, "Pf\n%d %d\n-1.0\n", width, height) < 0) return false;
     std::vector<uint8_t> row(size_t(width) * 4);
     for (int y = height - 1; y >= 0; --y) {  // PFM stores the bottom row first
@@ -171,9 +173,9 @@ DepthImage read_pfm(const std::string& path) {
   return image;
 }
 
-void write_ids(const std::string& path, const uint32_t* ids, int width, int height) {
+void write_ids(const std::string& path, const uint32_t* ids, int width, int height, OutputBatch* batch) {
   check_size(path, width, height);
-  write_atomically(path, [&](std::FILE* file) {
+  write_atomically(path, batch, [&](std::FILE* file) {
     uint8_t header[8];
     put_u32le(header, uint32_t(width));
     put_u32le(header + 4, uint32_t(height));

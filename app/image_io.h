@@ -9,6 +9,8 @@
 
 namespace slabcast {
 
+class OutputBatch;
+
 // An image in host memory, row 0 = top.
 struct Rgba8Image {
   int width = 0, height = 0;
@@ -23,19 +25,23 @@ struct IdImage {
   std::vector<uint32_t> ids;  // width * height; a miss is 0xFFFFFFFF
 };
 
+// Every writer writes PATH whole or not at all (app/output_file.h) and throws std::runtime_error naming PATH. Given a
+// batch, the file is added to it and lands when the caller commits the batch, together with the run's other outputs.
+
 // PNG, 8-bit RGBA, from rows `pitch_bytes` apart (>= 4 * width).
-void write_png(const std::string& path, const uint8_t* rgba, int width, int height, size_t pitch_bytes);
+void write_png(const std::string& path, const uint8_t* rgba, int width, int height, size_t pitch_bytes,
+               OutputBatch* batch = nullptr);
 // Any PNG, converted to RGBA8.
 Rgba8Image read_png(const std::string& path);
 
 // PFM, single channel ("Pf"), little-endian (scale -1). The file stores rows bottom to top, as the PFM format
 // defines, so that image viewers show it upright; `depth` and DepthImage are top row first, like every other
 // buffer here.
-void write_pfm(const std::string& path, const float* depth, int width, int height);
+void write_pfm(const std::string& path, const float* depth, int width, int height, OutputBatch* batch = nullptr);
 DepthImage read_pfm(const std::string& path);
 
 // .ids: uint32 width, uint32 height, then width * height uint32, all little-endian, top row first.
-void write_ids(const std::string& path, const uint32_t* ids, int width, int height);
+void write_ids(const std::string& path, const uint32_t* ids, int width, int height, OutputBatch* batch = nullptr);
 IdImage read_ids(const std::string& path);
 
 }  // namespace slabcast

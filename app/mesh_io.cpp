@@ -427,9 +427,9 @@ Mesh load_obj(const std::string& path, const LoadProgress& progress) {
 }
 
 void write_obj(const std::string& path, const std::vector<glm::vec3>& positions,
-               const std::vector<uint32_t>& indices, const std::string& comment) {
+               const std::vector<uint32_t>& indices, const std::string& comment, OutputBatch* batch) {
   if (indices.size() % 3 != 0) fail(path, "internal error: index count is not a multiple of 3");
-  const std::string error = write_file_atomically(path, [&](std::FILE* file) {
+  const auto body = [&](std::FILE* file) {
     // Lines are formatted into a buffer and written in large blocks: a million triangles in well under a second.
     std::string buffer;
     constexpr size_t kFlushBytes = size_t(1) << 22;
@@ -467,7 +467,8 @@ void write_obj(const std::string& path, const std::vector<glm::vec3>& positions,
     }
     flush();
     return write_ok;
-  });
+  };
+  const std::string error = batch ? batch->add(path, body) : write_file_atomically(path, body);
   if (!error.empty()) fail(path, "cannot write: " + error);
 }
 

@@ -14,6 +14,8 @@
 
 namespace slabcast {
 
+class OutputBatch;
+
 // Called while a file loads: `fraction` runs from 0 to 1 over the whole load (read, check, parse, assemble).
 // Called a few hundred times at most, so it may print.
 using LoadProgress = std::function<void(double fraction)>;
@@ -32,8 +34,9 @@ Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgres
 
 // Writes positions and triangles as an OBJ file ("v x y z" with round-trip float precision, then "f a b c",
 // 1-based); `comment` (one line, may be empty) goes into a leading "# " line. Written whole or not
-// at all (app/output_file.h), so a failed write never leaves a half file under PATH. Throws std::runtime_error naming the path.
+// at all (app/output_file.h), so a failed write never leaves a half file under PATH; given a batch, it lands when the
+// caller commits the batch. Throws std::runtime_error naming the path.
 void write_obj(const std::string& path, const std::vector<glm::vec3>& positions,
-               const std::vector<uint32_t>& indices, const std::string& comment = {});
+               const std::vector<uint32_t>& indices, const std::string& comment = {}, OutputBatch* batch = nullptr);
 
 }  // namespace slabcast

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <memory>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -46,7 +47,9 @@ void install_signal_cleanup() {
   });
 }
 
-// A registered temporary: unregistered (and, unless kept, removed) when it goes out of scope.
+}  // namespace
+
+// A registered temporary: unregistered (and, unless renamed, removed) when it goes out of scope.
 class TemporaryPath {
  public:
   explicit TemporaryPath(const std::string& path) : path_(path) {
@@ -69,12 +72,15 @@ class TemporaryPath {
     if (slot_ >= 0) g_slot_state[slot_].store(kFree);
   }
   void mark_renamed() { renamed_ = true; }
+  const std::string& path() const { return path_; }
 
  private:
   std::string path_;
   int slot_ = -1;
   bool renamed_ = false;
 };
+
+namespace {
 
 // The permission bits a new file gets (0666 less the umask), as a plain open() would have given the target.
 mode_t new_file_mode() {
@@ -97,13 +103,13 @@ std::string reason(int error) { return error != 0 ? std::strerror(error) : "writ
 
 }  // namespace
 
-std::string write_file_atomically(const std::string& path, const std::function<bool(std::FILE*)>& body) {
+std::string OutputBatch::add(const std::string& path, const std::function<bool(std::FILE*)>& body) {
   // mkostemp's template: it replaces the six trailing placeholder characters with random ones.
   std::string name = folder_of(path) + "/.slabcast-" + std::string(6, 'X');
   // mkostemp: O_CREAT | O_EXCL under a random name, so it never opens an existing file or follows a link.
   const int fd = mkostemp(name.data(), O_CLOEXEC);
   if (fd < 0) return reason(errno);
-  TemporaryPath temporary(name);
+  auto temporary = std::make_unique<TemporaryPath>(name);
   if (fchmod(fd, new_file_mode()) != 0) {
     const int error = errno;
     close(fd);
@@ -125,9 +131,33 @@ std::string write_file_atomically(const std::string& path, const std::function<b
     error = errno;
   }
   if (!ok) return reason(error);
-  if (std::rename(name.c_str(), path.c_str()) != 0) return reason(errno);
-  temporary.mark_renamed();
+  pending_.push_back(Pending{path, std::move(temporary)});
   return {};
+}
+
+std::string OutputBatch::commit() {
+  std::string failed;
+  for (Pending& file : pending_) {
+    if (!failed.empty()) break;
+    if (std::rename(file.temporary->path().c_str(), file.target.c_str()) != 0) {
+      failed = file.target + ": " + reason(errno);
+    } else {
+      file.temporary->mark_renamed();
+    }
+  }
+  pending_.clear();  // removes whatever was not renamed
+  return failed;
+}
+
+OutputBatch::OutputBatch() = default;
+OutputBatch::~OutputBatch() = default;
+
+std::string write_file_atomically(const std::string& path, const std::function<bool(std::FILE*)>& body) {
+  OutputBatch batch;
+  const std::string error = batch.add(path, body);
+  if (!error.empty()) return error;
+  const std::string failed = batch.commit();
+  return failed.empty() ? failed : failed.substr(path.size() + 2);
 }
 
 }  // namespace slabcast

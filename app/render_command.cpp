@@ -2,6 +2,7 @@
 
 #include "app/image_io.h"
 #include "app/mesh_io.h"
+#include "app/output_file.h"
 #include "prim/device_buffer.h"
 #include "render/cuda_check.h"
 
@@ -100,6 +101,13 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
   out << std::defaultfloat;
 }
 
+// Renames a run's outputs into place together (app/output_file.h) and names them.
+void land(OutputBatch& outputs, const std::vector<std::string>& written, std::ostream& out) {
+  const std::string failed = outputs.commit();
+  if (!failed.empty()) throw std::runtime_error(failed + " (cannot rename into place)");
+  for (const std::string& line : written) out << "wrote " << line << "\n";
+}
+
 // `render --backend gl-raster`: the same scene, camera and deformation drawn by the OpenGL hardware-raster reference
 // in an EGL context (on the CUDA device's EGL device where there is one, else Mesa's software device).
 int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const FrameSettings& frame, double load_ms,
@@ -119,13 +127,16 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
       << std::fixed << std::setprecision(1) << "  load " << load_ms << " ms; first frame " << std::setprecision(3)
       << f.gpu_ms << " ms (GPU, GL timer query)\n"
       << std::defaultfloat;
-  write_png(options.out, f.color.data(), frame.width, frame.height, size_t(frame.width) * 4);
-  out << "wrote " << options.out << " (" << frame.width << "x" << frame.height << " RGBA8 PNG)\n";
+  OutputBatch outputs;
+  std::vector<std::string> written;
+  write_png(options.out, f.color.data(), frame.width, frame.height, size_t(frame.width) * 4, &outputs);
+  written.push_back(options.out + " (" + std::to_string(frame.width) + "x" + std::to_string(frame.height) + " RGBA8 PNG)");
   if (!options.ids_path.empty()) {
     if (f.triangle_ids.size() != pixels) throw std::runtime_error("the gl-raster reference returned no triangle-ID buffer");
-    write_ids(options.ids_path, f.triangle_ids.data(), frame.width, frame.height);
-    out << "wrote " << options.ids_path << " (triangle IDs, uint32, miss = 0xFFFFFFFF)\n";
+    write_ids(options.ids_path, f.triangle_ids.data(), frame.width, frame.height, &outputs);
+    written.push_back(options.ids_path + " (triangle IDs, uint32, miss = 0xFFFFFFFF)");
   }
+  land(outputs, written, out);
   return kExitOk;
 #else
   (void)options, (void)mesh, (void)frame, (void)load_ms, (void)out;
@@ -254,18 +265,21 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
       << std::defaultfloat;
   print_stats(out, stats, frame);
 
-  write_png(options.out, host.data(), frame.width, frame.height, pitch);
-  out << "wrote " << options.out << " (" << frame.width << "x" << frame.height << " RGBA8 PNG)\n";
+  // Every output is written first and renamed into place together at the end: a failure leaves none of them.
+  OutputBatch outputs;
+  std::vector<std::string> written;
+  write_png(options.out, host.data(), frame.width, frame.height, pitch, &outputs);
+  written.push_back(options.out + " (" + std::to_string(frame.width) + "x" + std::to_string(frame.height) + " RGBA8 PNG)");
   const size_t pixels = size_t(frame.width) * size_t(frame.height);
   if (!options.depth_path.empty()) {
     if (extras.depth.size() != pixels) throw std::runtime_error("the renderer returned no depth buffer");
-    write_pfm(options.depth_path, extras.depth.data(), frame.width, frame.height);
-    out << "wrote " << options.depth_path << " (depth, PFM float32, miss = +inf)\n";
+    write_pfm(options.depth_path, extras.depth.data(), frame.width, frame.height, &outputs);
+    written.push_back(options.depth_path + " (depth, PFM float32, miss = +inf)");
   }
   if (!options.ids_path.empty()) {
     if (extras.triangle_id.size() != pixels) throw std::runtime_error("the renderer returned no triangle-ID buffer");
-    write_ids(options.ids_path, extras.triangle_id.data(), frame.width, frame.height);
-    out << "wrote " << options.ids_path << " (triangle IDs, uint32, miss = 0xFFFFFFFF)\n";
+    write_ids(options.ids_path, extras.triangle_id.data(), frame.width, frame.height, &outputs);
+    written.push_back(options.ids_path + " (triangle IDs, uint32, miss = 0xFFFFFFFF)");
   }
   if (!options.deformed_mesh_path.empty()) {
     const std::vector<glm::vec3> deformed = renderer->last_deformed_positions();
@@ -273,9 +287,10 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
     std::ostringstream comment;
     comment << mesh.name << " deformed by " << to_string(frame.deform.kind) << " amount " << frame.deform.amount
             << " time " << frame.deform.time << " (slabcast render)";
-    write_obj(options.deformed_mesh_path, deformed, mesh.indices, comment.str());
-    out << "wrote " << options.deformed_mesh_path << " (deformed mesh, OBJ)\n";
+    write_obj(options.deformed_mesh_path, deformed, mesh.indices, comment.str(), &outputs);
+    written.push_back(options.deformed_mesh_path + " (deformed mesh, OBJ)");
   }
+  land(outputs, written, out);
   return kExitOk;
 }
 

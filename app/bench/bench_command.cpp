@@ -6,16 +6,31 @@
 #include "app/bench/progress.h"
 #include "app/bench/report.h"
 #include "app/bench/suites.h"
+#include "app/output_file.h"
 #include "app/render_command.h"
 
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace slabcast {
+namespace {
+
+// The JSON and CSV reports as they stand, landing together (app/output_file.h).
+void write_reports(const BenchOptions& options, const BenchEnvironment& env, const BenchPlan& recorded,
+                   const std::vector<BenchRow>& rows, bool complete) {
+  OutputBatch reports;
+  if (!options.json_path.empty()) write_bench_json(options.json_path, env, options, recorded, rows, complete, reports);
+  if (!options.csv_path.empty()) write_bench_csv(options.csv_path, rows, reports);
+  const std::string failed = reports.commit();
+  if (!failed.empty()) throw std::runtime_error(failed + " (cannot rename into place)");
+}
+
+}  // namespace
 
 int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log) {
   using bench::fixed;
@@ -96,8 +111,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
         progress.row_done(result);
         rows.push_back(std::move(row));
         // Every row so far on disk: a run cut short by a time limit keeps what it measured.
-        if (!options.json_path.empty()) write_bench_json(options.json_path, env, options, recorded, rows, false);
-        if (!options.csv_path.empty()) write_bench_csv(options.csv_path, rows);
+        write_reports(options, env, recorded, rows, /*complete=*/false);
       }
     }
   }
@@ -107,14 +121,9 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
       << plan.frames << " timed frames per row; deformation " << to_string(options.deform.kind) << " "
       << options.deform.amount << ", animated at 1/60 s per frame\n";
   print_bench_tables(out, rows);
-  if (!options.json_path.empty()) {
-    write_bench_json(options.json_path, env, options, recorded, rows);
-    out << "wrote " << options.json_path << "\n";
-  }
-  if (!options.csv_path.empty()) {
-    write_bench_csv(options.csv_path, rows);
-    out << "wrote " << options.csv_path << "\n";
-  }
+  write_reports(options, env, recorded, rows, /*complete=*/true);
+  if (!options.json_path.empty()) out << "wrote " << options.json_path << "\n";
+  if (!options.csv_path.empty()) out << "wrote " << options.csv_path << "\n";
   return kExitOk;
 }
 

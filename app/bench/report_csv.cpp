@@ -65,7 +65,7 @@ const std::vector<CsvColumn>& csv_columns() {
 
 }  // namespace
 
-void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows) {
+void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows, OutputBatch& batch) {
   bench::OutputFile file(path);
   std::ostringstream& f = file.stream;
   const std::vector<CsvColumn>& columns = csv_columns();
@@ -75,7 +75,7 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows)
     for (size_t c = 0; c < columns.size(); ++c) f << (c ? "," : "") << columns[c].value(r);
     f << "\n";
   }
-  file.commit();
+  file.write_to(batch);
 }
 
 }  // namespace slabcast

@@ -37,9 +37,9 @@ std::string number(double v) {
   return buf;
 }
 
-void OutputFile::commit() {
+void OutputFile::write_to(OutputBatch& batch) {
   const std::string text = stream.str();
-  const std::string error = write_file_atomically(path_, [&](std::FILE* file) {
+  const std::string error = batch.add(path_, [&](std::FILE* file) {
     return std::fwrite(text.data(), 1, text.size(), file) == text.size();
   });
   if (!error.empty()) throw std::runtime_error(path_ + ": cannot write (" + error + ")");

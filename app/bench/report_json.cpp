@@ -37,7 +37,7 @@ std::string summary_json(const Summary& s) {
 }  // namespace
 
 void write_bench_json(const std::string& path, const BenchEnvironment& env, const BenchOptions& options,
-                      const BenchPlan& plan, const std::vector<BenchRow>& rows, bool complete) {
+                      const BenchPlan& plan, const std::vector<BenchRow>& rows, bool complete, OutputBatch& batch) {
   bench::OutputFile file(path);
   std::ostringstream& f = file.stream;
   f << "{\n  \"tool\": \"slabcast bench\",\n  \"schema\": 1,\n  \"complete\": " << (complete ? "true" : "false")
@@ -106,7 +106,7 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
     f << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   f << "  ]\n}\n";
-  file.commit();
+  file.write_to(batch);
 }
 
 }  // namespace slabcast

@@ -7,6 +7,7 @@
 #include "app/bench/suites.h"
 #include "app/cli.h"
 #include "app/image_io.h"
+#include "app/output_file.h"
 #include "exe_runner.h"
 #include "test_bench_json.h"
 
@@ -313,9 +314,18 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
   plan.frames = 3;
   plan.warmup = 1;
   plan.notes = {"a note with \"quotes\"\tand a tab"};
-  write_bench_json(path, env, options, plan, two_rows(), /*complete=*/false);
+  {
+    OutputBatch batch;
+    write_bench_json(path, env, options, plan, two_rows(), /*complete=*/false, batch);
+    EXPECT_FALSE(std::filesystem::exists(path)) << "a batch's file lands only when the batch is committed";
+    ASSERT_EQ(batch.commit(), "");
+  }
   EXPECT_FALSE(parse_json(test::read_file(path))["complete"].boolean);
-  write_bench_json(path, env, options, plan, two_rows());
+  {
+    OutputBatch batch;
+    write_bench_json(path, env, options, plan, two_rows(), /*complete=*/true, batch);
+    ASSERT_EQ(batch.commit(), "");
+  }
   const Json j = parse_json(test::read_file(path));
   EXPECT_TRUE(j["complete"].boolean);
   EXPECT_EQ(j["environment"]["git_commit"].text, "abc");
@@ -343,7 +353,9 @@ TEST(BenchWriters, JsonReadsBackWithEveryRow) {
 TEST(BenchWriters, CsvHasOneLinePerRowAndEmptyCellsForWhatWasNotMeasured) {
   const std::string dir = test::output_dir("bench_writers_csv");
   const std::string path = dir + "/rows.csv";
-  write_bench_csv(path, two_rows());
+  OutputBatch batch;
+  write_bench_csv(path, two_rows(), batch);
+  ASSERT_EQ(batch.commit(), "");
   const std::vector<std::string> lines = split(test::read_file(path), '\n');
   ASSERT_EQ(lines.size(), 4u);  // header, two rows, and the empty string after the final newline
   EXPECT_TRUE(lines[3].empty());
@@ -415,7 +427,8 @@ TEST(BenchTables, ThesisTablesAndThePerformanceTargets) {
 
 TEST(BenchWriters, UnwritablePathIsNamed) {
   try {
-    write_bench_csv("/proc/slabcast-bench.csv", two_rows());
+    OutputBatch batch;
+    write_bench_csv("/proc/slabcast-bench.csv", two_rows(), batch);
     FAIL() << "wrote into /proc";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/proc/slabcast-bench.csv"), std::string::npos) << e.what();

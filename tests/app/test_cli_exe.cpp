@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -165,6 +166,29 @@ TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {
   size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
   EXPECT_EQ(files, 3u) << "a temporary was left behind";
+}
+
+// The outputs of one run land together: when a later one cannot be written (here the file-size limit stops the
+// deformed mesh, while the image and depth would fit), the earlier ones are not left behind, an old image is not
+// replaced, and the run fails naming the path.
+TEST(CliExe, AnOutputThatCannotBeWrittenKeepsEveryOutputOfTheRunOut) {
+  const std::string dir = test::output_dir("outputs_together");
+  std::ofstream(dir + "/old.png") << "the previous image";
+  const std::string command = std::string("trap '' XFSZ; ulimit -f 16; exec '") + SLABCAST_EXE +
+                              "' render --backend cpu --procedural sphere:20000 --size 16x16 --out '" + dir +
+                              "/old.png' --depth '" + dir + "/f.pfm' --deformed-mesh '" + dir + "/d.obj' > '" + dir +
+                              "/stdout' 2> '" + dir + "/stderr'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string err = test::read_file(dir + "/stderr"), out = test::read_file(dir + "/stdout");
+  EXPECT_NE(err.find(dir + "/d.obj: cannot write"), std::string::npos) << err;
+  EXPECT_EQ(out.find("wrote "), std::string::npos) << "nothing was written:\n" << out;
+  EXPECT_EQ(test::read_file(dir + "/old.png"), "the previous image");
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"old.png", "stderr", "stdout"})) << "no depth file, mesh or temporary";
 }
 
 // Statistics that cannot reach standard output (a full disk here) make the run a failure, not a silent success.

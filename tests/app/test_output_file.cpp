@@ -1,5 +1,6 @@
-// write_file_atomically (app/output_file.h): a file is written whole or not at all, through a temporary that never
-// touches an existing file or follows a link, and is gone afterwards.
+// write_file_atomically and OutputBatch (app/output_file.h): a file is written whole or not at all, through a
+// temporary that never touches an existing file or follows a link, and is gone afterwards; a batch's files land
+// together.
 #include "app/output_file.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -172,6 +174,60 @@ TEST_F(OutputFileTest, ConcurrentWritersEachLandAWholeFile) {
     ASSERT_TRUE(got == a || got == b) << "round " << round << ": " << got.size() << " bytes, mixed";
   }
   EXPECT_EQ(std::vector<std::string>{"s.png"}, names());
+}
+
+// ---- OutputBatch: the several outputs of one run land together ----
+
+std::string add(slabcast::OutputBatch& batch, const fs::path& path, const std::string& content) {
+  return batch.add(path.string(), [&](std::FILE* file) {
+    return std::fwrite(content.data(), 1, content.size(), file) == content.size();
+  });
+}
+
+TEST_F(OutputFileTest, ABatchLandsOnlyWhenCommittedAndThenAllOfIt) {
+  ASSERT_EQ("", write(dir_ / "frame.png", "old image"));
+  slabcast::OutputBatch batch;
+  ASSERT_EQ("", add(batch, dir_ / "frame.png", "new image"));
+  ASSERT_EQ("", add(batch, dir_ / "frame.ids", "new ids"));
+  ASSERT_EQ("", add(batch, dir_ / "frame.pfm", "new depth"));
+  EXPECT_EQ("old image", read(dir_ / "frame.png")) << "nothing lands before the commit";
+  EXPECT_FALSE(fs::exists(dir_ / "frame.ids"));
+  ASSERT_EQ("", batch.commit());
+  EXPECT_EQ("new image", read(dir_ / "frame.png"));
+  EXPECT_EQ("new ids", read(dir_ / "frame.ids"));
+  EXPECT_EQ("new depth", read(dir_ / "frame.pfm"));
+  auto all = names();
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ((std::vector<std::string>{"frame.ids", "frame.pfm", "frame.png"}), all);
+}
+
+TEST_F(OutputFileTest, ABatchWithAFailedFileIsDroppedWholeAndLeavesNoTemporary) {
+  ASSERT_EQ("", write(dir_ / "frame.png", "old image"));
+  {
+    slabcast::OutputBatch batch;
+    ASSERT_EQ("", add(batch, dir_ / "frame.png", "new image"));
+    EXPECT_NE("", add(batch, dir_ / "missing-folder" / "frame.ids", "new ids"));
+    const std::string failed = batch.add((dir_ / "frame.pfm").string(), [](std::FILE* file) {
+      std::fputs("half", file);
+      return false;  // a full disk, say
+    });
+    EXPECT_NE("", failed);
+    // The caller gives up: the batch ends uncommitted.
+  }
+  EXPECT_EQ("old image", read(dir_ / "frame.png"));
+  EXPECT_EQ(std::vector<std::string>{"frame.png"}, names());
+}
+
+TEST_F(OutputFileTest, AFailedRenameNamesItsTargetAndRemovesTheRest) {
+  fs::create_directories(dir_ / "a-folder");  // renaming a file over a folder fails
+  slabcast::OutputBatch batch;
+  ASSERT_EQ("", add(batch, dir_ / "a-folder", "cannot land"));
+  ASSERT_EQ("", add(batch, dir_ / "second.png", "after the failure"));
+  const std::string failed = batch.commit();
+  EXPECT_EQ(0u, failed.find((dir_ / "a-folder").string() + ": ")) << failed;
+  EXPECT_TRUE(fs::is_directory(dir_ / "a-folder"));
+  EXPECT_FALSE(fs::exists(dir_ / "second.png"));
+  EXPECT_EQ(std::vector<std::string>{"a-folder"}, names());
 }
 
 }  // namespace
