@@ -2,12 +2,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include "render/scale.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -136,7 +139,7 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
   raw->eye_opt = add("--eye", &raw->eye, "x,y,z: camera position (default: framing the model)");
   raw->target_opt = add("--target", &raw->target, "x,y,z: point looked at (default: the model's centre)");
   raw->up_opt = add("--up", &raw->up, "x,y,z: up direction (default 0,1,0)");
-  add("--fovy", &raw->fovy, "DEG: vertical field of view, in (0, 180) (default 45)");
+  add("--fovy", &raw->fovy, "DEG: vertical field of view, 0.1..179 (default 45)");
   raw->deform_opt = add("--deform", &raw->deform,
                         std::string("NAME[:AMOUNT]: deformer none, twist, bend, wave or pulse, with an optional "
                                     "strength (default ") + default_deform + ", amount 1)");
@@ -170,22 +173,13 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.target.empty()) s.frame.camera.target = parse_vec3("--target", raw.target);
   if (!raw.up.empty()) {
     s.frame.camera.up = parse_vec3("--up", raw.up);
-    if (glm::length(s.frame.camera.up) < 1e-6f) usage("--up", "the up direction must not be zero");
+    if (max_abs(s.frame.camera.up) == 0.0f) usage("--up", "the up direction must not be zero");
   }
   s.eye_given = raw.eye_opt->count() > 0;
   s.target_given = raw.target_opt->count() > 0;
   s.up_given = raw.up_opt->count() > 0;
-  if (s.eye_given && s.target_given) {
-    const glm::vec3 view = s.frame.camera.target - s.frame.camera.eye;
-    if (glm::length(view) < 1e-6f) usage("--eye", "the camera eye and --target are the same point");
-    if (glm::length(glm::cross(glm::normalize(view), glm::normalize(s.frame.camera.up))) < 1e-4f) {
-      usage("--up", "the up direction is parallel to the viewing direction (--eye to --target)");
-    }
-  }
-  if (!raw.fovy.empty()) s.frame.camera.fovy_degrees = parse_finite("--fovy", raw.fovy, 0.0f, 180.0f);
-  if (s.frame.camera.fovy_degrees <= 0.0f || s.frame.camera.fovy_degrees >= 180.0f) {
-    usage("--fovy", quoted(raw.fovy) + ": the field of view must be greater than 0 and less than 180 degrees");
-  }
+  if (s.eye_given && s.target_given) check_camera(s.frame.camera, s.eye_given, s.up_given);
+  if (!raw.fovy.empty()) s.frame.camera.fovy_degrees = parse_fovy("--fovy", raw.fovy);
   s.frame.deform.kind = default_deform;
   if (!raw.deform.empty()) s.frame.deform = parse_deform("--deform", raw.deform);
   if (!raw.time.empty()) s.frame.deform.time = parse_finite("--time", raw.time, -1e6f, 1e6f);
@@ -241,6 +235,31 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
     if (!std::isfinite(v[i])) usage(flag, quoted(trim(parts[size_t(i)])) + " in " + quoted(text) + " is not a finite number");
   }
   return v;
+}
+
+float parse_fovy(const std::string& flag, const std::string& text) {
+  const float fovy = parse_finite(flag, text, 0.0f, 180.0f);
+  if (!(fovy >= kMinFovyDegrees && fovy <= kMaxFovyDegrees)) {
+    std::ostringstream range;
+    range << kMinFovyDegrees << " to " << kMaxFovyDegrees;
+    usage(flag, quoted(text) + ": the field of view must be " + range.str() + " degrees");
+  }
+  return fovy;
+}
+
+void check_camera(const Camera& camera, bool eye_given, bool up_given) {
+  const char* position_flag = eye_given ? "--eye" : "--target";
+  const glm::vec3 view = camera.target - camera.eye;
+  if (max_abs(view) == 0.0f) usage(position_flag, "the camera eye and target are the same point");
+  if (!std::isfinite(max_abs(view))) {
+    usage(position_flag, "the camera eye and target are too far apart (their distance overflows a 32-bit float)");
+  }
+  const glm::vec3 side = glm::cross(normalize_without_overflow(view), normalize_without_overflow(camera.up));
+  if (glm::length(side) < 1e-4f) {
+    usage("--up", up_given ? "the up direction is parallel to the viewing direction (eye to target)"
+                           : "the default up direction 0,1,0 is parallel to the viewing direction (eye to target); "
+                             "give another with --up");
+  }
 }
 
 float parse_finite(const std::string& flag, const std::string& text, float lo, float hi) {
@@ -520,11 +539,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (!bench_warmup.empty()) b.warmup = parse_int("--warmup", bench_warmup, 0, 1000000);
       if (!bench_deform.empty()) b.deform = parse_deform("--deform", bench_deform);
       if (!bench_fovy.empty()) {
-        b.fovy_degrees = parse_finite("--fovy", bench_fovy, 0.0f, 180.0f);
-        if (b.fovy_degrees <= 0.0f || b.fovy_degrees >= 180.0f) {
-          const std::string& text = bench_fovy;  // const: std::quoted would win the overload otherwise
-          usage("--fovy", quoted(text) + ": the field of view must be greater than 0 and less than 180 degrees");
-        }
+        b.fovy_degrees = parse_fovy("--fovy", bench_fovy);
       }
       if (!bench_backend.empty()) b.backend = parse_backend("--backend", bench_backend);
       if (!bench_reference.empty()) b.reference = parse_bench_reference("--reference", bench_reference);

@@ -62,6 +62,17 @@ BenchSuite parse_bench_suite(const std::string& flag, const std::string& text);
 BenchReference parse_bench_reference(const std::string& flag, const std::string& text);
 bool parse_on_off(const std::string& flag, const std::string& text);
 
+// The narrowest field of view accepted (degrees): the framing camera stands radius / sin(fovy / 2) away, and below
+// this the model's depth differences fall under a float's resolution at that distance.
+constexpr float kMinFovyDegrees = 0.1f;
+constexpr float kMaxFovyDegrees = 179.0f;
+float parse_fovy(const std::string& flag, const std::string& text);
+
+// Throws UsageError naming the flag that made `camera` unusable: eye and target the same point or too far apart
+// (--eye, or --target when the eye was framed), or a viewing direction parallel to the up direction, given or
+// default (--up). Works at any finite scale.
+void check_camera(const Camera& camera, bool eye_given, bool up_given);
+
 const char* to_string(Deformer deformer);
 const char* to_string(Shading shading);
 const char* to_string(Backend backend);

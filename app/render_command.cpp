@@ -195,14 +195,7 @@ Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
     if (!options.target_given) camera.target = framed.target;
     if (!options.up_given) camera.up = framed.up;
   }
-  const glm::vec3 view = camera.target - camera.eye;
-  if (!(glm::length(view) > 1e-6f)) {
-    throw UsageError(std::string(options.eye_given ? "--eye" : "--target") +
-                     ": the camera eye and target are the same point");
-  }
-  if (glm::length(glm::cross(glm::normalize(view), glm::normalize(camera.up))) < 1e-4f) {
-    throw UsageError("--up: the up direction is parallel to the viewing direction");
-  }
+  check_camera(camera, options.eye_given, options.up_given);
   return camera;
 }
 

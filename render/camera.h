@@ -3,7 +3,14 @@
 // view-space direction normalize(((px+0.5)/W*2-1)*tan(fovy/2)*W/H, (1-(py+0.5)/H*2)*tan(fovy/2), -1).
 //
 // Both backends intersect in view space: the eye is the origin, so a ray is only its direction and the
-// distance t along the normalized direction is the depth output (the view transform is rigid).
+// distance t along the normalized direction, times 2^scale_exponent, is the depth output (the view transform is
+// rigid up to that power of two).
+//
+// View space is scaled to the scene's size: view_scale is the power of two 2^-scale_exponent that brings the rest
+// mesh's radius (or the camera's distance from it, when larger) into [1, 2). Scaling by a power of two is exact, so
+// every view-space value of a scene scaled by 2^k has the very bits of the scene's own, and the frame's triangle IDs
+// are the same at any size from about 1e-30 to 1e30: without it the intersection's products of two and three
+// coordinates overflow above about 1e13 and lose bits as denormals below about 1e-13.
 #pragma once
 #include "render/hd_math.h"
 
@@ -19,11 +26,13 @@ struct ViewParams {
   float tan_half_fovy = 0;
   float aspect = 1;  // W / H
   int width = 0, height = 0;
+  float view_scale = 1;     // 2^-scale_exponent, see above
+  int scale_exponent = 0;
 };
 
 SC_HD Vec3 world_to_view(const ViewParams& v, Vec3 p) {
   const Vec3 d = p - v.eye;
-  return Vec3{dot(v.right, d), dot(v.up, d), dot(v.back, d)};
+  return Vec3{dot(v.right, d) * v.view_scale, dot(v.up, d) * v.view_scale, dot(v.back, d) * v.view_scale};
 }
 // A direction (e.g. a normal) from world to view space: rotation only.
 SC_HD Vec3 rotate_to_view(const ViewParams& v, Vec3 d) { return Vec3{dot(v.right, d), dot(v.up, d), dot(v.back, d)}; }

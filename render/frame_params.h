@@ -23,6 +23,7 @@ struct DeformFrame {
   float time = 0;
   Vec3 center{0, 0, 0};  // centre of the rest mesh's bounding box
   float radius = 1;      // half its diagonal (> 0)
+  float unit = 1;        // the power of two nearest below 1 / radius: d * unit is d at unit size, exactly
 };
 
 // The same values as renderer.h's Shading (static_asserts in frame_setup.cpp keep them in step).
@@ -92,7 +93,8 @@ struct FrameParams {
   // ---- stage 1 (deform) output / stage 2 input ----
   Vec3* world_positions;       // [num_vertices], deformed, world
   ViewVertex* view_positions;  // [num_vertices], deformed, view space
-  Vec3* face_normals;          // [num_triangles], cross(b - a, c - a), world, area weighted (smooth normals only)
+  Vec3* face_normals;          // [num_triangles], cross(b - a, c - a) of the edges times view.view_scale, world
+                               // orientation, area weighted (smooth normals only)
   Vec3* vertex_normals;        // [num_vertices], normalized sum of adjacent face normals, world (smooth normals only)
 
   // ---- stage 2 (project and bin) output / stage 3 input ----

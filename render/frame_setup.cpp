@@ -1,10 +1,12 @@
 #include "render/frame_setup.h"
 
+#include "render/scale.h"
 #include "render/stages/build.h"
 
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +31,9 @@ static_assert(static_cast<int>(Shading::tile_triangles) == static_cast<int>(Shad
               "shading enums");
 
 namespace {
+// Powers of two up to 2^125 either way keep a scale factor and its inverse normal floats.
+constexpr int kMaxScaleExponent = 125;
+
 Vec3 to_vec3(const glm::vec3& v) { return Vec3{v.x, v.y, v.z}; }
 }  // namespace
 
@@ -41,7 +46,7 @@ MeshBounds rest_bounds(const Mesh& mesh) {
     hi = glm::max(hi, p);
   }
   const glm::vec3 c = (lo + hi) * 0.5f;
-  const float r = glm::length(hi - lo) * 0.5f;
+  const float r = length_without_overflow(hi - lo) * 0.5f;
   b.center = to_vec3(c);
   b.radius = r > 0.0f ? r : 1.0f;
   return b;
@@ -69,10 +74,10 @@ void check_settings(const FrameSettings& s) {
                                 std::to_string(c.fovy_degrees));
   }
   const glm::vec3 f = c.target - c.eye;
-  if (!(glm::dot(f, f) > 0.0f) || !std::isfinite(glm::dot(f, f))) {
+  if (!(max_abs(f) > 0.0f) || !std::isfinite(max_abs(f)) || !std::isfinite(max_abs(c.eye))) {
     throw std::invalid_argument("slabcast: camera eye and target must be distinct finite points");
   }
-  const glm::vec3 side = glm::cross(glm::normalize(f), c.up);
+  const glm::vec3 side = glm::cross(normalize_without_overflow(f), normalize_without_overflow(c.up));
   if (!(glm::dot(side, side) > 0.0f)) {
     throw std::invalid_argument("slabcast: camera up must not be parallel to the view direction");
   }
@@ -109,10 +114,11 @@ std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity) {
          std::to_string(capacity) + " triangle references)";
 }
 
-ViewParams make_view_params(const Camera& camera, int width, int height) {
-  // GLM's lookAt basis: f = forward, s = right, u = up; view space is (s, u, -f).
-  const glm::vec3 f = glm::normalize(camera.target - camera.eye);
-  const glm::vec3 s = glm::normalize(glm::cross(f, camera.up));
+ViewParams make_view_params(const Camera& camera, int width, int height, const MeshBounds* bounds) {
+  // GLM's lookAt basis: f = forward, s = right, u = up; view space is (s, u, -f). The normalizations are
+  // overflow-free and give GLM's bits wherever GLM's own do not overflow.
+  const glm::vec3 f = normalize_without_overflow(camera.target - camera.eye);
+  const glm::vec3 s = normalize_without_overflow(glm::cross(f, normalize_without_overflow(camera.up)));
   const glm::vec3 u = glm::cross(s, f);
   ViewParams v;
   v.eye = to_vec3(camera.eye);
@@ -123,6 +129,13 @@ ViewParams make_view_params(const Camera& camera, int width, int height) {
   v.aspect = static_cast<float>(width) / static_cast<float>(height);
   v.width = width;
   v.height = height;
+  if (bounds) {
+    // The scene's size: the mesh's radius, or the eye's distance from it where that is larger (a far camera).
+    const glm::vec3 center(bounds->center.x, bounds->center.y, bounds->center.z);
+    const float size = std::max(bounds->radius, max_abs(camera.eye - center));
+    v.scale_exponent = std::clamp(pow2_exponent(size), -kMaxScaleExponent, kMaxScaleExponent);
+    v.view_scale = std::ldexp(1.0f, -v.scale_exponent);
+  }
   return v;
 }
 
@@ -133,7 +146,13 @@ DeformFrame make_deform_frame(const DeformParams& params, const MeshBounds& boun
   f.time = params.time;
   f.center = bounds.center;
   f.radius = bounds.radius;
+  f.unit = std::ldexp(1.0f, -std::clamp(pow2_exponent(bounds.radius), -kMaxScaleExponent, kMaxScaleExponent));
   return f;
+}
+
+void depth_to_world_units(std::vector<float>& depth, int scale_exponent) {
+  if (scale_exponent == 0) return;
+  for (float& d : depth) d = std::ldexp(d, scale_exponent);
 }
 
 ShadeMode to_shade_mode(Shading shading) { return static_cast<ShadeMode>(shading); }

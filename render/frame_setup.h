@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "render/camera.h"
 #include "render/constants.h"
@@ -25,8 +26,12 @@ void check_settings(const FrameSettings& settings);
 // Throws std::invalid_argument unless `target` is a surface of the frame's size.
 void check_target(const FrameSettings& settings, const Surface& target);
 
-ViewParams make_view_params(const Camera& camera, int width, int height);
+// The camera's view parameters; view_scale (camera.h) is chosen for `bounds` (without: 1, for callers that use the
+// view basis only).
+ViewParams make_view_params(const Camera& camera, int width, int height, const MeshBounds* bounds = nullptr);
 DeformFrame make_deform_frame(const DeformParams& params, const MeshBounds& bounds);
+// The cast's distances (view units) as world distances: times 2^scale_exponent, exact; a miss stays +inf.
+void depth_to_world_units(std::vector<float>& depth, int scale_exponent);
 ShadeMode to_shade_mode(Shading shading);
 bool needs_smooth_normals(Shading shading);
 
@@ -103,7 +108,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.adjacency_offsets = a.adjacency_offsets.data();
   p.adjacency_triangles = a.adjacency_triangles.data();
   p.deform = make_deform_frame(s.deform, bounds);
-  p.view = make_view_params(s.camera, s.width, s.height);
+  p.view = make_view_params(s.camera, s.width, s.height, &bounds);
   p.tiles_x = size.tiles_x;
   p.tiles_y = size.tiles_y;
   p.slabs = size.slabs;

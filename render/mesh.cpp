@@ -11,6 +11,7 @@
 
 #include "render/backends.h"
 #include "render/renderer.h"
+#include "render/scale.h"
 
 namespace slabcast {
 namespace {
@@ -144,7 +145,7 @@ Mesh stress(uint64_t triangles) {
 float longest_edge(const Mesh& m, size_t t) {
   const glm::vec3 a = m.positions[m.indices[3 * t]], b = m.positions[m.indices[3 * t + 1]],
                   c = m.positions[m.indices[3 * t + 2]];
-  return std::max({glm::length(b - a), glm::length(c - b), glm::length(a - c)});
+  return std::max({length_without_overflow(b - a), length_without_overflow(c - b), length_without_overflow(a - c)});
 }
 
 }  // namespace
@@ -214,7 +215,7 @@ Camera frame_mesh(const Mesh& mesh, float fovy_degrees) {
   const glm::vec3 center = (lo + hi) * 0.5f;
   float radius = 0.0f;
   for (size_t v = 0; v < mesh.positions.size(); ++v) {
-    if (counts[v]) radius = std::max(radius, glm::length(mesh.positions[v] - center));
+    if (counts[v]) radius = std::max(radius, length_without_overflow(mesh.positions[v] - center));
   }
   if (!(radius > 0.0f)) radius = 1.0f;
   const double half = glm::radians(static_cast<double>(fovy_degrees)) * 0.5;

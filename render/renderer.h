@@ -95,7 +95,8 @@ struct FrameStats {
 // The per-frame acceleration structure, downloaded for tests (stage-by-stage comparison of backends).
 struct FrameStructure {
   int tiles_x = 0, tiles_y = 0, slabs = 0;
-  float z_near = 0, z_far = 0;                // the slab range fitted this frame (view-space distance)
+  float z_near = 0, z_far = 0;                // the slab range fitted this frame (view-space distance, in view
+                                              // units: world units times ViewParams::view_scale, camera.h)
   std::vector<int32_t> tile_range;            // 4 per triangle: x0, y0, x1, y1 inclusive; culled: x0 > x1
   std::vector<uint8_t> slab_of_triangle;      // per triangle (culled: undefined)
   std::vector<uint64_t> cell_offsets;         // tiles_x*tiles_y*slabs + 1; cell = (ty*tiles_x + tx)*slabs + slab

@@ -194,6 +194,7 @@ class CpuRenderer final : public Renderer {
     copy_counters(counters, stats);
     if (extras) {
       extras->depth = a_.hit_t;
+      depth_to_world_units(extras->depth, p.view.scale_exponent);
       extras->triangle_id = a_.hit_id;
     }
     have_frame_ = true;

@@ -83,9 +83,11 @@ class CudaRenderer final : public Renderer {
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
+    int scale_exponent = 0;  // of the frame's view space (camera.h)
     for (;;) {
       const FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles,
                                               d_.capacity, d_.a, d_.counters.data());
+      scale_exponent = p.view.scale_exponent;
       const CastTarget cast = cast_target(target, extras != nullptr);
       if (frame_graph_enabled_) {
         graph_.launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
@@ -120,6 +122,7 @@ class CudaRenderer final : public Renderer {
           cudaMemcpy(extras->depth.data(), d_.a.hit_t.data(), pixels * sizeof(float), cudaMemcpyDeviceToHost));
       SLABCAST_CUDA_CHECK(cudaMemcpy(extras->triangle_id.data(), d_.a.hit_id.data(), pixels * sizeof(uint32_t),
                                      cudaMemcpyDeviceToHost));
+      depth_to_world_units(extras->depth, scale_exponent);
     }
     d_.have_frame = true;
     return stats;

@@ -47,7 +47,9 @@ SC_HD Vec3 deform_vertex(const DeformFrame& f, Vec3 p) {
       return Vec3{p.x, p.y + f.amount * 0.08f * f.radius * w, p.z};
     }
     case DeformKind::pulse: {  // radial breathing with a ripple outward from the centre
-      const float dist = sc_sqrt(dot(d, d)) * inv_r;
+      // |d| at unit size and back (an exact power of two): dot(d, d) itself overflows for coordinates past 1e19.
+      const Vec3 du = d * f.unit;
+      const float dist = sc_div(sc_sqrt(dot(du, du)), f.unit) * inv_r;
       const float scale = 1.0f + f.amount * 0.1f * det_sin(6.0f * dist - 4.0f * f.time);
       return f.center + d * scale;
     }
@@ -69,7 +71,9 @@ SC_HD void face_normal_one(const FrameParams& p, int64_t t) {
   const Vec3 a = p.world_positions[p.indices[3 * t]];
   const Vec3 b = p.world_positions[p.indices[3 * t + 1]];
   const Vec3 c = p.world_positions[p.indices[3 * t + 2]];
-  p.face_normals[t] = cross(b - a, c - a);
+  // At view scale (an exact power of two, so the direction is unchanged): the products of two coordinates would
+  // overflow for a mesh past 1e19.
+  p.face_normals[t] = cross((b - a) * p.view.view_scale, (c - a) * p.view.view_scale);
 }
 
 // A vertex normal is the normalized sum of the adjacent triangles' face normals, added in a fixed order so that it

@@ -64,6 +64,11 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--up", "0,0,0"}, "--up"},
       {{"render", "--eye", "0,0,5", "--target", "0,0,5"}, "--eye"},
       {{"render", "--eye", "0,5,0", "--target", "0,0,0"}, "--up"},  // looking along the default up
+      {{"render", "--fovy", "1e-30"}, "--fovy"},
+      {{"render", "--fovy", "0.09"}, "--fovy"},
+      {{"render", "--fovy", "179.5"}, "--fovy"},
+      {{"render", "--eye", "0,0,1e-30", "--target", "0,0,1e-30"}, "--eye"},
+      {{"render", "--eye", "-3e38,0,0", "--target", "3e38,0,0"}, "--eye"},  // the distance overflows a float
       {{"render", "--fovy", "0"}, "--fovy"},
       {{"render", "--fovy", "180"}, "--fovy"},
       {{"render", "--fovy", "-10"}, "--fovy"},
@@ -149,6 +154,20 @@ TEST(Cli, NegativeCoordinatesAsValues) {
   const Parsed run = parse({"render", "--eye", "-1,-2,-3", "--target=0,0,0"});
   ASSERT_EQ(run.parsed.command, Command::render) << run.err;
   EXPECT_EQ(run.parsed.render.frame.camera.eye, glm::vec3(-1, -2, -3));
+}
+
+// A camera is judged by its directions, not its size: cameras at 1e-20 and 1e20 with a perpendicular up are fine,
+// and so are the ends of the field-of-view range.
+TEST(Cli, CamerasOfAnyScaleAndTheFieldOfViewRangeAreAccepted) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"render", "--eye", "0,0,1e20", "--target", "0,0,0"},
+           {"render", "--eye", "0,0,1e-20", "--target", "0,0,0"},
+           {"render", "--eye", "1e30,0,1e30", "--target", "0,1e-30,0", "--up", "0,1e-30,0"},
+           {"render", "--fovy", "0.1"},
+           {"render", "--fovy", "179"}}) {
+    const Parsed run = parse(args);
+    EXPECT_EQ(run.parsed.command, Command::render) << args[1] << " " << args[2] << ": " << run.err;
+  }
 }
 
 TEST(Cli, MeshPath) {

@@ -191,6 +191,35 @@ TEST(CliExe, AnOutputThatCannotBeWrittenKeepsEveryOutputOfTheRunOut) {
   EXPECT_EQ(files, (std::vector<std::string>{"old.png", "stderr", "stdout"})) << "no depth file, mesh or temporary";
 }
 
+// A model's size does not matter: one triangle at 1e-20, 1 and 1e20 (not powers of two, so the three are only
+// nearly similar) renders nearly the same pixels with every deformer, and the deformed mesh holds no NaN.
+TEST(CliExe, TinyAndHugeModelsRenderLikeUnitSizedOnes) {
+  const std::string dir = test::output_dir("model_scale");
+  std::vector<size_t> hits;
+  for (const char* scale : {"1e-20", "1", "1e20"}) {
+    const std::string obj = dir + "/triangle_" + scale + ".obj";
+    std::ofstream(obj) << "v 0 0 0\nv " << scale << " 0 0\nv 0 " << scale << " 0\nv " << scale << " " << scale
+                       << " " << scale << "\nf 1 2 3\nf 2 4 3\n";
+    for (const char* deform : {"none", "twist", "wave", "pulse"}) {
+      const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", obj, "--size", "64x64",
+                                              "--deform", deform, "--time", "0.3", "--out", dir + "/f.png", "--ids",
+                                              dir + "/f.ids", "--deformed-mesh", dir + "/d.obj"});
+      ASSERT_EQ(r.exit_code, 0) << scale << " " << deform << ": " << r.describe();
+      const IdImage ids = read_ids(dir + "/f.ids");
+      size_t hit = 0;
+      for (uint32_t id : ids.ids) hit += id != 0xFFFFFFFFu;
+      hits.push_back(hit);
+      const std::string text = test::read_file(dir + "/d.obj");
+      EXPECT_EQ(text.find("nan"), std::string::npos) << scale << " " << deform;
+      EXPECT_EQ(text.find("inf"), std::string::npos) << scale << " " << deform;
+    }
+  }
+  for (size_t i = 0; i < hits.size(); ++i) {
+    EXPECT_GT(hits[i], 64u * 64u / 10) << "render " << i;
+    EXPECT_NEAR(double(hits[i]), double(hits[i % 4 + 4]), 0.02 * double(hits[i % 4 + 4])) << "render " << i;
+  }
+}
+
 // Statistics that cannot reach standard output (a full disk here) make the run a failure, not a silent success.
 TEST(CliExe, AFailedWriteToStandardOutputIsAnError) {
   const std::string dir = test::output_dir("stdout_full");

@@ -16,6 +16,7 @@
 #include "render/intersect.h"
 #include "render/oracle.h"
 #include "render/renderer.h"
+#include "render/scale_free.h"
 #include "render/scenes.h"
 
 namespace slabcast::test {
@@ -544,6 +545,10 @@ TEST(Factory, CudaWithoutDeviceThrowsAClearError) {
     EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos) << e.what();
   }
 }
+
+// ---------------------------------------------------------------- scale-free (render/scale_free.h)
+
+TEST(CpuBackend, AScenesSizeChangesNoTriangleIdFrom2ToTheMinus66To2ToThe66) { expect_scale_free(Backend::cpu); }
 
 }  // namespace
 }  // namespace slabcast::test

@@ -12,6 +12,7 @@
 #include "render/constants.h"
 #include "render/cuda_vs_cpu.h"
 #include "render/renderer.h"
+#include "render/scale_free.h"
 #include "render/scenes.h"
 
 namespace slabcast::test {
@@ -159,6 +160,8 @@ TEST_F(CudaBackend, TheUngraphedFrameMatchesTheCpu) {
     expect_same(settings_for(s, w, h, 8), s.label + " with SLABCAST_FRAME_GRAPH=0");
   }
 }
+
+TEST_F(CudaBackend, AScenesSizeChangesNoTriangleIdFrom2ToTheMinus66To2ToThe66) { expect_scale_free(Backend::cuda); }
 
 TEST_F(CudaBackend, StageTimesArePositive) {  // the cuda renderer alone
   const Scene s = procedural_scene("sphere", 100000);
