@@ -87,10 +87,14 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
   };
   out << "statistics\n";
   row("triangles in", s.triangles_in);
+  if (s.hidden_duplicates > 0) {
+    row("hidden duplicates", s.hidden_duplicates, "(same vertices as an earlier triangle: never drawn)");
+  }
   row("triangles binned", s.triangles_binned, ratio(100.0 * double(s.triangles_binned), double(s.triangles_in), " % of in"));
   row("references (L1)", s.references, ratio(double(s.references), double(s.triangles_binned), " per binned triangle"));
   row("non-empty cells", s.nonempty_cells);
   row("max refs per tile", s.max_refs_per_tile);
+  if (s.depth_sorted_cells > 0) row("depth-sorted cells", s.depth_sorted_cells, "(deep stacks, ordered by depth)");
   row("ray-triangle tests", s.ray_triangle_tests, ratio(double(s.ray_triangle_tests), double(pixels), " per pixel"));
   row("pixels hit", s.pixels_hit, ratio(100.0 * double(s.pixels_hit), double(pixels), " % of the image"));
   if (s.frame_redone > 0) row("frame redone", uint64_t(s.frame_redone), "(buffers grew)");

@@ -68,6 +68,7 @@ struct FrameCounters {
   uint64_t nonempty_cells;
   uint64_t max_refs_per_tile;
   uint64_t overflow;           // 1 when L1 needed more than the reference capacity
+  uint64_t depth_sorted_cells; // cells ordered by near depth for the cast (stages/cast.h)
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
 };
 
@@ -75,6 +76,8 @@ struct FrameCounters {
 
 struct FrameParams {
   // ---- the mesh (set_mesh) ----
+  const uint8_t* hidden_duplicate;      // [num_triangles]: 1 where an earlier triangle has the same vertex
+                                        //   positions (mesh_duplicates.h); nullptr when the mesh has none
   int64_t num_vertices;
   int64_t num_triangles;
   const Vec3* rest_positions;           // [num_vertices], world
@@ -105,7 +108,9 @@ struct FrameParams {
 
   // ---- stage 3 (build: L1 / L2 / L3) output / stage 4 input ----
   uint64_t reference_capacity;   // elements of the reference arrays
-  const TriangleRef* cell_refs;  // [reference_capacity]: references packed by cell, build order (stages/build.h)
+  TriangleRef* cell_refs;        // [reference_capacity]: references packed by cell, build order (stages/build.h);
+                                 //   deep cells are put in near-depth order before the cast (stages/cast.h)
+  TriangleRef* cell_refs_scratch;  // [reference_capacity]: free after the build; the cuda caster sorts deep cells in it
   const uint64_t* cell_offsets;  // [tiles_x * tiles_y * slabs + 1]: cell c is cell_refs[offsets[c] .. [c+1])
 
   // ---- stage 4 (cast) output / stage 5 (shade) input ----

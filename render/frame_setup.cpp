@@ -103,7 +103,7 @@ FrameSize frame_size(const FrameSettings& s) {
 
 uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {
   const uint64_t kept = V * (sizeof(Vec3) * 3 + sizeof(ViewVertex)) + (V + 1) * sizeof(uint64_t) +
-                        3 * T * sizeof(uint32_t) * 2 +
+                        3 * T * sizeof(uint32_t) * 2 + T * sizeof(uint8_t) +
                         T * (sizeof(Vec3) + sizeof(PixelBox) + sizeof(float) + sizeof(TriangleVerts)) +
                         2 * capacity * sizeof(TriangleRef);
   return kept + 3 * T * sizeof(uint32_t) * 2;  // the adjacency build's (vertex, triangle) corners, sorted

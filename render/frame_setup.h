@@ -58,6 +58,7 @@ struct FrameArrays {
   Array<uint32_t> indices;
   Array<uint64_t> adjacency_offsets;
   Array<uint32_t> adjacency_triangles;
+  Array<uint8_t> hidden_duplicate;  // empty when the mesh has no hidden copies (mesh_duplicates.h)
   // stage 1
   Array<Vec3> world, vertex_normals, face_normals;
   Array<ViewVertex> view;
@@ -85,6 +86,7 @@ inline void copy_counters(const FrameCounters& c, FrameStats& stats) {
   stats.references = c.references;
   stats.nonempty_cells = c.nonempty_cells;
   stats.max_refs_per_tile = c.max_refs_per_tile;
+  stats.depth_sorted_cells = c.depth_sorted_cells;
   stats.ray_triangle_tests = c.ray_tests;
   stats.pixels_hit = c.pixels_hit;
 }
@@ -107,6 +109,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.indices = a.indices.data();
   p.adjacency_offsets = a.adjacency_offsets.data();
   p.adjacency_triangles = a.adjacency_triangles.data();
+  p.hidden_duplicate = a.hidden_duplicate.size() > 0 ? a.hidden_duplicate.data() : nullptr;
   p.deform = make_deform_frame(s.deform, bounds);
   p.view = make_view_params(s.camera, s.width, s.height, &bounds);
   p.tiles_x = size.tiles_x;
@@ -124,6 +127,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.depth_range = &counters->depth_range;  // zeroed with the counters at the frame's start
   p.reference_capacity = reference_capacity;
   p.cell_refs = a.refs_a.data();
+  p.cell_refs_scratch = a.refs_b.data();
   p.cell_offsets = a.cell_offsets.data();
   p.hit_t = a.hit_t.data();
   p.hit_id = a.hit_id.data();

@@ -83,9 +83,12 @@ struct FrameStats {
   uint64_t references = 0;          // triangle references after L1 (one per covered tile)
   uint64_t nonempty_cells = 0;      // (tile, slab) cells with at least one reference
   uint64_t max_refs_per_tile = 0;
+  uint64_t depth_sorted_cells = 0;  // deep cells put in near-depth order (render/stages/cast.h)
+  uint64_t hidden_duplicates = 0;   // triangles never drawn: an earlier one has the same vertex positions
   // The thesis's RTI for this frame: for each ray, every triangle of each slab it was not yet finished at. The
   // casters skip the arithmetic of a test whose triangle's pixel box (render/stages/bin.h) leaves out the ray's
   // pixel, a certain miss; such a test still counts, so the figure measures what the slabs prune, as in the thesis.
+  // In a deep cell a ray counts the groups of references it took (render/stages/cast.h).
   uint64_t ray_triangle_tests = 0;
   uint64_t pixels_hit = 0;
   int frame_redone = 0;             // times the frame was redone after growing buffers

@@ -14,6 +14,7 @@
 #include "render/backends.h"
 #include "render/frame_params.h"
 #include "render/frame_setup.h"
+#include "render/mesh_duplicates.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
 #include "render/stages/cast.h"
@@ -60,6 +61,8 @@ class CpuRenderer final : public Renderer {
       std::vector<Vec3> rest(V);
       for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
       std::vector<uint32_t> indices = mesh.indices;
+      uint64_t hidden_count = 0;
+      std::vector<uint8_t> hidden_duplicate = find_hidden_duplicates(mesh, &hidden_count);
 
       // Vertex -> triangle adjacency, once: a stable split of the 3T (vertex, triangle) corners by vertex, so each
       // vertex's triangles come in ascending ID order (the same order the device's stable sort gives).
@@ -83,6 +86,8 @@ class CpuRenderer final : public Renderer {
       // ---- nothing below throws: swap the new mesh in ----
       a_.rest.swap(rest);
       a_.indices.swap(indices);
+      a_.hidden_duplicate.swap(hidden_duplicate);
+      hidden_duplicates_ = hidden_count;
       a_.adjacency_offsets.swap(adjacency_offsets);
       a_.adjacency_triangles.swap(adjacency_triangles);
       a_.world.swap(world);
@@ -118,6 +123,7 @@ class CpuRenderer final : public Renderer {
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(T);
+    stats.hidden_duplicates = hidden_duplicates_;
     const Clock::time_point frame_start = Clock::now();
     Clock::time_point t = frame_start;
 
@@ -157,6 +163,14 @@ class CpuRenderer final : public Renderer {
                                      a_.cell_offsets.data());
     p.reference_capacity = capacity_;  // grow_references may have replaced the reference arrays
     p.cell_refs = a_.refs_a.data();
+    p.cell_refs_scratch = a_.refs_b.data();
+    // Deep cells in near-depth order (stages/cast.h); the cuda backend does this in its cast kernel.
+    const uint64_t cells = static_cast<uint64_t>(tiles) * static_cast<uint64_t>(slabs);
+    for (uint64_t c = 0; c < cells; ++c) {
+      if (!is_depth_sorted_cell(a_.cell_offsets[c + 1] - a_.cell_offsets[c])) continue;
+      sort_cell_by_depth_on_host(p, a_.cell_offsets[c], a_.cell_offsets[c + 1], sort_keys_);
+      ++counters.depth_sorted_cells;
+    }
     stats.ms.l3 = ms_since(t);
 
     // ---- 4. cast ----
@@ -265,6 +279,8 @@ class CpuRenderer final : public Renderer {
   RendererOptions options_;
   std::string mesh_name_;  // in out-of-memory messages
   MeshBounds bounds_;
+  uint64_t hidden_duplicates_ = 0;
+  std::vector<unsigned long long> sort_keys_;  // a deep cell's keys (stages/cast.h), kept across frames
   uint64_t capacity_ = 0;  // of the reference arrays
   FrameArrays<HostArray> a_;
   FrameSize size_;                // what the frame arrays were sized for

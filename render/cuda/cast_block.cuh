@@ -10,6 +10,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "render/constants.h"
+#include "render/cuda/depth_sort_block.cuh"
 #include "render/frame_params.h"
 #include "render/intersect.h"
 #include "render/stages/bin.h"
@@ -105,6 +106,10 @@ __device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, 
 // hit_key (stages/cast.h), whose order is closer_hit's, so the order of the atomics does not matter. A pixel whose
 // ray is finished takes no more pairs. A ray's test count is every triangle of each slab it took part in (the ones its
 // box ruled out included), as on the cpu backend.
+//
+// A deep cell (stages/cast.h) is sorted by the block first (depth_sort_block.cuh), then taken kDepthGroup references
+// at a time like a slab of its own: after each group the block reads the next group's first nearest depth, and a ray
+// whose hit lies in front of it takes no more of the cell's pairs; the block leaves the cell when all its rays do.
 template <int kChunk>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target) {
   constexpr int kThreads = kTilePixels;
@@ -113,7 +118,8 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   static_assert(kTileSize == 8, "tile boxes pack 3 bits a coordinate");
   using ChunkScan = cub::BlockScan<uint32_t, kThreads>;
   __shared__ uint64_t slab_begin[kMaxSlabs + 1];  // slab s of this tile is references [slab_begin[s], [s + 1])
-  __shared__ TriangleVerts chunk_triangles[kChunk];
+  __shared__ __align__(8) TriangleVerts chunk_triangles[kChunk];  // also a deep cell's sort run, before the cast
+  static_assert(sizeof(TriangleVerts) * kChunk >= sizeof(unsigned long long) * kSortRun, "a sort run fits");
   __shared__ uint32_t chunk_ids[kChunk];
   __shared__ uint16_t chunk_boxes[kChunk];        // pack_tile_box
   __shared__ uint32_t pair_start[kChunk + 1];     // exclusive scan of the chunk triangles' pixel counts
@@ -136,6 +142,19 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
     if (inside) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
     return;
+  }
+
+  // Deep cells into near-depth order (block-uniform: every thread reads the same offsets).
+  int deep_cells = 0;
+  for (int s = 0; s < p.slabs; ++s) {
+    if (!is_depth_sorted_cell(slab_begin[s + 1] - slab_begin[s])) continue;
+    sort_cell_by_depth<kThreads>(p.cell_refs, p.cell_refs_scratch, p.nearest_depth, slab_begin[s], slab_begin[s + 1],
+                                 reinterpret_cast<unsigned long long*>(chunk_triangles));
+    ++deep_cells;
+  }
+  if (deep_cells > 0 && pixel == 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->depth_sorted_cells),
+              static_cast<unsigned long long>(deep_cells));
   }
 
   const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
@@ -162,73 +181,91 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
 
   uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
   for (int s = 0; s < p.slabs; ++s) {
-    const uint64_t slab_end = slab_begin[s + 1];
-    for (uint64_t r = slab_begin[s]; r < slab_end;) {
-      if (r == chunk_end) {  // bring in the next chunk, its tile boxes and their scan
-        __syncthreads();     // the previous chunk has been consumed
-        chunk_begin = r;
-        chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
-        const int n = static_cast<int>(chunk_end - chunk_begin);
-        uint32_t ids[kRefsPerThread];
+    const uint64_t cell_begin = slab_begin[s], slab_end = slab_begin[s + 1];
+    const bool deep = is_depth_sorted_cell(slab_end - cell_begin);
+    bool done_with_cell = finished;  // a deep cell's: this ray takes no more of its groups
+    for (uint64_t r = cell_begin; r < slab_end;) {
+      const uint64_t group_begin = r;
+      const uint64_t group_end = deep && slab_end - r > kDepthGroup ? r + kDepthGroup : slab_end;
+      while (r < group_end) {
+        if (r >= chunk_end) {  // bring in the next chunk, its tile boxes and their scan
+          __syncthreads();     // the previous chunk has been consumed
+          chunk_begin = r;
+          chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
+          const int n = static_cast<int>(chunk_end - chunk_begin);
+          uint32_t ids[kRefsPerThread];
 #pragma unroll
-        for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
-          const int i = k * kThreads + pixel;
-          ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
-        }
-#pragma unroll
-        for (int k = 0; k < kRefsPerThread; ++k) {
-          const int i = k * kThreads + pixel;
-          uint32_t count = 0;
-          if (i < n) {
-            chunk_ids[i] = ids[k];
-            const TriangleVerts tv = p.tri_verts[ids[k]];
-            const PixelBox box = p.pixel_box[ids[k]];
-            chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
-                                                           to_ray_axes(shear, tv.c)}
-                                           : tv;
-            // The box meets the tile: the triangle is in this tile because its box is (stages/bin.h: tile_range_of).
-            const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
-            const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
-            chunk_boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
-            count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
+          for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
+            const int i = k * kThreads + pixel;
+            ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
           }
-          pair_start[i] = count;
-        }
-        __syncthreads();
-        uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
 #pragma unroll
-        for (int k = 0; k < kRefsPerThread; ++k) counts[k] = pair_start[pixel * kRefsPerThread + k];
-        uint32_t total = 0;
-        ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
-#pragma unroll
-        for (int k = 0; k < kRefsPerThread; ++k) pair_start[pixel * kRefsPerThread + k] = starts[k];
-        if (pixel == 0) pair_start[kChunk] = total;
-        __syncthreads();
-      }
-      const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
-      const int first = static_cast<int>(r - chunk_begin), last = static_cast<int>(stop - chunk_begin);
-      const uint32_t pairs_end = pair_start[last];
-      for (uint32_t q = pair_start[first] + static_cast<uint32_t>(pixel); q < pairs_end; q += kThreads) {
-        int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
-        while (lo < hi) {
-          const int mid = (lo + hi + 1) / 2;
-          if (pair_start[mid] <= q) {
-            lo = mid;
-          } else {
-            hi = mid - 1;
+          for (int k = 0; k < kRefsPerThread; ++k) {
+            const int i = k * kThreads + pixel;
+            uint32_t count = 0;
+            if (i < n) {
+              chunk_ids[i] = ids[k];
+              const TriangleVerts tv = p.tri_verts[ids[k]];
+              const PixelBox box = p.pixel_box[ids[k]];
+              chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+                                                             to_ray_axes(shear, tv.c)}
+                                             : tv;
+              // The box meets the tile: the triangle is in this tile because its box is (stages/bin.h).
+              const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
+              const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
+              chunk_boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
+              count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
+            }
+            pair_start[i] = count;
           }
+          __syncthreads();
+          uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
+#pragma unroll
+          for (int k = 0; k < kRefsPerThread; ++k) counts[k] = pair_start[pixel * kRefsPerThread + k];
+          uint32_t total = 0;
+          ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
+#pragma unroll
+          for (int k = 0; k < kRefsPerThread; ++k) pair_start[pixel * kRefsPerThread + k] = starts[k];
+          if (pixel == 0) pair_start[kChunk] = total;
+          __syncthreads();
         }
-        const int pair_pixel = tile_box_pixel(chunk_boxes[lo], static_cast<int>(q - pair_start[lo]));
-        if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
-        float t = 0.0f;
-        const bool hit = same_axes ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk_triangles[lo], t)
-                                   : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk_triangles[lo], t);
-        if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk_ids[lo]));
+        const uint64_t stop = group_end < chunk_end ? group_end : chunk_end;
+        const int first = static_cast<int>(r - chunk_begin), last = static_cast<int>(stop - chunk_begin);
+        const uint32_t pairs_end = pair_start[last];
+        for (uint32_t q = pair_start[first] + static_cast<uint32_t>(pixel); q < pairs_end; q += kThreads) {
+          int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
+          while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (pair_start[mid] <= q) {
+              lo = mid;
+            } else {
+              hi = mid - 1;
+            }
+          }
+          const int pair_pixel = tile_box_pixel(chunk_boxes[lo], static_cast<int>(q - pair_start[lo]));
+          if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
+          float t = 0.0f;
+          const bool hit = same_axes
+                               ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk_triangles[lo], t)
+                               : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk_triangles[lo], t);
+          if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk_ids[lo]));
+        }
+        r = stop;
       }
-      r = stop;
+      if (deep) {  // block-uniform
+        __syncthreads();  // the group's pairs are done
+        if (!done_with_cell) tests += static_cast<uint32_t>(group_end - group_begin);
+        if (r < slab_end) {
+          const float next_near = p.nearest_depth[ref_triangle(p.cell_refs[r])];
+          done_with_cell = done_with_cell || ray_done_with_cell(hit_key_t(pixel_best[pixel]), -dir.z, next_near);
+          const uint32_t warp_done = __ballot_sync(0xffffffffu, done_with_cell);
+          if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_done;
+          if (__syncthreads_and(done_with_cell)) break;
+        }
+      }
     }
     __syncthreads();  // the slab's pairs are done
-    if (!finished) tests += static_cast<uint32_t>(slab_end - slab_begin[s]);
+    if (!finished && !deep) tests += static_cast<uint32_t>(slab_end - cell_begin);
     const unsigned long long best = pixel_best[pixel];
     best_t = hit_key_t(best);
     best_id = hit_key_id(best);

@@ -83,6 +83,7 @@ class CudaRenderer final : public Renderer {
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
+    stats.hidden_duplicates = d_.hidden_duplicates;
     int scale_exponent = 0;  // of the frame's view space (camera.h)
     for (;;) {
       const FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles,

@@ -1,5 +1,7 @@
 #include "render/cuda/device_arrays.h"
 
+#include "render/mesh_duplicates.h"
+
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -120,7 +122,8 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
 size_t DeviceArrays::mesh_bytes_held() const {
   return a.rest.bytes() + a.world.bytes() + a.view.bytes() + a.vertex_normals.bytes() + a.indices.bytes() +
          a.face_normals.bytes() + a.adjacency_offsets.bytes() + a.adjacency_triangles.bytes() + a.pixel_box.bytes() +
-         a.nearest_depth.bytes() + a.tri_verts.bytes() + a.refs_a.bytes() + a.refs_b.bytes();
+         a.nearest_depth.bytes() + a.tri_verts.bytes() + a.refs_a.bytes() + a.refs_b.bytes() +
+         a.hidden_duplicate.bytes();
 }
 
 size_t DeviceArrays::bytes_in_use() const {
@@ -160,6 +163,12 @@ void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
   allocate(a.view, V, "view-space positions");
   allocate(a.vertex_normals, V, "vertex normals");
   allocate(a.indices, 3 * T, "triangle indices");
+  const std::vector<uint8_t> hidden = find_hidden_duplicates(mesh, &hidden_duplicates);
+  if (hidden.empty()) {
+    a.hidden_duplicate.release();
+  } else {
+    allocate(a.hidden_duplicate, T, "hidden-duplicate flags");
+  }
   allocate(a.face_normals, T, "face normals");
   allocate(a.adjacency_offsets, V + 1, "vertex adjacency offsets");
   allocate(a.adjacency_triangles, 3 * T, "vertex adjacency");
@@ -175,6 +184,9 @@ void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
   SLABCAST_CUDA_CHECK(cudaMemcpyAsync(a.rest.data(), rest.data(), V * sizeof(Vec3), cudaMemcpyHostToDevice, stream_));
   SLABCAST_CUDA_CHECK(cudaMemcpyAsync(a.indices.data(), mesh.indices.data(), 3 * T * sizeof(uint32_t),
                                       cudaMemcpyHostToDevice, stream_));
+  if (!hidden.empty()) {
+    SLABCAST_CUDA_CHECK(cudaMemcpyAsync(a.hidden_duplicate.data(), hidden.data(), T, cudaMemcpyHostToDevice, stream_));
+  }
 
   // Vertex -> triangle adjacency, once: a stable sort of the 3T (vertex, triangle) corners by vertex, so each
   // vertex's triangles come in ascending ID order and the normal sums have a fixed order (no float atomics).
@@ -213,6 +225,8 @@ void DeviceArrays::release_mesh() {
   a.view.release();
   a.vertex_normals.release();
   a.indices.release();
+  a.hidden_duplicate.release();
+  hidden_duplicates = 0;
   a.face_normals.release();
   a.adjacency_offsets.release();
   a.adjacency_triangles.release();

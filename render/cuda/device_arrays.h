@@ -31,6 +31,7 @@ class DeviceArrays {
   uint64_t capacity = 0;                          // elements of a.refs_a and a.refs_b
   int64_t num_vertices = 0, num_triangles = 0;    // 0 triangles: no mesh
   MeshBounds bounds;                              // of the rest mesh
+  uint64_t hidden_duplicates = 0;                 // triangles flagged in a.hidden_duplicate
   std::string mesh_name;                          // in out-of-memory messages
   FrameSize size;                                 // what the frame arrays and the scratch are sized for ({}: none)
   bool have_frame = false;                        // the arrays hold a rendered frame (last_structure)

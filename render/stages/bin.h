@@ -184,6 +184,11 @@ SC_HD SlabRange make_slab_range(const DepthRangeKeys& k, int slabs) {
 // Bins triangle t; returns whether it was binned (for the caller's count). The cuda kernel folds the depth range in
 // with integer atomics (render/cuda/bin_block.cuh), the cpu backend with accumulate_depth in a second loop.
 SC_HD bool bin_one(const FrameParams& p, int64_t t) {
+  if (p.hidden_duplicate != nullptr && p.hidden_duplicate[t] != 0) {  // a copy no ray can see (mesh_duplicates.h)
+    p.pixel_box[t] = empty_pixel_box();
+    p.nearest_depth[t] = kCulledDepth;
+    return false;
+  }
   const Vec3 a = p.view_positions[p.indices[3 * t]].p;
   const Vec3 b = p.view_positions[p.indices[3 * t + 1]].p;
   const Vec3 c = p.view_positions[p.indices[3 * t + 2]].p;

@@ -83,6 +83,47 @@ inline Scene cone_scene(int sides) {
   return s;
 }
 
+// Deep stacks, the cells a slab cannot thin out (render/stages/cast.h: deep cells; render/mesh_duplicates.h), over a
+// torus some of whose triangles are in front of the stack, some behind:
+//   coincident: one triangle `layers` times over, as copies with their own vertices, every 7th with its vertex
+//               order rotated: two distinct triangles, the rest hidden duplicates;
+//   coplanar:   `layers` different triangles in one plane facing the camera, their corners jittered: all at one
+//               depth, so the order is by ID;
+//   layered:    `layers` parallel triangles 1e-4 apart in depth, the back ones first in ID order, so that only a
+//               depth order finds the front one early, and a slanted triangle through the whole stack.
+inline Scene stacked_scene(const std::string& kind, int layers) {
+  Scene s = procedural_scene("torus", 600);
+  s.label = kind + " stack of " + std::to_string(layers);
+  s.mesh.name = kind + "_stack";
+  const auto add = [&](glm::vec3 a, glm::vec3 b, glm::vec3 c) {
+    for (const glm::vec3& p : {a, b, c}) {
+      s.mesh.indices.push_back(static_cast<uint32_t>(s.mesh.positions.size()));
+      s.mesh.positions.push_back(p);
+    }
+  };
+  // Larger than the view, so that every pixel of a deep cell hits.
+  const glm::vec3 a(-9.0f, -7.0f, 0.05f), b(8.0f, -6.0f, 0.07f), c(1.0f, 9.0f, 0.04f);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> jitter(-0.5f, 0.5f);
+  for (int i = 0; i < layers; ++i) {
+    if (kind == "coincident") {
+      if (i % 7 == 3) {
+        add(b, c, a);
+      } else {
+        add(a, b, c);
+      }
+    } else if (kind == "coplanar") {
+      const auto in_plane = [&](glm::vec3 p) { return glm::vec3(p.x + jitter(rng), p.y + jitter(rng), 0.3f); };
+      add(in_plane(a), in_plane(b), in_plane(c));
+    } else {
+      const glm::vec3 dz(0.0f, 0.0f, 1e-4f * static_cast<float>(i));  // later IDs nearer the camera on +Z
+      add(a + dz, b + dz, c + dz);
+    }
+  }
+  if (kind == "layered") add({-1.0f, 0.0f, -0.5f}, {1.0f, 0.1f, 0.6f}, {0.0f, 0.8f, 0.5f});  // through the stack
+  return s;  // the camera frames the torus, so the stack fills the view
+}
+
 inline Surface host_surface(std::vector<uint8_t>& pixels, int w, int h, size_t pad_bytes = 12) {
   const size_t pitch = 4 * static_cast<size_t>(w) + pad_bytes;  // a pitch that is not 4 * width
   pixels.assign(pitch * h, 0xAB);

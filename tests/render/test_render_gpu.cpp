@@ -161,6 +161,20 @@ TEST_F(CudaBackend, TheUngraphedFrameMatchesTheCpu) {
   }
 }
 
+// Deep cells: sorted by the cast block on the GPU, by std::sort on the cpu; the same groups, hits and test counts.
+TEST_F(CudaBackend, DeepStacksMatchTheCpu) {
+  for (const std::string kind : {"coincident", "layered"}) {
+    const Scene s = stacked_scene(kind, 3000);
+    set_mesh(s.mesh);
+    for (int slabs : {1, 16}) {
+      const Frames r = expect_same(settings_for(s, 64, 48, slabs), kind + ", " + std::to_string(slabs) + " slabs");
+      EXPECT_GT(r.gpu.stats.depth_sorted_cells, 0u);
+      EXPECT_EQ(r.gpu.stats.depth_sorted_cells, r.cpu.stats.depth_sorted_cells);
+      EXPECT_EQ(r.gpu.stats.hidden_duplicates, r.cpu.stats.hidden_duplicates);
+    }
+  }
+}
+
 TEST_F(CudaBackend, AScenesSizeChangesNoTriangleIdFrom2ToTheMinus66To2ToThe66) { expect_scale_free(Backend::cuda); }
 
 TEST_F(CudaBackend, StageTimesArePositive) {  // the cuda renderer alone
