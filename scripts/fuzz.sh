@@ -34,7 +34,8 @@ extra=()
 say "building the fuzz target with $("$cxx" --version | head -n 1)"
 "$cxx" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" "${extra[@]}" \
-  "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" "$root/app/output_file.cpp" -o "$out/fuzz_obj"
+  "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" "$root/app/polygon_triangulation.cpp" "$root/app/output_file.cpp" \
+  -o "$out/fuzz_obj"
 cp "$root"/assets/*.obj "$root"/tests/app/broken/*.obj "$root"/tests/fuzz/regressions/* "$out/corpus/" 2>/dev/null || true
 say "fuzzing parse_obj for ${seconds}s (seed corpus: $(ls "$out/corpus" | wc -l) files)"
 cd "$out"
