@@ -1,10 +1,12 @@
 // OBJ loading in two passes over the file's text, held in memory:
 //
 //   1. check   our own line scan. It rejects what tinyobjloader would accept silently (it reads "nan" and "abc"
-//              as 0, keeps indices past the last vertex with only a warning, drops faces with < 3 vertices, and
-//              its atoi overflows on huge indices), so that every problem is reported with its line. It also
-//              parses the vertex positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives
-//              back the very same floats, which tinyobjloader's own float parser does not promise.
+//              as 0, keeps indices past the last vertex with only a warning, drops faces with < 3 vertices, its
+//              atoi overflows on huge indices, and it skips any statement it does not know), so that every problem
+//              is reported with its line. Every line must be a comment, blank, or a statement of the OBJ format
+//              (kIgnoredStatements, `v`, `f`); anything else is "unknown OBJ statement". It also parses the vertex
+//              positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives back the very same
+//              floats, which tinyobjloader's own float parser does not promise.
 //   2. parse   tinyobjloader reads the faces (relative indices, polygons), un-triangulated, through a stream that
 //              reports progress. It is given only what the check pass accepted and the renderer uses: each `v` line
 //              as a bare "v " (the positions are ours) and each `f` line with only its vertex indices; every other
@@ -99,6 +101,65 @@ class Tokens {
   std::string_view rest_;
 };
 
+// The lines of a file's text, numbered from 1. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader,
+// so line numbers agree with its own; a UTF-8 byte-order mark is not part of the first line's statement.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
+  // The next line, without its terminator; false at the end of the text.
+  bool next(std::string_view* line) {
+    if (pos_ >= text_.size()) return false;
+    size_t end = pos_;
+    while (end < text_.size() && text_[end] != '\n' && text_[end] != '\r') ++end;
+    *line = text_.substr(pos_, end - pos_);
+    pos_ = end;
+    if (pos_ < text_.size()) {
+      if (text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ++pos_;
+      ++pos_;
+    }
+    ++number_;
+    return true;
+  }
+  size_t number() const { return number_; }  // of the line last returned
+  size_t offset() const { return pos_; }      // bytes consumed so far
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t number_ = 0;
+};
+
+// The statements of the OBJ format (Wavefront's "Object Files (.obj)" specification, version 3.0) that carry
+// nothing a renderer of triangles uses, and tinyobjloader's own extensions `vw` (skin weights) and `t`
+// (subdivision-surface tags). They are read and ignored. `v` and `f` are read; any other statement is an error, so
+// that a misspelt or unsupported line ("vv 1 2 3", "f1 2 3", "V 1 2 3") is never dropped in silence.
+constexpr std::string_view kIgnoredStatements[] = {
+    // vertex data other than positions: texture coordinates, normals, parameter-space vertices
+    "vt", "vn", "vp",
+    // free-form curve and surface attributes
+    "cstype", "deg", "bmat", "step",
+    // elements other than faces: points, lines, curves, surfaces
+    "p", "l", "curv", "curv2", "surf",
+    // free-form body statements and connectivity
+    "parm", "trim", "hole", "scrv", "sp", "end", "con",
+    // grouping
+    "g", "s", "mg", "o",
+    // display and render attributes
+    "bevel", "c_interp", "d_interp", "lod", "usemtl", "mtllib", "shadow_obj", "trace_obj", "ctech", "stech",
+    "maplib", "usemap",
+    // general statements
+    "call", "csh",
+    // tinyobjloader's extensions
+    "vw", "t",
+};
+
+bool is_ignored_statement(std::string_view command) {
+  return std::find(std::begin(kIgnoredStatements), std::end(kIgnoredStatements), command) !=
+         std::end(kIgnoredStatements);
+}
+
 // A whole-token float: from_chars, plus the leading '+' that OBJ writers sometimes emit.
 enum class NumberStatus { ok, not_a_number, out_of_range };
 NumberStatus parse_float(std::string_view token, float* out) {
@@ -150,25 +211,15 @@ struct CheckResult {
 CheckResult check_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
                       double progress_begin) {
   CheckResult r;
-  size_t line_no = 0;
-  size_t pos = 0;
   size_t next_report = kProgressChunkBytes;
   int64_t max_index = 0;          // the largest positive vertex index seen, and where: checked at the end,
   size_t max_index_line = 0;      // because OBJ allows a face to name a vertex defined further down
   r.parser_text.reserve(text.size() / 2);
-  // A UTF-8 byte-order mark is not part of the first line's statement.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
-  while (pos < text.size()) {
-    // One line. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader, so line numbers agree.
-    size_t end = pos;
-    while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end;
-    if (pos < text.size()) {
-      if (text[pos] == '\r' && pos + 1 < text.size() && text[pos + 1] == '\n') ++pos;
-      ++pos;
-    }
-    ++line_no;
+  Lines lines(text);
+  std::string_view line;
+  while (lines.next(&line)) {
+    const size_t line_no = lines.number();
+    const size_t pos = lines.offset();
     if (progress && pos >= next_report) {
       progress(progress_begin + (kCheckEnd - progress_begin) * double(pos) / double(text.size()));
       next_report = pos + kProgressChunkBytes;
@@ -186,10 +237,14 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
 
     Tokens tokens(line);
     std::string_view command;
-    if (!tokens.next(&command)) {
+    if (!tokens.next(&command) || command[0] == '#') {  // blank, or a comment
       r.parser_text += '\n';
       continue;
     }
+    // The format's line continuation: the next line would be read as a statement of its own.
+    size_t last = line.size() - 1;  // the line has a token, so it has a non-blank character
+    while (is_blank(line[last])) --last;
+    if (line[last] == '\\') fail(name, line_no, "line continuation ('\\' at the end of a line) is not supported");
 
     if (command == "v") {
       glm::vec3 p;
@@ -264,8 +319,10 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
         fail(name, line_no, "more than " + std::to_string(kMaxTriangles) + " triangles (32-bit triangle IDs)");
       }
       r.parser_text += '\n';
-    } else {
+    } else if (is_ignored_statement(command)) {
       r.parser_text += '\n';
+    } else {
+      fail(name, line_no, "unknown OBJ statement " + quoted(command));
     }
   }
   if (max_index > int64_t(r.positions.size())) {

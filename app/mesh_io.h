@@ -19,12 +19,19 @@ namespace slabcast {
 using LoadProgress = std::function<void(double fraction)>;
 
 // Loads an OBJ file. Polygons are fan-triangulated in file order (a face with n vertices becomes the n-2
-// triangles (v0, vk, vk+1)), so triangle IDs follow the file's face order; normals, texture coordinates,
-// materials, lines and points are ignored. Mesh::name is the file's base name.
-// Rejected, naming the file and line: a missing / unreadable file or a directory; binary data; a vertex with
-// fewer than 3 coordinates or a coordinate that is not a finite number; a face with fewer than 3 vertices; a
-// vertex index that is 0, not a number, past the last vertex, or relative (negative) past the first one; a file
-// with no faces; more vertices or triangles than 32-bit indices can address.
+// triangles (v0, vk, vk+1)), so triangle IDs follow the file's face order. Mesh::name is the file's base name.
+// Read: vertex positions (`v x y z`; a fourth value, the weight w, and vertex colours after the position are
+// ignored) and faces (`f`, vertex indices, absolute or relative; texture-coordinate and normal indices are ignored).
+// Ignored (read, no effect): comments, blank lines, and every other statement of the OBJ format: texture
+// coordinates, normals, parameter-space vertices, lines, points, groups, objects, smoothing groups, merging groups,
+// materials and material libraries, free-form curves and surfaces with their attributes and bodies, display and
+// render attributes, `call`, `csh`, and tinyobjloader's `vw` and `t`.
+// Rejected, naming the file and line: a missing / unreadable file or a directory; binary data; a statement that is
+// not one of the OBJ format's ("unknown OBJ statement 'TOKEN'": a misspelt keyword, a keyword without its space,
+// an upper-case one); a line continued with '\'; a vertex with fewer than 3 coordinates or a coordinate that is not
+// a finite number; a face with fewer than 3 vertices; a vertex index that is 0, not a number, past the last vertex,
+// or relative (negative) past the first one; a file with no faces; more vertices or triangles than 32-bit indices
+// can address.
 Mesh load_obj(const std::string& path, const LoadProgress& progress = {});
 
 // The same, from text in memory (the fuzzer's entry point); `name` stands for the file name in errors.

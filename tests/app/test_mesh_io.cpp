@@ -1,5 +1,5 @@
-// app/mesh_io: OBJ loading (broken-file corpus, triangulation, face order, relative indices, line endings,
-// progress) and writing (round trip).
+// app/mesh_io: OBJ loading (broken-file corpus, which statements are read, ignored or rejected, triangulation,
+// face order, relative indices, line endings, progress) and writing (round trip).
 #include "app/mesh_io.h"
 
 #include <gtest/gtest.h>
@@ -163,6 +163,78 @@ TEST(MeshIo, StatementsTheRendererDoesNotUseAreSkippedWhateverTheirNumbers) {
   const Mesh mesh = parse_obj(text, "skipped.obj");
   EXPECT_EQ(mesh.positions.size(), 4u);
   EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2, 3, 2, 1}));
+}
+
+// The message of the runtime_error that parsing `text` throws ("" if it loads).
+std::string parse_error(const std::string& text, const std::string& name) {
+  try {
+    parse_obj(text, name);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(MeshIo, UnknownStatementsAreErrorsNamingFileLineAndToken) {
+  // Misspelt, upper-case, glued to their first number, superseded (bsp), or not OBJ at all: never dropped in
+  // silence. The token is quoted as the other messages quote: non-ASCII bytes as hex (here a no-break space).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"xyz 1 2 3", "xyz"}, {"vv 1 2 3", "vv"}, {"f1 2 3", "f1"}, {"V 1 2 3", "V"},     {"F 1 2 3", "F"},
+      {"v1 2 3", "v1"},     {"vt1 0", "vt1"},   {"1 2 3", "1"},   {"bsp 1 2", "bsp"}, {"f\xC2\xA0""1 2 3", "f\\xC2\\xA01"},
+  };
+  const std::string head = "v 0 0 0\nv 1 0 0\n# comment\n\n";
+  for (const auto& [line, token] : cases) {
+    SCOPED_TRACE(line);
+    const std::string message = parse_error(head + line + "\nv 0 1 0\nf 1 2 3\n", "unknown.obj");
+    EXPECT_EQ(message, "unknown.obj:5: unknown OBJ statement '" + token + "'");
+  }
+  // A long token is cut short.
+  EXPECT_EQ(parse_error("v 0 0 0\n" + std::string(100, 'q') + " 1\n", "long.obj"),
+            "long.obj:2: unknown OBJ statement '" + std::string(32, 'q') + "...'");
+}
+
+TEST(MeshIo, EveryStatementOfTheFormatTheRendererDoesNotUseLoadsAndIsIgnored) {
+  // One line of each statement the loader reads and ignores, with typical arguments.
+  const std::vector<std::string> lines = {
+      "vt 0.5 0.5", "vt 0.5 0.5 0", "vn 0 0 1", "vp 0.2 0.3 1", "cstype rat bspline", "deg 3 3",
+      "bmat u 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "step 1 1", "p 1", "l 1 2 3", "curv 0 1 1 2 3 4",
+      "curv2 1 2 3", "surf 0 1 0 1 1/1 2/2 3/3 4/4", "parm u 0 0 0 0 1 1 1 1", "trim 0 1 1", "hole 0 1 1",
+      "scrv 0 1 1", "sp 1 2", "end", "con 1 0 1 1 2 0 1 1", "g", "g left right", "s 1", "s off", "mg 1 0.5",
+      "mg off", "o thing", "bevel on", "c_interp off", "d_interp on", "lod 5", "usemtl red",
+      "mtllib a.mtl b.mtl", "shadow_obj shadow.obj", "trace_obj trace.obj", "ctech cparm 1.0",
+      "stech cspace 0.5", "maplib a.map", "usemap off", "call other.obj 1 2", "csh -command",
+      "vw 1 0 0.5 1 0.5", "t crease 2/1 1 2", "#comment without a space", "   # indented comment", "\t",
+  };
+  std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  for (const std::string& line : lines) text += line + "\n";
+  text += "f 1 2 3\n";
+  const Mesh mesh = parse_obj(text, "every.obj");
+  EXPECT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2}));
+  // And each on its own after the face, so no statement can swallow a line it does not own.
+  for (const std::string& line : lines) {
+    SCOPED_TRACE(line);
+    EXPECT_EQ(parse_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n" + line + "\n", "one.obj"), "");
+  }
+}
+
+TEST(MeshIo, VertexWeightAndColoursAfterThePositionAreIgnored) {
+  // "v x y z w" (a weight, for rational curves) and "v x y z r g b" (vertex colours, as tinyobjloader reads them;
+  // some writers put a weight before the colours): the position is the first three numbers in every form.
+  const Mesh mesh = parse_obj("v 1 2 3 0.5\nv 4 5 6 1 0 0\nv 7 8 9 1 0.2 0.4 0.6\nf 1 2 3\n", "extra.obj");
+  ASSERT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.positions[0], glm::vec3(1, 2, 3));
+  EXPECT_EQ(mesh.positions[1], glm::vec3(4, 5, 6));
+  EXPECT_EQ(mesh.positions[2], glm::vec3(7, 8, 9));
+}
+
+TEST(MeshIo, LineContinuationIsAnError) {
+  // OBJ allows '\' to continue a statement on the next line; read as two lines, the face would lose corners.
+  EXPECT_EQ(parse_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 \\\n3 4\n", "continued.obj"),
+            "continued.obj:5: line continuation ('\\' at the end of a line) is not supported");
+  EXPECT_EQ(parse_error("v 0 0 0\nv 1 0 0\nv 0 1 0\ng a \\  \t\nf 1 2 3\n", "group.obj"),
+            "group.obj:4: line continuation ('\\' at the end of a line) is not supported");
+  EXPECT_EQ(parse_error("# a comment may end in \\\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "comment.obj"), "");
 }
 
 TEST(MeshIo, RelativeIndicesAndForwardReferences) {
