@@ -1,4 +1,4 @@
-// OBJ loading in two passes over the file's text, held in memory:
+// OBJ loading in two passes over the file's text, held in memory, and a triangulation of our own:
 //
 //   1. check   our own line scan. It rejects what tinyobjloader would accept silently (it reads "nan" and "abc"
 //              as 0, keeps indices past the last vertex with only a warning, drops faces with < 3 vertices, its
@@ -12,12 +12,13 @@
 //              as a bare "v " (the positions are ours) and each `f` line with only its vertex indices; every other
 //              line (vt, vn, l, p, vw, g, o, mtllib, ...) is passed as an empty line, so line numbers still agree.
 //              tinyobjloader's parsers of those statements convert unchecked numbers to int and float (undefined
-//              behaviour on "vw 1 inf", found by fuzzing), and a renderer of triangles has no use for them. We triangulate as a fan ourselves:
-//              tinyobjloader's ear clipping is quadratic (a 10^6-vertex polygon would hang) and may drop
-//              triangles of degenerate polygons, which would shift the triangle IDs.
+//              behaviour on "vw 1 inf", found by fuzzing), and a renderer of triangles has no use for them.
+//   3. assemble  each polygon is triangulated by app/polygon_triangulation.h (the first-corner fan when convex,
+//              ear clipping when concave, always n-2 triangles), not by tinyobjloader: see that file for why.
 #include "mesh_io.h"
 
 #include "app/output_file.h"
+#include "app/polygon_triangulation.h"
 
 // tinyobjloader is compiled into this file (Debian ships the header with the implementation behind this macro),
 // so that sanitizer and fuzzer builds instrument the parser too.
@@ -373,20 +374,32 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The line of the file's face number `face` (0-based), for a warning: found again rather than kept for every face.
+size_t line_of_face(std::string_view text, size_t face) {
+  Lines lines(text);
+  std::string_view line, command;
+  size_t seen = 0;
+  while (lines.next(&line)) {
+    Tokens tokens(line);
+    if (tokens.next(&command) && command == "f" && seen++ == face) return lines.number();
+  }
+  return 0;
+}
+
 Mesh parse_checked(std::string_view text, const std::string& name, const LoadProgress& progress,
-                   double progress_begin) {
+                   const LoadWarning& warn, double progress_begin) {
   CheckResult checked = check_obj(text, name, progress, progress_begin);
 
   // Pass 2: tinyobjloader, un-triangulated, without material files (a mesh file must not make us open others).
   tinyobj::attrib_t attrib;
   std::vector<tinyobj::shape_t> shapes;
   std::vector<tinyobj::material_t> materials;
-  std::string warn, err;
+  std::string parser_warnings, err;  // ignored: what it warns about (bad indices, short faces) is rejected above
   bool ok = false;
   {
     ProgressStreambuf buffer(checked.parser_text, progress, kCheckEnd, kParseEnd);
     std::istream stream(&buffer);
-    ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &stream, /*readMatFn=*/nullptr,
+    ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &parser_warnings, &err, &stream, /*readMatFn=*/nullptr,
                           /*triangulate=*/false);
   }
   if (!ok) fail(name, "tinyobjloader: " + first_line(err));
@@ -405,6 +418,9 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
   // are the true ones, and tinyobjloader's must agree with them modulo 256.
   size_t faces = 0;
   const auto vertex_count = int64_t(mesh.positions.size());
+  std::vector<glm::vec3> polygon;  // one face's corner positions
+  std::vector<uint32_t> local;     // its triangles, as corner numbers
+  size_t fanned = 0, first_fanned = 0, first_fanned_corners = 0, first_fanned_not_convex = 0;
   for (const tinyobj::shape_t& shape : shapes) {
     const std::vector<tinyobj::index_t>& corners = shape.mesh.indices;
     size_t first = 0;
@@ -417,10 +433,23 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
         const int v = corners[first + k].vertex_index;
         if (v < 0 || v >= vertex_count) fail(name, "internal error: vertex index " + std::to_string(v) + " after checking");
       }
-      for (size_t k = 1; k + 1 < n; ++k) {  // fan (v0, vk, vk+1)
-        mesh.indices.push_back(uint32_t(corners[first].vertex_index));
-        mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
-        mesh.indices.push_back(uint32_t(corners[first + k + 1].vertex_index));
+      if (n == 3) {
+        for (size_t k = 0; k < 3; ++k) mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+      } else {
+        polygon.resize(n);
+        for (size_t k = 0; k < n; ++k) polygon[k] = mesh.positions[size_t(corners[first + k].vertex_index)];
+        local.clear();
+        const PolygonTriangles how = triangulate_polygon(polygon.data(), uint32_t(n), &local);
+        if (local.size() != 3 * (n - 2)) {
+          fail(name, "internal error: face " + std::to_string(faces) + " of " + std::to_string(n) +
+                         " corners became " + std::to_string(local.size() / 3) + " triangles");
+        }
+        for (const uint32_t k : local) mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+        if (how.method == PolygonMethod::fan_too_large && fanned++ == 0) {
+          first_fanned = faces;
+          first_fanned_corners = n;
+          first_fanned_not_convex = how.not_convex_corners;
+        }
       }
       first += n;
       ++faces;
@@ -431,21 +460,30 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
     fail(name, "internal error: tinyobjloader read " + std::to_string(faces) + " faces, the check pass " +
                    std::to_string(checked.face_corners.size()));
   }
+  if (fanned > 0 && warn) {
+    std::string what = "concave polygon of " + std::to_string(first_fanned_corners) + " corners, " +
+                       std::to_string(first_fanned_not_convex) +
+                       " of them not convex, fanned instead of ear-clipped (past the ear-clipping work bound, " +
+                       std::to_string(kMaxEarClipWork) + "): it may cover its notches";
+    if (fanned > 1) what += "; " + std::to_string(fanned - 1) + " more such polygon" + (fanned > 2 ? "s" : "");
+    warn(name + ":" + std::to_string(line_of_face(text, first_fanned)) + ": " + what);
+  }
   if (progress) progress(1.0);
   return mesh;
 }
 
 }  // namespace
 
-Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress) {
+Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
+               const LoadWarning& warn) {
   try {
-    return parse_checked(text, name, progress, kReadShare);
+    return parse_checked(text, name, progress, warn, kReadShare);
   } catch (const std::bad_alloc&) {
     fail(name, "out of host memory while loading (" + std::to_string(text.size()) + " bytes of text)");
   }
 }
 
-Mesh load_obj(const std::string& path, const LoadProgress& progress) {
+Mesh load_obj(const std::string& path, const LoadProgress& progress, const LoadWarning& warn) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     const int error = errno;
@@ -475,7 +513,7 @@ Mesh load_obj(const std::string& path, const LoadProgress& progress) {
   }
   text.resize(got);
   try {
-    Mesh mesh = parse_checked(text, path, progress, kReadShare);
+    Mesh mesh = parse_checked(text, path, progress, warn, kReadShare);
     mesh.name = base_name(path);
     return mesh;
   } catch (const std::bad_alloc&) {
