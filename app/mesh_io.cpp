@@ -1,21 +1,24 @@
-// OBJ loading in two passes over the file's text, held in memory:
+// OBJ loading in two passes over the file's text, held in memory, and a triangulation of our own:
 //
 //   1. check   our own line scan. It rejects what tinyobjloader would accept silently (it reads "nan" and "abc"
-//              as 0, keeps indices past the last vertex with only a warning, drops faces with < 3 vertices, and
-//              its atoi overflows on huge indices), so that every problem is reported with its line. It also
-//              parses the vertex positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives
-//              back the very same floats, which tinyobjloader's own float parser does not promise.
+//              as 0, keeps indices past the last vertex with only a warning, drops faces with < 3 vertices, its
+//              atoi overflows on huge indices, and it skips any statement it does not know), so that every problem
+//              is reported with its line. Every line must be a comment, blank, or a statement of the OBJ format
+//              (kIgnoredStatements, `v`, `f`); anything else is "unknown OBJ statement". It also parses the vertex
+//              positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives back the very same
+//              floats, which tinyobjloader's own float parser does not promise.
 //   2. parse   tinyobjloader reads the faces (relative indices, polygons), un-triangulated, through a stream that
 //              reports progress. It is given only what the check pass accepted and the renderer uses: each `v` line
 //              as a bare "v " (the positions are ours) and each `f` line with only its vertex indices; every other
 //              line (vt, vn, l, p, vw, g, o, mtllib, ...) is passed as an empty line, so line numbers still agree.
 //              tinyobjloader's parsers of those statements convert unchecked numbers to int and float (undefined
-//              behaviour on "vw 1 inf", found by fuzzing), and a renderer of triangles has no use for them. We triangulate as a fan ourselves:
-//              tinyobjloader's ear clipping is quadratic (a 10^6-vertex polygon would hang) and may drop
-//              triangles of degenerate polygons, which would shift the triangle IDs.
+//              behaviour on "vw 1 inf", found by fuzzing), and a renderer of triangles has no use for them.
+//   3. assemble  each polygon is triangulated by app/polygon_triangulation.h (the first-corner fan when convex,
+//              ear clipping when concave, always n-2 triangles), not by tinyobjloader: see that file for why.
 #include "mesh_io.h"
 
 #include "app/output_file.h"
+#include "app/polygon_triangulation.h"
 
 // tinyobjloader is compiled into this file (Debian ships the header with the implementation behind this macro),
 // so that sanitizer and fuzzer builds instrument the parser too.
@@ -99,6 +102,65 @@ class Tokens {
   std::string_view rest_;
 };
 
+// The lines of a file's text, numbered from 1. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader,
+// so line numbers agree with its own; a UTF-8 byte-order mark is not part of the first line's statement.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
+  // The next line, without its terminator; false at the end of the text.
+  bool next(std::string_view* line) {
+    if (pos_ >= text_.size()) return false;
+    size_t end = pos_;
+    while (end < text_.size() && text_[end] != '\n' && text_[end] != '\r') ++end;
+    *line = text_.substr(pos_, end - pos_);
+    pos_ = end;
+    if (pos_ < text_.size()) {
+      if (text_[pos_] == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ++pos_;
+      ++pos_;
+    }
+    ++number_;
+    return true;
+  }
+  size_t number() const { return number_; }  // of the line last returned
+  size_t offset() const { return pos_; }      // bytes consumed so far
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  size_t number_ = 0;
+};
+
+// The statements of the OBJ format (Wavefront's "Object Files (.obj)" specification, version 3.0) that carry
+// nothing a renderer of triangles uses, and tinyobjloader's own extensions `vw` (skin weights) and `t`
+// (subdivision-surface tags). They are read and ignored. `v` and `f` are read; any other statement is an error, so
+// that a misspelt or unsupported line ("vv 1 2 3", "f1 2 3", "V 1 2 3") is never dropped in silence.
+constexpr std::string_view kIgnoredStatements[] = {
+    // vertex data other than positions: texture coordinates, normals, parameter-space vertices
+    "vt", "vn", "vp",
+    // free-form curve and surface attributes
+    "cstype", "deg", "bmat", "step",
+    // elements other than faces: points, lines, curves, surfaces
+    "p", "l", "curv", "curv2", "surf",
+    // free-form body statements and connectivity
+    "parm", "trim", "hole", "scrv", "sp", "end", "con",
+    // grouping
+    "g", "s", "mg", "o",
+    // display and render attributes
+    "bevel", "c_interp", "d_interp", "lod", "usemtl", "mtllib", "shadow_obj", "trace_obj", "ctech", "stech",
+    "maplib", "usemap",
+    // general statements
+    "call", "csh",
+    // tinyobjloader's extensions
+    "vw", "t",
+};
+
+bool is_ignored_statement(std::string_view command) {
+  return std::find(std::begin(kIgnoredStatements), std::end(kIgnoredStatements), command) !=
+         std::end(kIgnoredStatements);
+}
+
 // A whole-token float: from_chars, plus the leading '+' that OBJ writers sometimes emit.
 enum class NumberStatus { ok, not_a_number, out_of_range };
 NumberStatus parse_float(std::string_view token, float* out) {
@@ -150,25 +212,15 @@ struct CheckResult {
 CheckResult check_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
                       double progress_begin) {
   CheckResult r;
-  size_t line_no = 0;
-  size_t pos = 0;
   size_t next_report = kProgressChunkBytes;
   int64_t max_index = 0;          // the largest positive vertex index seen, and where: checked at the end,
   size_t max_index_line = 0;      // because OBJ allows a face to name a vertex defined further down
   r.parser_text.reserve(text.size() / 2);
-  // A UTF-8 byte-order mark is not part of the first line's statement.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") pos = 3;
-  while (pos < text.size()) {
-    // One line. '\n', '\r\n' and a lone '\r' all end a line, as in tinyobjloader, so line numbers agree.
-    size_t end = pos;
-    while (end < text.size() && text[end] != '\n' && text[end] != '\r') ++end;
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end;
-    if (pos < text.size()) {
-      if (text[pos] == '\r' && pos + 1 < text.size() && text[pos + 1] == '\n') ++pos;
-      ++pos;
-    }
-    ++line_no;
+  Lines lines(text);
+  std::string_view line;
+  while (lines.next(&line)) {
+    const size_t line_no = lines.number();
+    const size_t pos = lines.offset();
     if (progress && pos >= next_report) {
       progress(progress_begin + (kCheckEnd - progress_begin) * double(pos) / double(text.size()));
       next_report = pos + kProgressChunkBytes;
@@ -186,10 +238,14 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
 
     Tokens tokens(line);
     std::string_view command;
-    if (!tokens.next(&command)) {
+    if (!tokens.next(&command) || command[0] == '#') {  // blank, or a comment
       r.parser_text += '\n';
       continue;
     }
+    // The format's line continuation: the next line would be read as a statement of its own.
+    size_t last = line.size() - 1;  // the line has a token, so it has a non-blank character
+    while (is_blank(line[last])) --last;
+    if (line[last] == '\\') fail(name, line_no, "line continuation ('\\' at the end of a line) is not supported");
 
     if (command == "v") {
       glm::vec3 p;
@@ -264,8 +320,10 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
         fail(name, line_no, "more than " + std::to_string(kMaxTriangles) + " triangles (32-bit triangle IDs)");
       }
       r.parser_text += '\n';
-    } else {
+    } else if (is_ignored_statement(command)) {
       r.parser_text += '\n';
+    } else {
+      fail(name, line_no, "unknown OBJ statement " + quoted(command));
     }
   }
   if (max_index > int64_t(r.positions.size())) {
@@ -316,20 +374,32 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// The line of the file's face number `face` (0-based), for a warning: found again rather than kept for every face.
+size_t line_of_face(std::string_view text, size_t face) {
+  Lines lines(text);
+  std::string_view line, command;
+  size_t seen = 0;
+  while (lines.next(&line)) {
+    Tokens tokens(line);
+    if (tokens.next(&command) && command == "f" && seen++ == face) return lines.number();
+  }
+  return 0;
+}
+
 Mesh parse_checked(std::string_view text, const std::string& name, const LoadProgress& progress,
-                   double progress_begin) {
+                   const LoadWarning& warn, double progress_begin) {
   CheckResult checked = check_obj(text, name, progress, progress_begin);
 
   // Pass 2: tinyobjloader, un-triangulated, without material files (a mesh file must not make us open others).
   tinyobj::attrib_t attrib;
   std::vector<tinyobj::shape_t> shapes;
   std::vector<tinyobj::material_t> materials;
-  std::string warn, err;
+  std::string parser_warnings, err;  // ignored: what it warns about (bad indices, short faces) is rejected above
   bool ok = false;
   {
     ProgressStreambuf buffer(checked.parser_text, progress, kCheckEnd, kParseEnd);
     std::istream stream(&buffer);
-    ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &stream, /*readMatFn=*/nullptr,
+    ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &parser_warnings, &err, &stream, /*readMatFn=*/nullptr,
                           /*triangulate=*/false);
   }
   if (!ok) fail(name, "tinyobjloader: " + first_line(err));
@@ -348,6 +418,9 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
   // are the true ones, and tinyobjloader's must agree with them modulo 256.
   size_t faces = 0;
   const auto vertex_count = int64_t(mesh.positions.size());
+  std::vector<glm::vec3> polygon;  // one face's corner positions
+  std::vector<uint32_t> local;     // its triangles, as corner numbers
+  size_t fanned = 0, first_fanned = 0, first_fanned_corners = 0, first_fanned_not_convex = 0;
   for (const tinyobj::shape_t& shape : shapes) {
     const std::vector<tinyobj::index_t>& corners = shape.mesh.indices;
     size_t first = 0;
@@ -360,10 +433,23 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
         const int v = corners[first + k].vertex_index;
         if (v < 0 || v >= vertex_count) fail(name, "internal error: vertex index " + std::to_string(v) + " after checking");
       }
-      for (size_t k = 1; k + 1 < n; ++k) {  // fan (v0, vk, vk+1)
-        mesh.indices.push_back(uint32_t(corners[first].vertex_index));
-        mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
-        mesh.indices.push_back(uint32_t(corners[first + k + 1].vertex_index));
+      if (n == 3) {
+        for (size_t k = 0; k < 3; ++k) mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+      } else {
+        polygon.resize(n);
+        for (size_t k = 0; k < n; ++k) polygon[k] = mesh.positions[size_t(corners[first + k].vertex_index)];
+        local.clear();
+        const PolygonTriangles how = triangulate_polygon(polygon.data(), uint32_t(n), &local);
+        if (local.size() != 3 * (n - 2)) {
+          fail(name, "internal error: face " + std::to_string(faces) + " of " + std::to_string(n) +
+                         " corners became " + std::to_string(local.size() / 3) + " triangles");
+        }
+        for (const uint32_t k : local) mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+        if (how.method == PolygonMethod::fan_too_large && fanned++ == 0) {
+          first_fanned = faces;
+          first_fanned_corners = n;
+          first_fanned_not_convex = how.not_convex_corners;
+        }
       }
       first += n;
       ++faces;
@@ -374,21 +460,30 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
     fail(name, "internal error: tinyobjloader read " + std::to_string(faces) + " faces, the check pass " +
                    std::to_string(checked.face_corners.size()));
   }
+  if (fanned > 0 && warn) {
+    std::string what = "concave polygon of " + std::to_string(first_fanned_corners) + " corners, " +
+                       std::to_string(first_fanned_not_convex) +
+                       " of them not convex, fanned instead of ear-clipped (past the ear-clipping work bound, " +
+                       std::to_string(kMaxEarClipWork) + "): it may cover its notches";
+    if (fanned > 1) what += "; " + std::to_string(fanned - 1) + " more such polygon" + (fanned > 2 ? "s" : "");
+    warn(name + ":" + std::to_string(line_of_face(text, first_fanned)) + ": " + what);
+  }
   if (progress) progress(1.0);
   return mesh;
 }
 
 }  // namespace
 
-Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress) {
+Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
+               const LoadWarning& warn) {
   try {
-    return parse_checked(text, name, progress, kReadShare);
+    return parse_checked(text, name, progress, warn, kReadShare);
   } catch (const std::bad_alloc&) {
     fail(name, "out of host memory while loading (" + std::to_string(text.size()) + " bytes of text)");
   }
 }
 
-Mesh load_obj(const std::string& path, const LoadProgress& progress) {
+Mesh load_obj(const std::string& path, const LoadProgress& progress, const LoadWarning& warn) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     const int error = errno;
@@ -418,7 +513,7 @@ Mesh load_obj(const std::string& path, const LoadProgress& progress) {
   }
   text.resize(got);
   try {
-    Mesh mesh = parse_checked(text, path, progress, kReadShare);
+    Mesh mesh = parse_checked(text, path, progress, warn, kReadShare);
     mesh.name = base_name(path);
     return mesh;
   } catch (const std::bad_alloc&) {

@@ -20,17 +20,30 @@ class OutputBatch;
 // Called a few hundred times at most, so it may print.
 using LoadProgress = std::function<void(double fraction)>;
 
-// Loads an OBJ file. Polygons are fan-triangulated in file order (a face with n vertices becomes the n-2
-// triangles (v0, vk, vk+1)), so triangle IDs follow the file's face order; normals, texture coordinates,
-// materials, lines and points are ignored. Mesh::name is the file's base name.
-// Rejected, naming the file and line: a missing / unreadable file or a directory; binary data; a vertex with
-// fewer than 3 coordinates or a coordinate that is not a finite number; a face with fewer than 3 vertices; a
-// vertex index that is 0, not a number, past the last vertex, or relative (negative) past the first one; a file
-// with no faces; more vertices or triangles than 32-bit indices can address.
-Mesh load_obj(const std::string& path, const LoadProgress& progress = {});
+// Called with a load's warning: one line "FILE:LINE: what" about a file that loads, but not quite as it says.
+using LoadWarning = std::function<void(const std::string& message)>;
+
+// Loads an OBJ file. Mesh::name is the file's base name.
+// Read: vertex positions (`v x y z`; a fourth value, the weight w, and vertex colours after the position are
+// ignored) and faces (`f`, vertex indices, absolute or relative; texture-coordinate and normal indices are ignored).
+// Triangle IDs follow the file's face order; a polygon of n corners always becomes n-2 triangles that keep its
+// winding (app/polygon_triangulation.h): the fan (v0, vk, vk+1) when it is convex, ear clipping when it is concave.
+// A concave polygon past the ear-clipping work bound (kMaxEarClipWork) is fanned, with one warning for the file.
+// Ignored (read, no effect): comments, blank lines, and every other statement of the OBJ format: texture
+// coordinates, normals, parameter-space vertices, lines, points, groups, objects, smoothing groups, merging groups,
+// materials and material libraries, free-form curves and surfaces with their attributes and bodies, display and
+// render attributes, `call`, `csh`, and tinyobjloader's `vw` and `t`.
+// Rejected, naming the file and line: a missing / unreadable file or a directory; binary data; a statement that is
+// not one of the OBJ format's ("unknown OBJ statement 'TOKEN'": a misspelt keyword, a keyword without its space,
+// an upper-case one); a line continued with '\'; a vertex with fewer than 3 coordinates or a coordinate that is not
+// a finite number; a face with fewer than 3 vertices; a vertex index that is 0, not a number, past the last vertex,
+// or relative (negative) past the first one; a file with no faces; more vertices or triangles than 32-bit indices
+// can address.
+Mesh load_obj(const std::string& path, const LoadProgress& progress = {}, const LoadWarning& warn = {});
 
 // The same, from text in memory (the fuzzer's entry point); `name` stands for the file name in errors.
-Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress = {});
+Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress = {},
+               const LoadWarning& warn = {});
 
 // Writes positions and triangles as an OBJ file ("v x y z" with round-trip float precision, then "f a b c",
 // 1-based); `comment` (one line, may be empty) goes into a leading "# " line. Written whole or not

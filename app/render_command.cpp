@@ -164,13 +164,16 @@ Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
   std::error_code ec;
   const uint64_t bytes = std::filesystem::is_regular_file(scene.mesh_path, ec) ? std::filesystem::file_size(scene.mesh_path, ec) : 0;
   Mesh mesh;
+  std::vector<std::string> warnings;  // printed after the progress line, which they would break
+  const LoadWarning warn = [&](const std::string& message) { warnings.push_back(message); };
   if (bytes >= kProgressFileBytes) {
     ProgressLine line(log, scene.mesh_path + " (" + megabytes(bytes) + ")");
-    mesh = load_obj(scene.mesh_path, [&](double f) { line.update(f); });
+    mesh = load_obj(scene.mesh_path, [&](double f) { line.update(f); }, warn);
     line.finish();
   } else {
-    mesh = load_obj(scene.mesh_path);
+    mesh = load_obj(scene.mesh_path, {}, warn);
   }
+  for (const std::string& message : warnings) log << "[slabcast] warning: " << message << "\n";
   try {
     validate_mesh(mesh);  // the renderer's own preconditions, on top of the loader's checks
   } catch (const std::invalid_argument& e) {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fuzz the mesh loading and validation path with libFuzzer (clang + AddressSanitizer + UBSan), bounded in time.
 #   scripts/fuzz.sh [SECONDS [RUNS]]    (default 60 s, no run limit; .ci/run runs it with a fixed run count)
-# Seed corpus: the shipped OBJ files in assets/, the broken-file corpus tests/app/broken/ and tests/fuzz/regressions/
-# (inputs that once crashed, replayed by every run). A crash leaves its input as build/fuzz/crash-*: add it to
-# tests/fuzz/regressions/ (and, if it must be rejected, a file under tests/app/broken/ with its expected message),
-# then fix the loader.
+# Seed corpus: the shipped OBJ files in assets/, the test meshes in tests/app/meshes/ (a concave polygon), the
+# broken-file corpus tests/app/broken/ and tests/fuzz/regressions/ (inputs that once crashed, replayed by every run).
+# A crash leaves its input as build/fuzz/crash-*: add it to tests/fuzz/regressions/ (and, if it must be rejected, a
+# file under tests/app/broken/ with its expected message), then fix the loader.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-60}"
@@ -34,8 +34,10 @@ extra=()
 say "building the fuzz target with $("$cxx" --version | head -n 1)"
 "$cxx" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" "${extra[@]}" \
-  "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" "$root/app/output_file.cpp" -o "$out/fuzz_obj"
-cp "$root"/assets/*.obj "$root"/tests/app/broken/*.obj "$root"/tests/fuzz/regressions/* "$out/corpus/" 2>/dev/null || true
+  "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" "$root/app/polygon_triangulation.cpp" "$root/app/output_file.cpp" \
+  -o "$out/fuzz_obj"
+cp "$root"/assets/*.obj "$root"/tests/app/meshes/*.obj "$root"/tests/app/broken/*.obj "$root"/tests/fuzz/regressions/* \
+  "$out/corpus/" 2>/dev/null || true
 say "fuzzing parse_obj for ${seconds}s (seed corpus: $(ls "$out/corpus" | wc -l) files)"
 cd "$out"
 # A fixed seed: CI replays the same mutation sequence that was run before landing (a slower machine, a prefix of it).

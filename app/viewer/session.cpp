@@ -22,7 +22,8 @@ constexpr float kLoadingBackground[3] = {0.10f, 0.11f, 0.14f};  // dark grey-blu
 std::shared_ptr<const Mesh> build_mesh(const ModelChoice& model, std::atomic<double>* progress) {
   Mesh mesh;
   if (!model.path.empty()) {
-    mesh = load_obj(model.path, [progress](double fraction) { progress->store(fraction); });
+    mesh = load_obj(model.path, [progress](double fraction) { progress->store(fraction); },
+                    [](const std::string& message) { std::fprintf(stderr, "slabcast: warning: %s\n", message.c_str()); });
   } else {
     mesh = make_procedural_mesh(model.procedural, model.triangles);
   }

@@ -140,6 +140,34 @@ TEST(CliExe, UndeformedMeshWrittenBackIsTheInput) {
   EXPECT_EQ(back.indices, pawn.indices);
 }
 
+TEST(CliExe, ConcavePolygonDrawsTheSamePixelsAsItsTriangles) {
+  // The L-shaped hexagon as one face and as four explicit triangles: the same pixels hit, none in the notch that a
+  // fan from its first corner would fill.
+  const std::string dir = test::output_dir("concave_polygon");
+  const auto hits = [&](const std::string& mesh) {
+    const std::string ids_path = dir + "/" + mesh + ".ids";
+    const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", "tests/app/meshes/" + mesh + ".obj",
+                                            "--size", "64x64", "--out", dir + "/" + mesh + ".png", "--ids", ids_path});
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+    const IdImage ids = read_ids(ids_path);
+    std::vector<bool> hit(ids.ids.size());
+    for (size_t i = 0; i < ids.ids.size(); ++i) {
+      hit[i] = ids.ids[i] != 0xFFFFFFFFu;
+      if (hit[i]) {
+        EXPECT_LT(ids.ids[i], 4u) << mesh << " pixel " << i;
+      }
+    }
+    return hit;
+  };
+  const std::vector<bool> polygon = hits("l_hexagon"), triangles = hits("l_hexagon_triangles");
+  ASSERT_EQ(polygon.size(), size_t(64 * 64));
+  const auto count = [](const std::vector<bool>& v) { return std::count(v.begin(), v.end(), true); };
+  EXPECT_GT(count(triangles), 64 * 64 / 10) << "the framed L should cover a good part of the image";
+  EXPECT_EQ(count(polygon), count(triangles));
+  EXPECT_TRUE(polygon == triangles) << "the polygon and its triangles hit different pixels";
+}
+
 // Two renders to one path at once: each exits 0 having put its complete file in place, so the path holds one of
 // the two images whole (never one image with the other's tail).
 TEST(CliExe, ConcurrentRendersToOnePathLeaveOneWholeImage) {

@@ -1,5 +1,5 @@
-// app/mesh_io: OBJ loading (broken-file corpus, triangulation, face order, relative indices, line endings,
-// progress) and writing (round trip).
+// app/mesh_io: OBJ loading (broken-file corpus, which statements are read, ignored or rejected, triangulation of
+// convex and concave polygons, face order, relative indices, line endings, progress) and writing (round trip).
 #include "app/mesh_io.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +22,7 @@ namespace {
 
 const std::string kSource = SLABCAST_SOURCE_DIR;
 const std::string kBroken = kSource + "/tests/app/broken/";
+const std::string kMeshes = kSource + "/tests/app/meshes/";
 
 std::string temp_dir() {
   const std::string dir = ::testing::TempDir() + "slabcast_mesh_io_" + std::to_string(::getpid());
@@ -133,8 +134,8 @@ TEST(MeshIo, UnreadableFile) {
   EXPECT_EQ(message, path + ": cannot open: Permission denied");
 }
 
-TEST(MeshIo, TrianglesKeepFileOrderAndPolygonsAreFans) {
-  // A triangle, a quad, a pentagon, across groups and materials: IDs follow the file's face order.
+TEST(MeshIo, TrianglesKeepFileOrderAndConvexPolygonsAreFans) {
+  // A triangle, a quad, a pentagon (both convex), across groups and materials: IDs follow the file's face order.
   const std::string path = write_text("order.obj",
                                       "o first\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0.5 0\n"
                                       "f 1 2 3\n"
@@ -163,6 +164,146 @@ TEST(MeshIo, StatementsTheRendererDoesNotUseAreSkippedWhateverTheirNumbers) {
   const Mesh mesh = parse_obj(text, "skipped.obj");
   EXPECT_EQ(mesh.positions.size(), 4u);
   EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2, 3, 2, 1}));
+}
+
+// The message of the runtime_error that parsing `text` throws ("" if it loads).
+std::string parse_error(const std::string& text, const std::string& name) {
+  try {
+    parse_obj(text, name);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(MeshIo, UnknownStatementsAreErrorsNamingFileLineAndToken) {
+  // Misspelt, upper-case, glued to their first number, superseded (bsp), or not OBJ at all: never dropped in
+  // silence. The token is quoted as the other messages quote: non-ASCII bytes as hex (here a no-break space).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"xyz 1 2 3", "xyz"}, {"vv 1 2 3", "vv"}, {"f1 2 3", "f1"}, {"V 1 2 3", "V"},     {"F 1 2 3", "F"},
+      {"v1 2 3", "v1"},     {"vt1 0", "vt1"},   {"1 2 3", "1"},   {"bsp 1 2", "bsp"}, {"f\xC2\xA0""1 2 3", "f\\xC2\\xA01"},
+  };
+  const std::string head = "v 0 0 0\nv 1 0 0\n# comment\n\n";
+  for (const auto& [line, token] : cases) {
+    SCOPED_TRACE(line);
+    const std::string message = parse_error(head + line + "\nv 0 1 0\nf 1 2 3\n", "unknown.obj");
+    EXPECT_EQ(message, "unknown.obj:5: unknown OBJ statement '" + token + "'");
+  }
+  // A long token is cut short.
+  EXPECT_EQ(parse_error("v 0 0 0\n" + std::string(100, 'q') + " 1\n", "long.obj"),
+            "long.obj:2: unknown OBJ statement '" + std::string(32, 'q') + "...'");
+}
+
+TEST(MeshIo, EveryStatementOfTheFormatTheRendererDoesNotUseLoadsAndIsIgnored) {
+  // One line of each statement the loader reads and ignores, with typical arguments.
+  const std::vector<std::string> lines = {
+      "vt 0.5 0.5", "vt 0.5 0.5 0", "vn 0 0 1", "vp 0.2 0.3 1", "cstype rat bspline", "deg 3 3",
+      "bmat u 1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1", "step 1 1", "p 1", "l 1 2 3", "curv 0 1 1 2 3 4",
+      "curv2 1 2 3", "surf 0 1 0 1 1/1 2/2 3/3 4/4", "parm u 0 0 0 0 1 1 1 1", "trim 0 1 1", "hole 0 1 1",
+      "scrv 0 1 1", "sp 1 2", "end", "con 1 0 1 1 2 0 1 1", "g", "g left right", "s 1", "s off", "mg 1 0.5",
+      "mg off", "o thing", "bevel on", "c_interp off", "d_interp on", "lod 5", "usemtl red",
+      "mtllib a.mtl b.mtl", "shadow_obj shadow.obj", "trace_obj trace.obj", "ctech cparm 1.0",
+      "stech cspace 0.5", "maplib a.map", "usemap off", "call other.obj 1 2", "csh -command",
+      "vw 1 0 0.5 1 0.5", "t crease 2/1 1 2", "#comment without a space", "   # indented comment", "\t",
+  };
+  std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  for (const std::string& line : lines) text += line + "\n";
+  text += "f 1 2 3\n";
+  const Mesh mesh = parse_obj(text, "every.obj");
+  EXPECT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.indices, (std::vector<uint32_t>{0, 1, 2}));
+  // And each on its own after the face, so no statement can swallow a line it does not own.
+  for (const std::string& line : lines) {
+    SCOPED_TRACE(line);
+    EXPECT_EQ(parse_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n" + line + "\n", "one.obj"), "");
+  }
+}
+
+TEST(MeshIo, VertexWeightAndColoursAfterThePositionAreIgnored) {
+  // "v x y z w" (a weight, for rational curves) and "v x y z r g b" (vertex colours, as tinyobjloader reads them;
+  // some writers put a weight before the colours): the position is the first three numbers in every form.
+  const Mesh mesh = parse_obj("v 1 2 3 0.5\nv 4 5 6 1 0 0\nv 7 8 9 1 0.2 0.4 0.6\nf 1 2 3\n", "extra.obj");
+  ASSERT_EQ(mesh.positions.size(), 3u);
+  EXPECT_EQ(mesh.positions[0], glm::vec3(1, 2, 3));
+  EXPECT_EQ(mesh.positions[1], glm::vec3(4, 5, 6));
+  EXPECT_EQ(mesh.positions[2], glm::vec3(7, 8, 9));
+}
+
+TEST(MeshIo, LineContinuationIsAnError) {
+  // OBJ allows '\' to continue a statement on the next line; read as two lines, the face would lose corners.
+  EXPECT_EQ(parse_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 \\\n3 4\n", "continued.obj"),
+            "continued.obj:5: line continuation ('\\' at the end of a line) is not supported");
+  EXPECT_EQ(parse_error("v 0 0 0\nv 1 0 0\nv 0 1 0\ng a \\  \t\nf 1 2 3\n", "group.obj"),
+            "group.obj:4: line continuation ('\\' at the end of a line) is not supported");
+  EXPECT_EQ(parse_error("# a comment may end in \\\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "comment.obj"), "");
+}
+
+double signed_area_z(const glm::vec3& a, const glm::vec3& b, const glm::vec3& c) {
+  return 0.5 * ((double(b.x) - a.x) * (double(c.y) - a.y) - (double(b.y) - a.y) * (double(c.x) - a.x));
+}
+
+TEST(MeshIo, ConcavePolygonCoversItselfNotItsNotch) {
+  const Mesh mesh = load_obj(kMeshes + "l_hexagon.obj");
+  ASSERT_EQ(mesh.triangle_count(), 4u);
+  double area = 0;
+  for (size_t t = 0; t < mesh.triangle_count(); ++t) {
+    const glm::vec3& a = mesh.positions[mesh.indices[3 * t]];
+    const glm::vec3& b = mesh.positions[mesh.indices[3 * t + 1]];
+    const glm::vec3& c = mesh.positions[mesh.indices[3 * t + 2]];
+    const double triangle_area = signed_area_z(a, b, c);
+    EXPECT_GT(triangle_area, 0.0) << "triangle " << t << " does not turn like the polygon (counter-clockwise)";
+    area += triangle_area;
+    const glm::vec3 centroid = (a + b + c) / 3.0f;
+    EXPECT_FALSE(centroid.x > 1.0f && centroid.y > 1.0f) << "triangle " << t << " lies in the notch";
+  }
+  EXPECT_DOUBLE_EQ(area, 3.0);
+  // A face after it keeps its ID: the polygon gave n-2 triangles.
+  const Mesh two = parse_obj("v 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nv 0 0 0\nf 1 2 3 4 5 6\nf 1 2 3\n", "two.obj");
+  ASSERT_EQ(two.triangle_count(), 5u);
+  EXPECT_EQ(std::vector<uint32_t>(two.indices.end() - 3, two.indices.end()), (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(MeshIo, ConcavePolygonThroughRelativeIndices) {
+  // The same L through relative indices with texture and normal indices, its first corner the reflex one.
+  const Mesh mesh = parse_obj("v 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nv 0 0 0\nvt 0 0\nvn 0 0 1\n"
+                              "f -4/1/1 -3/1/1 -2/1/1 -1/1/1 -6/1/1 -5/1/1\n", "relative_l.obj");
+  ASSERT_EQ(mesh.triangle_count(), 4u);
+  double area = 0;
+  for (size_t t = 0; t < 4; ++t) {
+    area += signed_area_z(mesh.positions[mesh.indices[3 * t]], mesh.positions[mesh.indices[3 * t + 1]],
+                          mesh.positions[mesh.indices[3 * t + 2]]);
+  }
+  EXPECT_DOUBLE_EQ(area, 3.0);
+}
+
+TEST(MeshIo, HugeConcavePolygonIsFannedWithOneWarning) {
+  // A comb of 10^6 corners, half of them reflex: past the ear-clipping work bound, so fanned, quickly, and said so
+  // once, naming the polygon's line.
+  constexpr int kTeeth = 500000;
+  std::string text = "# comb\n";
+  for (int i = 0; i < kTeeth; ++i) {
+    text += "v " + std::to_string(2 * i) + " 0 0\nv " + std::to_string(2 * i + 1) + " 10 0\n";
+  }
+  text += "v " + std::to_string(2 * kTeeth) + " 0 0\nv " + std::to_string(2 * kTeeth) + " -1 0\nv 0 -1 0\nf";
+  for (int i = 2 * kTeeth + 3; i >= 1; --i) text += " " + std::to_string(i);  // counter-clockwise
+  text += "\nf 1 2 3\nf";
+  for (int i = 2 * kTeeth + 3; i >= 1; --i) text += " " + std::to_string(i);
+  text += "\n";
+  std::vector<std::string> warnings;
+  const auto start = std::chrono::steady_clock::now();
+  const Mesh mesh = parse_obj(text, "comb.obj", {}, [&](const std::string& w) { warnings.push_back(w); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(mesh.triangle_count(), 2 * size_t(2 * kTeeth + 1) + 1);
+  EXPECT_LT(seconds, 10.0);
+  ASSERT_EQ(warnings.size(), 1u);
+  const std::string line = std::to_string(2 + 2 * kTeeth + 3);
+  EXPECT_EQ(warnings[0].rfind("comb.obj:" + line + ": concave polygon of 1000003 corners, 499999 of them not convex, "
+                              "fanned instead of ear-clipped", 0), 0u)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("; 1 more such polygon"), std::string::npos) << warnings[0];
+  EXPECT_EQ(warnings[0].find('\n'), std::string::npos);
+  // Without a warning callback the load is the same.
+  EXPECT_EQ(parse_obj(text, "comb.obj").indices, mesh.indices);
 }
 
 TEST(MeshIo, RelativeIndicesAndForwardReferences) {
@@ -222,7 +363,8 @@ TEST(MeshIo, CoordinatesBelowTheSmallestFloatReadAsTheNearestFloat) {
 }
 
 TEST(MeshIo, MillionVertexPolygonLoadsQuickly) {
-  // A polygon of 10^6 corners: a fan, linear time; tinyobjloader's ear clipping would never finish.
+  // A polygon of 10^6 corners going round one triangle again and again (every corner turns the same way): a fan,
+  // linear time; tinyobjloader's ear clipping would never finish.
   std::string text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf";
   constexpr int kCorners = 1000000;
   for (int i = 0; i < kCorners; ++i) text += i % 3 == 0 ? " 1" : i % 3 == 1 ? " 2" : " 3";
