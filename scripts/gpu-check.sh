@@ -13,6 +13,7 @@
 #   bench.log        prim_bench's progress and table
 #   prim_bench.json  prim_bench's results (GPU, driver, CUDA, CCCL versions; every row)
 #   slabcast-bench.{json,csv,txt}  `slabcast bench`: the renderer against the hardware-raster reference
+#   deep-stacks.txt  `slabcast bench` of the deep-stack files
 #   results.tsv      one line per check: name, PASS/FAIL, seconds, detail
 #   summary.md       the table printed at the end
 # It continues past failures, records them, and exits non-zero if anything failed.
@@ -37,8 +38,10 @@
 #   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 10)
 #   SLABCAST_FRAMES_SCENES     scenes of step sanitize_frames (default "dragon stress")
 #   SLABCAST_FRAMES_FIRST      only the chunks of the 100 frames that start at these frames (default: all)
-#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames sanitize_frames
-#                              sanitizers" (the sanitizer steps last: their runs go on beside the next step's)
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames deep_stacks
+#                              sanitize_frames sanitizers" (the sanitizer steps last: their runs go on beside the next
+#                              step's)
+#   SLABCAST_DEEP_STACK_MS     step deep_stacks: the most milliseconds a frame of a deep stack may take (default 5)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
 #   SLABCAST_CTEST_ARGS        more ctest arguments for step gpu_tests, e.g. "-LE soak": the soak tests watch the
 #                              device's memory as a whole, so they need a GPU no other process is using
@@ -57,7 +60,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
 BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
-read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench bench frames sanitize_frames sanitizers}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench bench frames deep_stacks sanitize_frames sanitizers}"
 read -ra SANITIZER_TOOLS <<< "${SLABCAST_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}"
 SANITIZER_TESTS="${SLABCAST_SANITIZER_TESTS:-.}"
 START_SECONDS=$SECONDS
@@ -358,6 +361,42 @@ step_frames() {
       record "viewer headless dragon" FAIL "$(elapsed "$t0")" "frames.log"
     fi
   fi
+}
+
+# Deep stacks, the bounded-work cases (render/stages/cast.h, render/mesh_duplicates.h), benchmarked at 1024x1024:
+# 100,000 copies of one triangle (one OBJ face repeated), which passes when its median frame time is within
+# SLABCAST_DEEP_STACK_MS (default 5); and, for the record, 100,000 distinct parallel layers 1e-5 apart (each layer
+# covers thousands of tiles: some 450 million references a frame, deep cells in every covered tile).
+step_deep_stacks() {
+  local exe="$BUILD/app/slabcast"
+  if [ ! -x "$exe" ]; then
+    record deep_stacks FAIL 0 "slabcast not built"
+    return
+  fi
+  local dir; dir="$(mktemp -d)"
+  awk 'BEGIN { print "v 0 0 0\nv 1 0 0\nv 0 1 0"; for (i = 0; i < 100000; ++i) print "f 1 2 3" }' > "$dir/copies.obj"
+  awk 'BEGIN { for (i = 0; i < 100000; ++i) { z = i * 1e-5; printf "v 0 0 %.6f\nv 1 0 %.6f\nv 0 1 %.6f\nf -3 -2 -1\n", z, z, z } }' \
+    > "$dir/layers.obj"
+  : > "$OUT/deep-stacks.txt"
+  local name t0 limit="${SLABCAST_DEEP_STACK_MS:-5}"
+  for name in copies layers; do
+    t0="$(now)"
+    if timeout "$(time_left)" "$exe" bench --mesh "$dir/$name.obj" --sizes 1024x1024 --slabs 16 --frames 50 --warmup 5 \
+         --reference none --display off --backend cuda > "$dir/$name.txt" 2>&1; then
+      local total; total="$(awk '$1 ~ /\.obj$/ { print $10; exit }' "$dir/$name.txt")"
+      if [ "$name" = layers ] && [ -n "$total" ]; then
+        record "deep stack $name" PASS "$(elapsed "$t0")" "median frame ${total} ms at 1024x1024 (no limit)"
+      elif awk -v t="$total" -v l="$limit" 'BEGIN { exit !(t != "" && t + 0 <= l + 0) }'; then
+        record "deep stack $name" PASS "$(elapsed "$t0")" "median frame ${total} ms at 1024x1024 (limit ${limit})"
+      else
+        record "deep stack $name" FAIL "$(elapsed "$t0")" "median frame ${total} ms at 1024x1024 (limit ${limit})"
+      fi
+    else
+      record "deep stack $name" FAIL "$(elapsed "$t0")" "deep-stacks.txt"
+    fi
+    { echo "===== $name"; cat "$dir/$name.txt"; } >> "$OUT/deep-stacks.txt"
+  done
+  rm -rf "$dir"
 }
 
 # compute-sanitizer over whole frames: 100 animated headless frames of the dragon (when fetched) and of the stress
