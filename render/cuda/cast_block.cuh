@@ -91,6 +91,139 @@ __device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, 
                     : intersect_watertight(shear, tv.a, tv.b, tv.c, t, bary);
 }
 
+// The block's shared chunk: a run of references of the tile and, per reference, its triangle (in the rays' axis
+// order when the tile's rays share it), ID, box inside the tile and the exclusive scan of the boxes' pixel counts.
+struct CastChunk {
+  TriangleVerts* triangles;
+  uint32_t* ids;
+  uint16_t* boxes;      // pack_tile_box
+  uint32_t* pair_start; // [chunk size + 1]
+};
+
+// What the chunks are loaded from (FrameParams' arrays: a struct of four pointers passes to the out-of-line deep-cell
+// caster in registers, where the whole FrameParams would be copied to local memory).
+struct CastInputs {
+  const TriangleRef* cell_refs;
+  const TriangleVerts* tri_verts;
+  const PixelBox* pixel_box;
+  const float* nearest_depth;
+};
+
+// Loads references [chunk_begin, chunk_begin + n) into the chunk and scans their pairs. Every thread calls it.
+template <int kChunk, class ChunkScan>
+__device__ __forceinline__ void load_chunk(const CastInputs& p, const CastChunk& chunk,
+                                           typename ChunkScan::TempStorage& scan_storage, uint64_t chunk_begin, int n,
+                                           bool same_axes, const RayShear& shear, int tile_x0, int tile_y0) {
+  constexpr int kThreads = kTilePixels;
+  constexpr int kRefsPerThread = kChunk / kThreads;
+  const int pixel = static_cast<int>(threadIdx.x);
+  uint32_t ids[kRefsPerThread];
+#pragma unroll
+  for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
+    const int i = k * kThreads + pixel;
+    ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
+  }
+#pragma unroll
+  for (int k = 0; k < kRefsPerThread; ++k) {
+    const int i = k * kThreads + pixel;
+    uint32_t count = 0;
+    if (i < n) {
+      chunk.ids[i] = ids[k];
+      const TriangleVerts tv = p.tri_verts[ids[k]];
+      const PixelBox box = p.pixel_box[ids[k]];
+      chunk.triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
+                                                     to_ray_axes(shear, tv.c)}
+                                     : tv;
+      // The box meets the tile: the triangle is in this tile because its box is (stages/bin.h: tile_range_of).
+      const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
+      const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
+      chunk.boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
+      count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
+    }
+    chunk.pair_start[i] = count;
+  }
+  __syncthreads();
+  uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
+#pragma unroll
+  for (int k = 0; k < kRefsPerThread; ++k) counts[k] = chunk.pair_start[pixel * kRefsPerThread + k];
+  uint32_t total = 0;
+  ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
+#pragma unroll
+  for (int k = 0; k < kRefsPerThread; ++k) chunk.pair_start[pixel * kRefsPerThread + k] = starts[k];
+  if (pixel == 0) chunk.pair_start[kChunk] = total;
+  __syncthreads();
+}
+
+// Tests the pairs of chunk triangles [first, last) whose pixels' rays are not finished, folding hits into the pixels'
+// nearest. Thread k takes pairs k, k + 64, ...
+__device__ __forceinline__ void test_chunk_pairs(const CastChunk& chunk, int first, int last, bool same_axes,
+                                                 const RayShear* pixel_shear, unsigned long long* pixel_best,
+                                                 const uint32_t* pixel_finished) {
+  const uint32_t pairs_end = chunk.pair_start[last];
+  for (uint32_t q = chunk.pair_start[first] + threadIdx.x; q < pairs_end; q += kTilePixels) {
+    int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (chunk.pair_start[mid] <= q) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const int pair_pixel = tile_box_pixel(chunk.boxes[lo], static_cast<int>(q - chunk.pair_start[lo]));
+    if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
+    float t = 0.0f;
+    const bool hit = same_axes ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk.triangles[lo], t)
+                               : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk.triangles[lo], t);
+    if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk.ids[lo]));
+  }
+}
+
+// A deep cell [begin, end) of the tile (stages/cast.h), sorted already: taken kDepthGroup references at a time,
+// chunk by chunk, each group like a slab of its own; after a group the block reads the next group's first nearest
+// depth, and a ray whose hit lies in front of it takes no more of the cell's pairs; the block leaves the cell when
+// all its rays do. Returns this thread's tests (the groups its ray took). It loads its own chunks (the caller's
+// next slab starts a new one).
+template <int kChunk>
+__device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk, void* scan_storage,
+                                                uint64_t begin, uint64_t end, uint64_t tile_end, bool same_axes,
+                                                RayShear shear, float neg_dir_z, int tile_x0, int tile_y0,
+                                                bool finished, const RayShear* pixel_shear,
+                                                unsigned long long* pixel_best, uint32_t* pixel_finished) {
+  using ChunkScan = cub::BlockScan<uint32_t, kTilePixels>;
+  const int pixel = static_cast<int>(threadIdx.x);
+  uint32_t tests = 0;
+  bool done = finished;
+  uint64_t chunk_begin = begin, chunk_end = begin;
+  for (uint64_t r = begin; r < end;) {
+    const uint64_t group_begin = r, group_end = end - r > kDepthGroup ? r + kDepthGroup : end;
+    while (r < group_end) {
+      if (r == chunk_end) {
+        __syncthreads();  // the previous chunk has been consumed
+        chunk_begin = r;
+        chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
+        load_chunk<kChunk, ChunkScan>(p, chunk, *static_cast<typename ChunkScan::TempStorage*>(scan_storage),
+                                      chunk_begin, static_cast<int>(chunk_end - chunk_begin), same_axes, shear,
+                                      tile_x0, tile_y0);
+      }
+      const uint64_t stop = group_end < chunk_end ? group_end : chunk_end;
+      test_chunk_pairs(chunk, static_cast<int>(r - chunk_begin), static_cast<int>(stop - chunk_begin), same_axes,
+                       pixel_shear, pixel_best, pixel_finished);
+      r = stop;
+    }
+    __syncthreads();  // the group's pairs are done
+    if (!done) tests += static_cast<uint32_t>(group_end - group_begin);
+    if (r == end) break;
+    const float next_near = p.nearest_depth[ref_triangle(p.cell_refs[r])];
+    done = done || ray_done_with_cell(hit_key_t(pixel_best[pixel]), neg_dir_z, next_near);
+    const uint32_t warp_done = __ballot_sync(0xffffffffu, done);
+    if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_done;
+    if (__syncthreads_and(done)) break;
+  }
+  __syncthreads();  // the chunk's last readers are done before the caller loads the next
+  return tests;
+}
+
 // The caster's block: one block of 64 threads per 8x8 tile, slabs front to back. Each pixel's ray keeps its nearest
 // hit (closer_hit: smaller t, ties to the lower ID) and is finished after the first slab whose far side lies behind
 // that hit (stages/cast.h: ray_finished_after); the block leaves when all its rays are. Per ray, the results and the
@@ -107,13 +240,11 @@ __device__ __forceinline__ bool intersect_chunk_triangle(const RayShear& shear, 
 // ray is finished takes no more pairs. A ray's test count is every triangle of each slab it took part in (the ones its
 // box ruled out included), as on the cpu backend.
 //
-// A deep cell (stages/cast.h) is sorted by the block first (depth_sort_block.cuh), then taken kDepthGroup references
-// at a time like a slab of its own: after each group the block reads the next group's first nearest depth, and a ray
-// whose hit lies in front of it takes no more of the cell's pairs; the block leaves the cell when all its rays do.
+// A deep cell (stages/cast.h) is sorted by the block before the cast (depth_sort_block.cuh) and cast by
+// cast_deep_cell.
 template <int kChunk>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target) {
   constexpr int kThreads = kTilePixels;
-  constexpr int kRefsPerThread = kChunk / kThreads;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
   static_assert(kTileSize == 8, "tile boxes pack 3 bits a coordinate");
   using ChunkScan = cub::BlockScan<uint32_t, kThreads>;
@@ -179,93 +310,32 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   uint32_t best_id = kNoHit;
   const int tile_x0 = tx * kTileSize, tile_y0 = ty * kTileSize;
 
+  const CastInputs inputs{p.cell_refs, p.tri_verts, p.pixel_box, p.nearest_depth};
+  const CastChunk chunk{chunk_triangles, chunk_ids, chunk_boxes, pair_start};
   uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
   for (int s = 0; s < p.slabs; ++s) {
-    const uint64_t cell_begin = slab_begin[s], slab_end = slab_begin[s + 1];
-    const bool deep = is_depth_sorted_cell(slab_end - cell_begin);
-    bool done_with_cell = finished;  // a deep cell's: this ray takes no more of its groups
-    for (uint64_t r = cell_begin; r < slab_end;) {
-      const uint64_t group_begin = r;
-      const uint64_t group_end = deep && slab_end - r > kDepthGroup ? r + kDepthGroup : slab_end;
-      while (r < group_end) {
-        if (r >= chunk_end) {  // bring in the next chunk, its tile boxes and their scan
+    const uint64_t slab_end = slab_begin[s + 1];
+    if (is_depth_sorted_cell(slab_end - slab_begin[s])) {  // block-uniform, and rare
+      tests += cast_deep_cell<kChunk>(inputs, chunk, &scan_storage, slab_begin[s], slab_end, tile_end, same_axes, shear,
+                                      -dir.z, tile_x0, tile_y0, finished, pixel_shear, pixel_best, pixel_finished);
+      chunk_begin = chunk_end = slab_end;  // the next slab loads its own chunk
+    } else {
+      for (uint64_t r = slab_begin[s]; r < slab_end;) {
+        if (r == chunk_end) {  // bring in the next chunk, its tile boxes and their scan
           __syncthreads();     // the previous chunk has been consumed
           chunk_begin = r;
           chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
-          const int n = static_cast<int>(chunk_end - chunk_begin);
-          uint32_t ids[kRefsPerThread];
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
-            const int i = k * kThreads + pixel;
-            ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
-          }
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) {
-            const int i = k * kThreads + pixel;
-            uint32_t count = 0;
-            if (i < n) {
-              chunk_ids[i] = ids[k];
-              const TriangleVerts tv = p.tri_verts[ids[k]];
-              const PixelBox box = p.pixel_box[ids[k]];
-              chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
-                                                             to_ray_axes(shear, tv.c)}
-                                             : tv;
-              // The box meets the tile: the triangle is in this tile because its box is (stages/bin.h).
-              const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
-              const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
-              chunk_boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
-              count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
-            }
-            pair_start[i] = count;
-          }
-          __syncthreads();
-          uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) counts[k] = pair_start[pixel * kRefsPerThread + k];
-          uint32_t total = 0;
-          ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) pair_start[pixel * kRefsPerThread + k] = starts[k];
-          if (pixel == 0) pair_start[kChunk] = total;
-          __syncthreads();
+          load_chunk<kChunk, ChunkScan>(inputs, chunk, scan_storage, chunk_begin,
+                                        static_cast<int>(chunk_end - chunk_begin), same_axes, shear, tile_x0, tile_y0);
         }
-        const uint64_t stop = group_end < chunk_end ? group_end : chunk_end;
-        const int first = static_cast<int>(r - chunk_begin), last = static_cast<int>(stop - chunk_begin);
-        const uint32_t pairs_end = pair_start[last];
-        for (uint32_t q = pair_start[first] + static_cast<uint32_t>(pixel); q < pairs_end; q += kThreads) {
-          int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
-          while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (pair_start[mid] <= q) {
-              lo = mid;
-            } else {
-              hi = mid - 1;
-            }
-          }
-          const int pair_pixel = tile_box_pixel(chunk_boxes[lo], static_cast<int>(q - pair_start[lo]));
-          if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
-          float t = 0.0f;
-          const bool hit = same_axes
-                               ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk_triangles[lo], t)
-                               : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk_triangles[lo], t);
-          if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk_ids[lo]));
-        }
+        const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
+        test_chunk_pairs(chunk, static_cast<int>(r - chunk_begin), static_cast<int>(stop - chunk_begin), same_axes,
+                         pixel_shear, pixel_best, pixel_finished);
         r = stop;
       }
-      if (deep) {  // block-uniform
-        __syncthreads();  // the group's pairs are done
-        if (!done_with_cell) tests += static_cast<uint32_t>(group_end - group_begin);
-        if (r < slab_end) {
-          const float next_near = p.nearest_depth[ref_triangle(p.cell_refs[r])];
-          done_with_cell = done_with_cell || ray_done_with_cell(hit_key_t(pixel_best[pixel]), -dir.z, next_near);
-          const uint32_t warp_done = __ballot_sync(0xffffffffu, done_with_cell);
-          if (pixel % 32 == 0) pixel_finished[pixel / 32] = warp_done;
-          if (__syncthreads_and(done_with_cell)) break;
-        }
-      }
+      if (!finished) tests += static_cast<uint32_t>(slab_end - slab_begin[s]);
     }
     __syncthreads();  // the slab's pairs are done
-    if (!finished && !deep) tests += static_cast<uint32_t>(slab_end - cell_begin);
     const unsigned long long best = pixel_best[pixel];
     best_t = hit_key_t(best);
     best_id = hit_key_id(best);
