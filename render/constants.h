@@ -19,15 +19,16 @@ constexpr int kMaxTilesPerAxis = 2048;
 // cell would make three dependent global loads per slab. 128 holds a typical covered dragon tile (~125 references at
 // 1024^2) whole; what a tile loads beyond the slab where its rays finish is read but not tested.
 constexpr int kCastChunk = 2 * kTilePixels;
-// Deep cells (stages/cast.h): a cell of more than kDepthSortedCell references, kDepthGroup a pixel of its tile, is
-// ordered by near depth before the cast, and its rays take it kDepthGroup references at a time, stopping before a
-// group whose first triangle lies behind their hit. Stacked geometry (layered scans, coplanar overlaps) makes such
-// cells, and without the order every ray would test the whole stack. Dense meshes make cells of thousands of small
-// triangles side by side, which the pixel boxes already thin out and whose sort would cost more than it saves: the
-// benchmark's 16M-triangle sphere has cells of up to 7,000 references at 1024x1024 (sorting those from 1,024 up made
-// its frames 18% slower on an H100).
+// Deep cells (stages/cast.h): a cell of more than kDepthSortedCell references, 256 a pixel of its tile, is ordered by
+// near depth before the cast, and its rays take it kDepthGroup references at a time, stopping before a group whose
+// first triangle lies behind their hit. Stacked geometry (layered scans, coplanar overlaps) makes such cells, and
+// without the order every ray would test the whole stack. Dense meshes make cells of thousands of small triangles
+// side by side, which the pixel boxes already thin out, and the block's sort of a cell (depth_sort_block.cuh) is
+// latency-bound, some 30 us per thousand references on an H100, in one block that the frame then waits for: the
+// benchmark's 16M-triangle sphere has cells of up to 9,200 references (3840x2160, one slab), and sorting cells from
+// 1,024 references up made its frames up to 18% slower, from 8,192 up 16% slower in that row.
 constexpr uint64_t kDepthGroup = 128;
-constexpr uint64_t kDepthSortedCell = kDepthGroup * kTilePixels;
+constexpr uint64_t kDepthSortedCell = 2 * kDepthGroup * kTilePixels;
 // Cast blocks an SM: caps the caster at 56 registers.
 constexpr int kCastBlocksPerSm = 18;
 

@@ -89,7 +89,7 @@ inline Scene cone_scene(int sides) {
 //               order rotated: two distinct triangles, the rest hidden duplicates;
 //   coplanar:   `layers` different triangles in one plane facing the camera, their corners jittered: all at one
 //               depth, so the order is by ID;
-//   layered:    `layers` parallel, slightly tilted triangles 1e-5 apart in depth, the back ones first in ID order, so
+//   layered:    `layers` parallel, slightly tilted triangles 1e-7 apart in depth, the back ones first in ID order, so
 //               that only a depth order finds the front one early, and a slanted triangle through the whole stack.
 // A stack of more than kDepthSortedCell (constants.h) triangles makes deep cells.
 inline Scene stacked_scene(const std::string& kind, int layers) {
@@ -103,7 +103,7 @@ inline Scene stacked_scene(const std::string& kind, int layers) {
     }
   };
   // Larger than the view, so that every pixel of a deep cell hits.
-  const glm::vec3 a(-9.0f, -7.0f, 0.05f), b(8.0f, -6.0f, 0.0502f), c(1.0f, 9.0f, 0.0498f);
+  const glm::vec3 a(-9.0f, -7.0f, 0.05f), b(8.0f, -6.0f, 0.050002f), c(1.0f, 9.0f, 0.049998f);
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> jitter(-0.5f, 0.5f);
   for (int i = 0; i < layers; ++i) {
@@ -117,7 +117,7 @@ inline Scene stacked_scene(const std::string& kind, int layers) {
       const auto in_plane = [&](glm::vec3 p) { return glm::vec3(p.x + jitter(rng), p.y + jitter(rng), 0.3f); };
       add(in_plane(a), in_plane(b), in_plane(c));
     } else {
-      const glm::vec3 dz(0.0f, 0.0f, 1e-5f * static_cast<float>(i));  // later IDs nearer the camera on +Z
+      const glm::vec3 dz(0.0f, 0.0f, 1e-7f * static_cast<float>(i));  // later IDs nearer the camera on +Z
       add(a + dz, b + dz, c + dz);
     }
   }
