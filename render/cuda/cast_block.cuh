@@ -240,9 +240,10 @@ __device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk
 // ray is finished takes no more pairs. A ray's test count is every triangle of each slab it took part in (the ones its
 // box ruled out included), as on the cpu backend.
 //
-// A deep cell (stages/cast.h) is sorted by the block before the cast (depth_sort_block.cuh) and cast by
-// cast_deep_cell; the loop below is the one for every other cell, kept as it is for the registers it needs.
-template <int kChunk>
+// The tiles with a deep cell (stages/cast.h) are cast by a kernel of their own, cast_deep_kernel (kDeepCells): it
+// sorts those cells first (depth_sort_block.cuh) and casts them by cast_deep_cell. The ordinary caster, cast_kernel,
+// has none of that code, so it keeps its registers and speed; each kernel leaves the other's tiles at once.
+template <int kChunk, bool kDeepCells>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target) {
   constexpr int kThreads = kTilePixels;
   constexpr int kRefsPerThread = kChunk / kThreads;
@@ -270,23 +271,30 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
   for (int s = pixel; s <= p.slabs; s += kThreads) slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
   __syncthreads();
+  // Which kernel casts this tile: cast_deep_kernel the tiles with a deep cell, cast_kernel the others (thread s looks
+  // at slab s).
+  static_assert(kMaxSlabs <= kThreads, "a thread a slab");
+  const bool deep_tile =
+      __syncthreads_or(pixel < p.slabs && is_depth_sorted_cell(slab_begin[pixel + 1] - slab_begin[pixel])) != 0;
+  if (deep_tile != kDeepCells) return;
   const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
   if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
     if (inside) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
     return;
   }
 
-  // Deep cells into near-depth order (block-uniform: every thread reads the same offsets).
-  int deep_cells = 0;
-  for (int s = 0; s < p.slabs; ++s) {
-    if (!is_depth_sorted_cell(slab_begin[s + 1] - slab_begin[s])) continue;
-    sort_cell_by_depth<kThreads>(p.cell_refs, p.cell_refs_scratch, p.nearest_depth, slab_begin[s], slab_begin[s + 1],
-                                 reinterpret_cast<unsigned long long*>(chunk_triangles));
-    ++deep_cells;
-  }
-  if (deep_cells > 0 && pixel == 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->depth_sorted_cells),
-              static_cast<unsigned long long>(deep_cells));
+  if constexpr (kDeepCells) {  // deep cells into near-depth order (block-uniform: every thread reads the same offsets)
+    int deep_cells = 0;
+    for (int s = 0; s < p.slabs; ++s) {
+      if (!is_depth_sorted_cell(slab_begin[s + 1] - slab_begin[s])) continue;
+      sort_cell_by_depth<kThreads>(p.cell_refs, p.cell_refs_scratch, p.nearest_depth, slab_begin[s],
+                                   slab_begin[s + 1], reinterpret_cast<unsigned long long*>(chunk_triangles));
+      ++deep_cells;
+    }
+    if (pixel == 0) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->depth_sorted_cells),
+                static_cast<unsigned long long>(deep_cells));
+    }
   }
 
   const Vec3 dir = inside ? pixel_ray_view(p.view, px, py) : Vec3{0.0f, 0.0f, -1.0f};
@@ -314,7 +322,7 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   uint64_t chunk_begin = tile_begin, chunk_end = tile_begin;  // references in shared memory
   for (int s = 0; s < p.slabs; ++s) {
     const uint64_t slab_end = slab_begin[s + 1];
-    if (is_depth_sorted_cell(slab_end - slab_begin[s])) {  // block-uniform, and rare
+    if (kDeepCells && is_depth_sorted_cell(slab_end - slab_begin[s])) {  // block-uniform
       tests += cast_deep_cell<kChunk>(CastInputs{p.cell_refs, p.tri_verts, p.pixel_box, p.nearest_depth},
                                       CastChunk{chunk_triangles, chunk_ids, chunk_boxes, pair_start}, &scan_storage,
                                       slab_begin[s], slab_end, tile_end, same_axes, shear, -dir.z, tile_x0, tile_y0,
@@ -387,7 +395,7 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
       }
     }
     __syncthreads();  // the slab's pairs are done
-    if (!finished && !is_depth_sorted_cell(slab_end - slab_begin[s])) {
+    if (!finished && !(kDeepCells && is_depth_sorted_cell(slab_end - slab_begin[s]))) {
       tests += static_cast<uint32_t>(slab_end - slab_begin[s]);
     }
     const unsigned long long best = pixel_best[pixel];

@@ -58,8 +58,8 @@ void FrameGraph::capture(const FrameParams& p, const Shape& shape, cudaStream_t 
   capturing_ = false;
   SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   template_ = graph;  // kept: its nodes name the executable graph's nodes to update
-  // The frame launches deform, bin and cast once, and the two normal kernels when the shading needs them.
-  const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, p.need_smooth_normals ? 5 : 3);
+  // The frame launches deform, bin and the two casters once, and the two normal kernels when the shading needs them.
+  const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, p.need_smooth_normals ? 6 : 4);
   const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -87,7 +87,7 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
                                  reinterpret_cast<const void*>(face_normal_kernel),
                                  reinterpret_cast<const void*>(vertex_normal_kernel),
                                  reinterpret_cast<const void*>(bin_kernel)};
-  const void* cast = reinterpret_cast<const void*>(cast_kernel);
+  const void* casters[] = {reinterpret_cast<const void*>(cast_kernel), reinterpret_cast<const void*>(cast_deep_kernel)};
   std::vector<FrameKernelNode> nodes;
   for (cudaGraphNode_t node : all) {
     cudaGraphNodeType type;
@@ -95,7 +95,7 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
     if (type != cudaGraphNodeTypeKernel) continue;
     cudaKernelNodeParams params{};
     SLABCAST_CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-    const bool is_cast = params.func == cast;
+    const bool is_cast = std::find(std::begin(casters), std::end(casters), params.func) != std::end(casters);
     const bool is_frame = std::find(std::begin(frame_kernels), std::end(frame_kernels), params.func) !=
                           std::end(frame_kernels);
     if (is_cast || is_frame) nodes.push_back(FrameKernelNode{node, params, is_cast});

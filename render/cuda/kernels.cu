@@ -36,7 +36,11 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 }
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
-  cast_tile<kCastChunk>(p, target);
+  cast_tile<kCastChunk, false>(p, target);
+}
+
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kernel(FrameParams p, CastTarget target) {
+  cast_tile<kCastChunk, true>(p, target);
 }
 
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners) {

@@ -19,6 +19,7 @@ __global__ void bin_kernel(FrameParams p);            // 2. bin: one thread a tr
 __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, const uint64_t* total,
                                       uint64_t capacity, uint64_t* overflow);  // 3. after L1: one block
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
+__global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
 
 // ---- set_mesh: the vertex -> triangle adjacency (kTriangleBlock threads) ----
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners);
