@@ -69,6 +69,7 @@ struct FrameCounters {
   uint64_t max_refs_per_tile;
   uint64_t overflow;           // 1 when L1 needed more than the reference capacity
   uint64_t depth_sorted_cells; // cells ordered by near depth for the cast (stages/cast.h)
+  uint64_t deep_tiles;         // cuda backend: entries of FrameParams::deep_tiles
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
 };
 
@@ -117,6 +118,8 @@ struct FrameParams {
   float* hit_t;         // [view.height * view.width], row-major, row 0 = top; distance along the ray, miss = +inf
   uint32_t* hit_id;     // [view.height * view.width], triangle ID; miss = kNoHit
   uint32_t* ray_tests;  // [view.height * view.width], ray-triangle tests of the pixel's ray
+  uint32_t* deep_tiles; // [tiles_x * tiles_y] (cuda backend): the first counters->deep_tiles are the tiles with a
+                        //   deep cell, which the ordinary caster leaves to the deep-cell caster
 
   // ---- statistics, every stage ----
   FrameCounters* counters;  // [1], zeroed at the frame's start

@@ -72,6 +72,7 @@ struct FrameArrays {
   // stage 4
   Array<float> hit_t;
   Array<uint32_t> hit_id, ray_tests;
+  Array<uint32_t> deep_tiles;  // cuda backend: the tiles with a deep cell, listed by the caster (stages/cast.h)
 };
 
 // The frame's parameter block over a backend's arrays (both backends fill it here and only here).
@@ -132,6 +133,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.hit_t = a.hit_t.data();
   p.hit_id = a.hit_id.data();
   p.ray_tests = a.ray_tests.data();
+  p.deep_tiles = a.deep_tiles.data();
   p.counters = counters;
   return p;
 }

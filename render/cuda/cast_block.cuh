@@ -240,11 +240,13 @@ __device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk
 // ray is finished takes no more pairs. A ray's test count is every triangle of each slab it took part in (the ones its
 // box ruled out included), as on the cpu backend.
 //
-// The tiles with a deep cell (stages/cast.h) are cast by a kernel of their own, cast_deep_kernel (kDeepCells): it
-// sorts those cells first (depth_sort_block.cuh) and casts them by cast_deep_cell. The ordinary caster, cast_kernel,
-// has none of that code, so it keeps its registers and speed; each kernel leaves the other's tiles at once.
+// The tiles with a deep cell (stages/cast.h) are cast by a kernel of their own (kDeepCells): the ordinary caster,
+// cast_kernel, lists them (FrameParams::deep_tiles) and leaves them, and cast_deep_kernel, a small grid launched after
+// it, takes the listed tiles, sorts their deep cells (depth_sort_block.cuh) and casts those by cast_deep_cell. The
+// ordinary caster carries none of that code, so it keeps its registers and speed, and a frame without deep cells
+// pays one launch of a few blocks that find the list empty.
 template <int kChunk, bool kDeepCells>
-__device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target) {
+__device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target, unsigned tile) {
   constexpr int kThreads = kTilePixels;
   constexpr int kRefsPerThread = kChunk / kThreads;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
@@ -261,8 +263,8 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   __shared__ unsigned long long pixel_best[kTilePixels];  // hit_key
   __shared__ uint32_t pixel_finished[kTilePixels / 32];   // bit k of word w: pixel 32 w + k's ray is finished
 
-  const int tx = static_cast<int>(blockIdx.x / static_cast<unsigned>(p.tiles_y));
-  const int ty = static_cast<int>(blockIdx.x % static_cast<unsigned>(p.tiles_y));
+  const int tx = static_cast<int>(tile / static_cast<unsigned>(p.tiles_y));
+  const int ty = static_cast<int>(tile % static_cast<unsigned>(p.tiles_y));
   const int pixel = static_cast<int>(threadIdx.x);
   const int px = tx * kTileSize + pixel % kTileSize;
   const int py = ty * kTileSize + pixel / kTileSize;
@@ -271,12 +273,17 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   const uint64_t first_cell = build_cell(tx, ty, 0, p.tiles_y, p.slabs);
   for (int s = pixel; s <= p.slabs; s += kThreads) slab_begin[s] = p.cell_offsets[first_cell + static_cast<uint64_t>(s)];
   __syncthreads();
-  // Which kernel casts this tile: cast_deep_kernel the tiles with a deep cell, cast_kernel the others (thread s looks
-  // at slab s).
-  static_assert(kMaxSlabs <= kThreads, "a thread a slab");
-  const bool deep_tile =
-      __syncthreads_or(pixel < p.slabs && is_depth_sorted_cell(slab_begin[pixel + 1] - slab_begin[pixel])) != 0;
-  if (deep_tile != kDeepCells) return;
+  if constexpr (!kDeepCells) {
+    // A tile with a deep cell goes on the list of cast_deep_kernel, which casts it (thread s looks at slab s).
+    static_assert(kMaxSlabs <= kThreads, "a thread a slab");
+    if (__syncthreads_or(pixel < p.slabs && is_depth_sorted_cell(slab_begin[pixel + 1] - slab_begin[pixel]))) {
+      if (pixel == 0) {
+        const unsigned long long k = atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->deep_tiles), 1ull);
+        p.deep_tiles[k] = tile;
+      }
+      return;
+    }
+  }
   const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
   if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
     if (inside) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);

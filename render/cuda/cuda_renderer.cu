@@ -298,7 +298,7 @@ class CudaRenderer final : public Renderer {
     record_stage_event(5);
     cast_kernel<<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(p, cast);
     SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
-    cast_deep_kernel<<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(p, cast);
+    cast_deep_kernel<<<kCastDeepBlocks, kTilePixels, 0, stream_>>>(p, cast);
     SLABCAST_CUDA_CHECK_LAUNCH(cast_deep_kernel);
     stage_done("cast");
     // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us.

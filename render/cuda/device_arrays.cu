@@ -103,6 +103,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(columns, sizeof(uint64_t), a.column_offsets.size());
   count_growth(tiles, sizeof(uint64_t), a.tile_offsets.size());
   count_growth(cells, sizeof(uint64_t), a.cell_offsets.size());
+  count_growth(tiles, sizeof(uint32_t), a.deep_tiles.size());
   const std::string what = "the per-pixel buffers of a " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                            " frame";
   size_t free_bytes = 0, total_bytes = 0;
@@ -117,6 +118,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   ensure(a.column_offsets, columns, "column offsets");
   ensure(a.tile_offsets, tiles, "tile offsets");
   ensure(a.cell_offsets, cells, "cell offsets");
+  ensure(a.deep_tiles, tiles, "the deep-tile list");
 }
 
 size_t DeviceArrays::mesh_bytes_held() const {
@@ -128,7 +130,8 @@ size_t DeviceArrays::mesh_bytes_held() const {
 
 size_t DeviceArrays::bytes_in_use() const {
   return mesh_bytes_held() + a.column_offsets.bytes() + a.tile_offsets.bytes() + a.cell_offsets.bytes() +
-         a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + scratch.bytes() + counters.bytes();
+         a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
+         counters.bytes();
 }
 
 // Bytes set_mesh allocates for a mesh: what it keeps, the adjacency build's temporaries and its sort's scratch.

@@ -36,11 +36,15 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 }
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
-  cast_tile<kCastChunk, false>(p, target);
+  cast_tile<kCastChunk, false>(p, target, blockIdx.x);
 }
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kernel(FrameParams p, CastTarget target) {
-  cast_tile<kCastChunk, true>(p, target);
+  const uint64_t listed = p.counters->deep_tiles;  // written by cast_kernel, before this kernel
+  for (uint64_t i = blockIdx.x; i < listed; i += gridDim.x) {
+    cast_tile<kCastChunk, true>(p, target, p.deep_tiles[i]);
+    __syncthreads();  // the tile's shared memory is read no more before the next tile's is written
+  }
 }
 
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners) {
