@@ -100,8 +100,7 @@ struct CastChunk {
   uint32_t* pair_start; // [chunk size + 1]
 };
 
-// What the chunks are loaded from (FrameParams' arrays: a struct of four pointers passes to the out-of-line deep-cell
-// caster in registers, where the whole FrameParams would be copied to local memory).
+// What the deep-cell caster's chunks are loaded from: FrameParams' arrays.
 struct CastInputs {
   const TriangleRef* cell_refs;
   const TriangleVerts* tri_verts;
@@ -243,8 +242,9 @@ __device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk
 // The tiles with a deep cell (stages/cast.h) are cast by a kernel of their own (kDeepCells): the ordinary caster,
 // cast_kernel, lists them (FrameParams::deep_tiles) and leaves them, and cast_deep_kernel, a small grid launched after
 // it, takes the listed tiles, sorts their deep cells (depth_sort_block.cuh) and casts those by cast_deep_cell. The
-// ordinary caster carries none of that code, so it keeps its registers and speed, and a frame without deep cells
-// pays one launch of a few blocks that find the list empty.
+// ordinary caster carries none of that code, so it keeps its registers and speed (its chunk loop is written out
+// below rather than through load_chunk / test_chunk_pairs, as it was measured), and a frame without deep cells pays
+// one launch of a few blocks that find the list empty.
 template <int kChunk, bool kDeepCells>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target, unsigned tile) {
   constexpr int kThreads = kTilePixels;
