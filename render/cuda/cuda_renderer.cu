@@ -298,8 +298,20 @@ class CudaRenderer final : public Renderer {
     record_stage_event(5);
     cast_kernel<<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(p, cast);
     SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
-    cast_deep_kernel<<<kCastDeepBlocks, kTilePixels, 0, stream_>>>(p, cast);
-    SLABCAST_CUDA_CHECK_LAUNCH(cast_deep_kernel);
+    {
+      // A programmatic dependent launch: the deep-tile caster is set up while cast_kernel still runs and waits for
+      // it on the device (cudaGridDependencySynchronize), so that a frame without deep tiles hardly pays for it.
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(kCastDeepBlocks);
+      config.blockDim = dim3(kTilePixels);
+      config.stream = stream_;
+      cudaLaunchAttribute overlap{};
+      overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      overlap.val.programmaticStreamSerializationAllowed = 1;
+      config.attrs = &overlap;
+      config.numAttrs = 1;
+      SLABCAST_CUDA_CHECK(cudaLaunchKernelEx(&config, cast_deep_kernel, p, cast));
+    }
     stage_done("cast");
     // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us.
     record_stage_event(kTimedStages);

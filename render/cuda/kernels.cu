@@ -36,11 +36,17 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 }
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
+  // cast_deep_kernel, launched after this one as its programmatic dependent, may be set up once every block of this
+  // grid has started (it waits on the device for this grid's end before it reads the deep-tile list).
+  cudaTriggerProgrammaticLaunchCompletion();
   cast_tile<kCastChunk, false>(p, target, blockIdx.x);
 }
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kernel(FrameParams p, CastTarget target) {
-  const uint64_t listed = p.counters->deep_tiles;  // written by cast_kernel, before this kernel
+  // Launched as cast_kernel's programmatic dependent (cuda_renderer.cu): its blocks may be resident before
+  // cast_kernel has finished, and wait here until it has, and its list and count are written.
+  cudaGridDependencySynchronize();
+  const uint64_t listed = p.counters->deep_tiles;
   for (uint64_t i = blockIdx.x; i < listed; i += gridDim.x) {
     cast_tile<kCastChunk, true>(p, target, p.deep_tiles[i]);
     __syncthreads();  // the tile's shared memory is read no more before the next tile's is written

@@ -20,7 +20,7 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
                                       uint64_t capacity, uint64_t* overflow);  // 3. after L1: one block
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
 __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
-constexpr unsigned kCastDeepBlocks = 264;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
+constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
 
 // ---- set_mesh: the vertex -> triangle adjacency (kTriangleBlock threads) ----
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners);
