@@ -36,9 +36,6 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 }
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
-  // cast_deep_kernel, launched after this one as its programmatic dependent, may be set up once every block of this
-  // grid has started (it waits on the device for this grid's end before it reads the deep-tile list).
-  cudaTriggerProgrammaticLaunchCompletion();
   cast_tile<kCastChunk, false>(p, target, blockIdx.x);
 }
 
