@@ -128,9 +128,13 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
       << ")\n"
       << "  deform  " << to_string(frame.deform.kind) << " amount " << frame.deform.amount << " time "
       << frame.deform.time << "\n"
-      << std::fixed << std::setprecision(1) << "  load " << load_ms << " ms; first frame " << std::setprecision(3)
-      << f.gpu_ms << " ms (GPU, GL timer query)\n"
-      << std::defaultfloat;
+      << std::fixed << std::setprecision(1) << "  load " << load_ms << " ms; first frame ";
+  if (std::isfinite(f.gpu_ms)) {
+    out << std::setprecision(3) << f.gpu_ms << " ms (GPU, GL timer query)\n";
+  } else {
+    out << "not timed (this OpenGL's timer query is missing or gave an impossible value)\n";
+  }
+  out << std::defaultfloat;
   OutputBatch outputs;
   std::vector<std::string> written;
   write_png(options.out, f.color.data(), frame.width, frame.height, size_t(frame.width) * 4, &outputs);

@@ -42,7 +42,8 @@ struct BenchRow {
   int64_t device_delta_bytes = -1;   // max cudaMemGetInfo "used" during the row minus before the renderer; -1: n/a
 
   // The hardware-raster reference at the same scene, size and deformation times (slabs do not apply to it).
-  bool reference_measured = false;
+  bool reference_measured = false;  // the reference drew the row (its IDs are compared)
+  bool reference_timed = false;     // and its frames were timed (the GL timer query worked: gl_raster.h)
   Summary reference_ms;
   double speedup = 0;       // reference median / our total median (> 1: ours is faster)
   IdAgreementCounts ids;    // our IDs vs the reference's, one frame at the last timed frame's time

@@ -3,6 +3,7 @@
 #include "prim/device_buffer.h"
 #include "render/cuda_check.h"
 
+#include <cmath>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -82,7 +83,8 @@ ReferenceResult run_reference(RowContext& ctx, Reference& reference, const Camer
   }
   ReferenceResult r;
   r.measured = true;
-  r.ms = summarize(ms);
+  r.timed = std::all_of(ms.begin(), ms.end(), [](double m) { return std::isfinite(m); });
+  if (r.timed) r.ms = summarize(ms);
   // The IDs of the last timed frame, still in the reference's framebuffer.
   r.ids = reference.triangle_ids();
   return r;

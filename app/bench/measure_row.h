@@ -31,6 +31,7 @@ struct RowContext {
 
 struct ReferenceResult {
   bool measured = false;
+  bool timed = false;  // every timed frame had a GPU time (gl_raster.h: NaN where the GL timer is unusable)
   Summary ms;
   std::vector<uint32_t> ids;  // at the last timed frame's time
 };

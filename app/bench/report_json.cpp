@@ -90,8 +90,8 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
       << (r.device_delta_bytes >= 0 ? std::to_string(r.device_delta_bytes) : std::string("null"))
       << ",\n     \"reference\": ";
     if (r.reference_measured) {
-      f << "{\"backend\": \"gl-raster\", \"ms\": " << summary_json(r.reference_ms) << ", \"speedup\": "
-        << number(r.speedup) << ", \"ids\": ";
+      f << "{\"backend\": \"gl-raster\", \"ms\": " << (r.reference_timed ? summary_json(r.reference_ms) : "null")
+        << ", \"speedup\": " << (r.reference_timed ? number(r.speedup) : "null") << ", \"ids\": ";
       if (r.ids.measured) {
         f << "{\"pixels\": " << r.ids.pixels << ", \"equal\": " << r.ids.equal << ", \"differing\": "
           << r.ids.differing << ", \"differing_off_edges\": " << r.ids.differing_off_edges

@@ -37,7 +37,10 @@ class GlRaster {
   // framebuffer: RGBA8 colour, R32UI triangle ID and a float depth buffer, (re)allocated when the size changes.
   // The deformation runs in the vertex shader every frame. Returns the GPU time of the frame (clear + draw:
   // deform + raster + shade, the peer of the ray caster's full frame) in milliseconds from a GL_TIME_ELAPSED
-  // query, waiting for it. Throws std::invalid_argument for bad settings (as the renderer does).
+  // query, waiting for it; NaN when that was not measured: the context has no timer (0 counter bits), or it gave
+  // more time than passed on the host's clock while the frame ran (Mesa's software drivers report such values), so
+  // no figure that was not measured is ever shown. Throws std::invalid_argument for bad settings (as the renderer
+  // does).
   // GL state it changes (framebuffer, viewport, program, vertex array, depth test, clip control, ...) is put back.
   float render(const FrameSettings& settings);
   // The same frame without the timer query and without waiting (warm-up, the viewer).

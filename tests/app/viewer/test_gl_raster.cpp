@@ -177,7 +177,7 @@ TEST_P(GlRasterVisibility, TriangleIdsAgreeWithTheCpuRayCasterExceptAtEdges) {
 
   GlRaster raster(mesh);
   const float ms = raster.render(settings);
-  EXPECT_GE(ms, 0.0f);
+  EXPECT_TRUE(std::isnan(ms) || ms > 0.0f) << "a GPU time, or NaN where the GL timer is unusable: " << ms;
   ASSERT_EQ(raster.width(), settings.width);
   ASSERT_EQ(raster.height(), settings.height);
   const std::vector<uint32_t> gl_ids = raster.read_triangle_ids();
