@@ -42,6 +42,9 @@ std::string grouped(uint64_t n) {
   return out;
 }
 
+// "1 triangle", "1,234 triangles", "1 vertex", "3 vertices".
+std::string counted(uint64_t n, const char* one, const char* many) { return grouped(n) + " " + (n == 1 ? one : many); }
+
 std::string megabytes(uint64_t bytes) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(1) << double(bytes) / (1024.0 * 1024.0) << " MiB";
@@ -123,8 +126,8 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
   const gl::GlRasterFrame f = gl::render_gl_raster_frame(mesh, frame, cuda_device);
   const size_t pixels = size_t(frame.width) * size_t(frame.height);
   if (f.color.size() != pixels * 4) throw std::runtime_error("the gl-raster reference returned no colour image");
-  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << grouped(mesh.triangle_count())
-      << " triangles), " << frame.width << "x" << frame.height << ", gl-raster reference (" << f.gl_description
+  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << counted(mesh.triangle_count(), "triangle", "triangles")
+      << "), " << frame.width << "x" << frame.height << ", gl-raster reference (" << f.gl_description
       << ")\n"
       << "  deform  " << to_string(frame.deform.kind) << " amount " << frame.deform.amount << " time "
       << frame.deform.time << "\n"
@@ -255,8 +258,8 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
   }
 
   const Camera& c = frame.camera;
-  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << grouped(mesh.triangle_count())
-      << " triangles, " << grouped(mesh.positions.size()) << " vertices), " << frame.width << "x" << frame.height
+  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << counted(mesh.triangle_count(), "triangle", "triangles")
+      << ", " << counted(mesh.positions.size(), "vertex", "vertices") << "), " << frame.width << "x" << frame.height
       << ", " << to_string(backend) << " backend, " << frame.slabs << " slabs, " << to_string(frame.shading)
       << " shading\n"
       << "  camera  eye " << c.eye.x << "," << c.eye.y << "," << c.eye.z << "  target " << c.target.x << ","

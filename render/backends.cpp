@@ -20,8 +20,7 @@ namespace slabcast {
 
 std::unique_ptr<Renderer> make_renderer(Backend backend) { return make_renderer(backend, RendererOptions{}); }
 
-std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options) {
-  if (backend == Backend::cpu) return make_cpu_renderer(options);
+void require_cuda_device() {
   int devices = 0;
   const cudaError_t status = cudaGetDeviceCount(&devices);
   if (status != cudaSuccess || devices == 0) {
@@ -30,6 +29,11 @@ std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& 
     throw std::runtime_error("slabcast: the cuda backend needs an NVIDIA GPU, but none is usable (" + why +
                              "); use the cpu backend (--backend cpu) instead");
   }
+}
+
+std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options) {
+  if (backend == Backend::cpu) return make_cpu_renderer(options);
+  require_cuda_device();
   return make_cuda_renderer(options);
 }
 

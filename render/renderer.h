@@ -142,6 +142,11 @@ struct RendererOptions {
 };
 std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options);
 
+// Throws std::runtime_error with make_renderer's message ("the cuda backend needs an NVIDIA GPU, but none is usable
+// (why); use the cpu backend ...") unless a CUDA device is usable; for callers that need the device before the
+// renderer (the benchmark's GL context on the CUDA device).
+void require_cuda_device();
+
 // Procedural meshes: name is one of "sphere", "torus", "torus_knot", "stress"; triangles is a target count.
 // Throws std::invalid_argument for an unknown name or an absurd count, and std::runtime_error ("out of host
 // memory: sphere:1073741824 needs 30.0 GiB more for building the mesh (22.6 GiB free of 23.4 GiB)") when the

@@ -111,7 +111,10 @@ GlSide open_gl(const BenchOptions& options, Backend backend) {
   if (!options.display && !want_reference) return side;
 #if SLABCAST_HAVE_GL
   int cuda_device = -1;
-  if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(cudaGetDevice(&cuda_device));
+  if (backend == Backend::cuda) {
+    require_cuda_device();  // the renderer's own message where there is none
+    SLABCAST_CUDA_CHECK(cudaGetDevice(&cuda_device));
+  }
   try {
     side.egl = std::make_unique<gl::EglContext>(cuda_device);
     side.description = side.egl->description();

@@ -133,7 +133,10 @@ void scene_section(Session& s) {
       ImGui::ProgressBar(static_cast<float>(s.load_progress.load()), ImVec2(-1.0f, 0.0f), text);
     }
   }
-  if (s.mesh() != nullptr) ImGui::Text("%s: %s triangles", s.mesh_name.c_str(), grouped(s.mesh_triangles).c_str());
+  if (s.mesh() != nullptr) {
+    ImGui::Text("%s: %s %s", s.mesh_name.c_str(), grouped(s.mesh_triangles).c_str(),
+                s.mesh_triangles == 1 ? "triangle" : "triangles");
+  }
 
   int deformer = static_cast<int>(s.settings.deform.kind);
   if (ImGui::Combo("deformer", &deformer, kDeformers, IM_ARRAYSIZE(kDeformers))) {

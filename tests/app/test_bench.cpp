@@ -11,6 +11,7 @@
 #include "exe_runner.h"
 #include "test_bench_json.h"
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -504,6 +505,16 @@ TEST(PlotBench, DrawsEveryChartFromARealRun) {
                           "/bad.log' 2>&1";
   EXPECT_NE(std::system(bad.c_str()), 0);
   EXPECT_EQ(test::read_file(dir + "/bad.log").rfind("plot-bench: error: ", 0), 0u) << test::read_file(dir + "/bad.log");
+}
+
+// Without a usable GPU, `bench --backend cuda` says so as `render` does (not a raw CUDA call's failure).
+TEST(BenchExe, TheCudaBackendWithoutAGpuGetsTheRenderersMessage) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) GTEST_SKIP() << "a CUDA device exists here";
+  const test::ExeResult r = run_slabcast({"bench", "--backend", "cuda", "--suite", "quick"});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(first_line(r.err).rfind("slabcast: error: the cuda backend needs an NVIDIA GPU", 0), 0u) << r.describe();
+  EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.describe();
 }
 
 TEST(BenchExe, ErrorsExitWithOneClearLine) {

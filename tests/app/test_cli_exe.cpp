@@ -248,6 +248,16 @@ TEST(CliExe, TinyAndHugeModelsRenderLikeUnitSizedOnes) {
   }
 }
 
+// Counts read as English: "1 triangle, 3 vertices".
+TEST(CliExe, OneTriangleIsNotTriangles) {
+  const std::string dir = test::output_dir("one_triangle");
+  std::ofstream(dir + "/one.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", dir + "/one.obj", "--size", "16x16",
+                                          "--out", dir + "/f.png"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("(1 triangle, 3 vertices)"), std::string::npos) << r.out;
+}
+
 // Statistics that cannot reach standard output (a full disk here) make the run a failure, not a silent success.
 TEST(CliExe, AFailedWriteToStandardOutputIsAnError) {
   const std::string dir = test::output_dir("stdout_full");
