@@ -204,7 +204,8 @@ Backend choose_backend(const std::optional<Backend>& requested, std::ostream& lo
 Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
   Camera camera = options.frame.camera;
   if (!options.eye_given || !options.target_given) {
-    const Camera framed = frame_mesh(mesh, options.frame.camera.fovy_degrees);
+    const Camera framed = frame_mesh(mesh, options.frame.camera.fovy_degrees,
+                                     static_cast<float>(options.frame.width) / static_cast<float>(options.frame.height));
     if (!options.eye_given) camera.eye = framed.eye;
     if (!options.target_given) camera.target = framed.target;
     if (!options.up_given) camera.up = framed.up;

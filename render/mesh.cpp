@@ -185,7 +185,7 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles) {
 // 20x the median longest edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not
 // count, so that a few of them do not shrink the model to a dot. Without such triangles, or when only they
 // exist, this is the bounding sphere of all vertices (centre of the bounding box, farthest vertex).
-Camera frame_mesh(const Mesh& mesh, float fovy_degrees) {
+Camera frame_mesh(const Mesh& mesh, float fovy_degrees, float aspect) {
   Camera cam;
   cam.fovy_degrees = fovy_degrees;
   const size_t tris = mesh.triangle_count();
@@ -218,7 +218,9 @@ Camera frame_mesh(const Mesh& mesh, float fovy_degrees) {
     if (counts[v]) radius = std::max(radius, length_without_overflow(mesh.positions[v] - center));
   }
   if (!(radius > 0.0f)) radius = 1.0f;
-  const double half = glm::radians(static_cast<double>(fovy_degrees)) * 0.5;
+  double half = glm::radians(static_cast<double>(fovy_degrees)) * 0.5;
+  // A tall image's horizontal field of view is the narrower one: tan(half_x) = aspect * tan(half_y).
+  if (aspect > 0.0f && aspect < 1.0f) half = std::atan(static_cast<double>(aspect) * std::tan(half));
   const float distance = static_cast<float>(1.05 * radius / std::sin(half));
   cam.target = center;
   cam.eye = center + glm::vec3(0.0f, 0.0f, distance);

@@ -153,11 +153,12 @@ void require_cuda_device();
 // host clearly cannot hold it, rather than letting the kernel's out-of-memory killer end the process.
 Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 
-// A camera that frames the mesh's bounding sphere for the given vertical field of view, looking down -Z with +Y up.
-// Vertices used only by "huge" triangles (longest edge over 20x the median) do not count, so that a backdrop or
-// the stress scene's huge triangles do not shrink the model to a dot; without such triangles this is the bounding
-// sphere of all vertices.
-Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f);
+// A camera that frames the mesh's bounding sphere for the given vertical field of view and image aspect (width /
+// height), looking down -Z with +Y up: the sphere fits both the vertical and the horizontal field of view, so the
+// model is whole in a tall image too (a wide or square image frames as for aspect 1). Vertices used only by "huge"
+// triangles (longest edge over 20x the median) do not count, so that a backdrop or the stress scene's huge triangles
+// do not shrink the model to a dot; without such triangles this is the bounding sphere of all vertices.
+Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f);
 
 // Validate a mesh: throws std::invalid_argument naming the problem (no triangles, index out of range at
 // triangle k, non-finite coordinate at vertex k).

@@ -74,7 +74,6 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
     progress.note("loading " + spec.label());
     const Mesh mesh = load_scene(spec, log);
     const std::string label = spec.label();
-    const Camera camera = frame_mesh(mesh, options.fovy_degrees);
     // A reference that fails (e.g. GL out of memory for a huge mesh) costs its columns, not the run.
     std::unique_ptr<bench::Reference> reference;
     if (with_reference) {
@@ -85,6 +84,8 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
       }
     }
     for (const ImageSize size : plan.sizes) {
+      // Framed for the size's aspect: a tall size widens the view (square and wide sizes frame as aspect 1).
+      const Camera camera = frame_mesh(mesh, options.fovy_degrees, float(size.width) / float(size.height));
       bench::ReferenceResult ref;
       if (reference) {
         progress.begin(label + " " + size_text(size.width, size.height) + " gl-raster");

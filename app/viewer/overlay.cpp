@@ -48,7 +48,11 @@ void stats_section(Session& s) {
 
   if (s.gl_raster) {  // the reference has one stage: the whole frame is one draw
     if (ImGui::CollapsingHeader("Stage times", ImGuiTreeNodeFlags_DefaultOpen)) {
-      ImGui::Text("gl-raster frame %8.3f ms GL", static_cast<double>(s.gl_raster_ms));
+      if (std::isfinite(s.gl_raster_ms)) {
+        ImGui::Text("gl-raster frame %8.3f ms GL", static_cast<double>(s.gl_raster_ms));
+      } else {
+        ImGui::Text("gl-raster frame: not timed (no usable GL timer)");
+      }
       ImGui::TextDisabled("clear + deform + raster + shade");
     }
     if (ImGui::CollapsingHeader("Counts", ImGuiTreeNodeFlags_DefaultOpen)) {

@@ -167,7 +167,7 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   const bool target_given = keep_camera && options.target_given;
   const bool up_given = keep_camera && options.up_given;
   if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
-    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees);
+    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect());
     if (!eye_given) home.eye = framed.eye;
     if (!target_given) home.target = framed.target;
     if (!up_given) home.up = framed.up;
@@ -177,7 +177,7 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
 }
 
 void Session::frame_model() {
-  if (mesh_) camera.set_home(frame_mesh(*mesh_, camera.camera().fovy_degrees));
+  if (mesh_) camera.set_home(frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect()));
 }
 
 void Session::set_backend(Backend wanted) {
@@ -249,7 +249,7 @@ void Session::render_and_present(int fb_width, int fb_height) {
     gl_raster_ms = raster_->render(settings);
     stats = FrameStats{};
     stats.triangles_in = raster_->triangle_count();
-    stats.ms.total = gl_raster_ms;
+    stats.ms.total = std::isfinite(gl_raster_ms) ? gl_raster_ms : 0.0f;
     glViewport(0, 0, fb_width, fb_height);
     raster_->blit_to_bound_framebuffer(fb_width, fb_height);
     display_ms = 0.0f;

@@ -64,7 +64,7 @@ class Session {
   FrameSettings settings;                 // width/height are set per frame from the framebuffer and the scale
   Backend backend = Backend::cpu;         // the ray caster's backend (kept while gl_raster draws)
   bool gl_raster = false;                 // frames come from the gl-raster reference (the overlay's third choice)
-  float gl_raster_ms = 0.0f;              // its GPU time of the last frame (GL timer query)
+  float gl_raster_ms = 0.0f;              // its GPU time of the last frame (GL timer query); NaN: not timed
   bool cuda_available = false;
   std::string cuda_absent_reason;
   bool animate = true;
@@ -103,6 +103,10 @@ class Session {
   void frame_model();  // F: the camera frames the model (keeps the field of view)
 
  private:
+  // Width / height of the frames (the window's), for framing the model in both fields of view.
+  float aspect() const {
+    return settings.width > 0 && settings.height > 0 ? static_cast<float>(settings.width) / settings.height : 1.0f;
+  }
   // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
   void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
   gl::Feed choose_feed() const;

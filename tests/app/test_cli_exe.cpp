@@ -248,6 +248,35 @@ TEST(CliExe, TinyAndHugeModelsRenderLikeUnitSizedOnes) {
   }
 }
 
+// The default camera frames the model for the image's aspect: a long bar (4 x 0.5) is whole in a tall and in a wide
+// image, with no hit on the border, and spans most of a tall image's width (the horizontal field of view binds).
+TEST(CliExe, TheDefaultCameraFramesTheModelInTallAndWideImages) {
+  const std::string dir = test::output_dir("framing");
+  std::ofstream(dir + "/bar.obj") << "v -2 -0.25 0\nv 2 -0.25 0\nv 2 0.25 0\nv -2 0.25 0\nf 1 2 3 4\n";
+  for (const auto& [w, h] : std::vector<std::pair<int, int>>{{80, 200}, {320, 60}, {100, 100}}) {
+    const std::string size = std::to_string(w) + "x" + std::to_string(h);
+    const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", dir + "/bar.obj", "--size", size,
+                                            "--out", dir + "/f.png", "--ids", dir + "/f.ids"});
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    const IdImage ids = read_ids(dir + "/f.ids");
+    size_t border = 0, hits = 0;
+    int min_x = w, max_x = -1;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        if (ids.ids[size_t(y) * w + x] == 0xFFFFFFFFu) continue;
+        ++hits;
+        border += x == 0 || y == 0 || x == w - 1 || y == h - 1;
+        min_x = std::min(min_x, x);
+        max_x = std::max(max_x, x);
+      }
+    }
+    EXPECT_EQ(border, 0u) << size << ": the bar is cut by the frame";
+    if (w < h) {
+      EXPECT_GT(max_x - min_x + 1, w * 8 / 10) << size << ": the bar should span most of the width";
+    }
+  }
+}
+
 // Counts read as English: "1 triangle, 3 vertices".
 TEST(CliExe, OneTriangleIsNotTriangles) {
   const std::string dir = test::output_dir("one_triangle");
