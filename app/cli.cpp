@@ -115,7 +115,7 @@ void check_output_path(const std::string& flag, const std::string& path, const s
 
 // The flags `render` and `view` share, as text until checked.
 struct RawScene {
-  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading;
+  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
               *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
@@ -145,6 +145,8 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
                                     "strength (default ") + default_deform + ", amount 1)");
   add("--time", &raw->time, "T: deformer time in seconds (default 0)");
   add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
+  add("--threads", &raw->threads, "N: threads of the cpu backend, 1.." + std::to_string(kMaxThreads) +
+                                      " (default: every core; any N renders the same image)");
   raw->backend_opt = add("--backend", &raw->backend,
                          "NAME: cuda, cpu, or gl-raster: " + gl_raster_help +
                              " (default: cuda where a CUDA device exists, else cpu)");
@@ -184,6 +186,7 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.deform.empty()) s.frame.deform = parse_deform("--deform", raw.deform);
   if (!raw.time.empty()) s.frame.deform.time = parse_finite("--time", raw.time, -1e6f, 1e6f);
   if (!raw.slabs.empty()) s.frame.slabs = parse_int("--slabs", raw.slabs, kMinSlabs, kMaxSlabs);
+  if (!raw.threads.empty()) s.threads = parse_int("--threads", raw.threads, 1, kMaxThreads);
   if (!raw.backend.empty()) {
     const std::string key = normalized_name(trim(raw.backend));
     if (key == kGlRasterName) {
@@ -430,7 +433,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   BenchOptions& b = result.bench;
   std::vector<std::string> bench_meshes, bench_procedurals;
   std::string bench_sizes, bench_slabs, bench_frames, bench_warmup, bench_deform, bench_fovy, bench_backend,
-      bench_reference, bench_display, bench_suite;
+      bench_reference, bench_display, bench_suite, bench_threads;
   CLI::Option* bench_mesh_opt = bench->add_option("--mesh", bench_meshes, "an OBJ mesh to benchmark (repeatable)")
                                     ->type_name("FILE.obj")->allow_extra_args(false);
   CLI::Option* bench_procedural_opt =
@@ -445,6 +448,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
        &bench_slabs},
       {bench->add_option("--frames", bench_frames, "timed frames per row (default 200; quick: 20)")->type_name("N"),
        &bench_frames},
+      {bench->add_option("--threads", bench_threads, "threads of the cpu backend, 1.." + std::to_string(kMaxThreads) +
+                         " (default: every core)")->type_name("N"), &bench_threads},
       {bench->add_option("--warmup", bench_warmup, "untimed frames before them (default 20; quick: 3)")->type_name("N"),
        &bench_warmup},
       {bench->add_option("--deform", bench_deform, "deformer and strength, animated at 1/60 s per frame (default "
@@ -537,6 +542,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (!bench_slabs.empty()) b.slabs = parse_int_list("--slabs", bench_slabs, kMinSlabs, kMaxSlabs);
       if (!bench_frames.empty()) b.frames = parse_int("--frames", bench_frames, 1, 1000000);
       if (!bench_warmup.empty()) b.warmup = parse_int("--warmup", bench_warmup, 0, 1000000);
+      if (!bench_threads.empty()) b.threads = parse_int("--threads", bench_threads, 1, kMaxThreads);
       if (!bench_deform.empty()) b.deform = parse_deform("--deform", bench_deform);
       if (!bench_fovy.empty()) {
         b.fovy_degrees = parse_fovy("--fovy", bench_fovy);

@@ -23,6 +23,7 @@ constexpr int kExitUsage = 2;
 // Limits on values (also in --help).
 constexpr int kMaxImageSide = 16384;
 constexpr int kMinSlabs = 1;
+constexpr int kMaxThreads = 1024;
 constexpr int kMaxSlabs = 64;
 constexpr uint64_t kMaxProceduralTriangles = 0xFFFFFFFEull;  // triangle IDs are uint32, 0xFFFFFFFF = miss
 constexpr float kMaxDeformAmount = 1000.0f;

@@ -28,6 +28,7 @@ struct SceneOptions {
   bool target_given = false;
   bool up_given = false;
   std::optional<Backend> backend;  // the ray caster's; empty: cuda where a CUDA device exists, else cpu
+  int threads = 0;                 // --threads: the cpu backend's threads; 0: every core (RendererOptions)
   // --backend gl-raster: the OpenGL hardware-raster reference (app/gl/gl_raster.h) draws instead of the ray caster
   // (`backend` is then unset; the viewer still makes the ray caster, to switch back to).
   bool gl_raster = false;
@@ -81,6 +82,7 @@ struct BenchOptions {
   std::optional<Backend> backend;     // empty: cuda where a CUDA device exists, else cpu (with a note)
   BenchReference reference = BenchReference::gl_raster;
   bool display = true;                // also measure the display path (interop / upload + blit), where possible
+  int threads = 0;                    // --threads: the cpu backend's threads; 0: every core
   std::string json_path, csv_path;    // written when non-empty
 };
 

@@ -233,7 +233,9 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
   frame.camera = resolve_camera(options, mesh);
 
   start = Clock::now();
-  std::unique_ptr<Renderer> renderer = make_renderer(backend);
+  RendererOptions renderer_options;
+  renderer_options.threads = options.threads;
+  std::unique_ptr<Renderer> renderer = make_renderer(backend, renderer_options);
   renderer->set_mesh(mesh);
   const double upload_ms = ms_since(start);
 

@@ -139,6 +139,8 @@ struct RendererOptions {
   // When a frame needs more, the buffers grow geometrically and the frame is redone (FrameStats::frame_redone).
   // Tests set a tiny value to exercise that path.
   uint64_t initial_reference_capacity = 0;
+  // The cpu backend's threads; 0 = every core of the machine. Any count renders the same frame, bit for bit.
+  int threads = 0;
 };
 std::unique_ptr<Renderer> make_renderer(Backend backend, const RendererOptions& options);
 

@@ -131,7 +131,9 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   };
 
   // A renderer per row: its buffers only grow, so a shared one would report the largest row's memory everywhere.
-  std::unique_ptr<Renderer> renderer = make_renderer(ctx.backend);
+  RendererOptions renderer_options;
+  renderer_options.threads = ctx.options.threads;
+  std::unique_ptr<Renderer> renderer = make_renderer(ctx.backend, renderer_options);
   renderer->set_mesh(mesh);
   sample_memory();
 

@@ -86,7 +86,7 @@ Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::s
   } else {
     backend = cuda_available ? Backend::cuda : Backend::cpu;
   }
-  renderer_ = make_renderer(backend);
+  renderer_ = make_renderer(backend, renderer_options());
   gl_raster = options.gl_raster;  // install_mesh makes the reference for the first mesh
 
   models = list_models();
@@ -187,7 +187,7 @@ void Session::set_backend(Backend wanted) {
     return;
   }
   try {
-    std::unique_ptr<Renderer> renderer = make_renderer(wanted);
+    std::unique_ptr<Renderer> renderer = make_renderer(wanted, renderer_options());
     renderer->set_mesh(*mesh_);
     renderer_ = std::move(renderer);
     backend = wanted;

@@ -103,6 +103,11 @@ class Session {
   void frame_model();  // F: the camera frames the model (keeps the field of view)
 
  private:
+  RendererOptions renderer_options() const {
+    RendererOptions r;
+    r.threads = options.threads;
+    return r;
+  }
   // Width / height of the frames (the window's), for framing the model in both fields of view.
   float aspect() const {
     return settings.width > 0 && settings.height > 0 ? static_cast<float>(settings.width) / settings.height : 1.0f;

@@ -13,6 +13,7 @@
 #include "primitives/reference/split_reference.h"
 #include "render/backends.h"
 #include "render/frame_params.h"
+#include "render/cpu/parallel.h"
 #include "render/frame_setup.h"
 #include "render/mesh_duplicates.h"
 #include "render/stages/bin.h"
@@ -36,13 +37,33 @@ float ms_since(Clock::time_point& start) {
 template <typename T>
 using HostArray = std::vector<T>;
 
+// Items a thread takes at least (below this a loop stays on fewer threads: starting one costs some microseconds).
+constexpr int64_t kItemsPerChunk = 16384;
+constexpr int64_t kCellsPerChunk = 4096;
+
+// The cast's tiles on `threads` threads: tile costs vary widely (a silhouette tile holds thousands of references, a
+// background tile none), so the tiles are taken in small interleaved blocks, not one contiguous run a thread.
+template <class Body>
+std::vector<FrameCounters> parallel_tiles(int64_t tiles, int threads, Body&& body) {
+  constexpr int64_t kTilesPerBlock = 16;
+  const int64_t blocks = (tiles + kTilesPerBlock - 1) / kTilesPerBlock;
+  const int64_t lanes = std::max<int64_t>(1, std::min<int64_t>(threads, blocks));
+  return parallel_chunks(lanes, static_cast<int>(lanes), 1, FrameCounters{}, [&](FrameCounters& own, int64_t lane) {
+    for (int64_t b = lane; b < blocks; b += lanes) {
+      for (int64_t tile = b * kTilesPerBlock; tile < std::min(tiles, (b + 1) * kTilesPerBlock); ++tile) {
+        body(own, tile);
+      }
+    }
+  });
+}
+
 struct VertexOfCorner {  // adjacency build: bucket of a (vertex, triangle) pair is its vertex
   uint32_t operator()(uint32_t vertex) const { return vertex; }
 };
 
 class CpuRenderer final : public Renderer {
  public:
-  explicit CpuRenderer(const RendererOptions& options) : options_(options) {}
+  explicit CpuRenderer(const RendererOptions& options) : options_(options), threads_(cpu_threads(options.threads)) {}
 
   // All or nothing: the new mesh's arrays are built beside the old ones and swapped in at the end, so a failure
   // (out of host memory: OutOfMemory naming what was needed) leaves the previous mesh in place.
@@ -127,17 +148,28 @@ class CpuRenderer final : public Renderer {
     const Clock::time_point frame_start = Clock::now();
     Clock::time_point t = frame_start;
 
+    // Every stage but the three splits runs on threads_ threads (parallel.h); its per-thread counters are merged in
+    // order, integer sums and maxima, so the frame is the same for any thread count.
+    const int threads = threads_;
+
     // ---- 1. deform (+ smooth normals) ----
-    for (int64_t v = 0; v < V; ++v) deform_one(p, v);
+    parallel_for(V, threads, kItemsPerChunk, [&](int64_t v) { deform_one(p, v); });
     if (p.need_smooth_normals) {
-      for (int64_t i = 0; i < T; ++i) face_normal_one(p, i);
-      for (int64_t v = 0; v < V; ++v) vertex_normal_on_host(p, v);
+      parallel_for(T, threads, kItemsPerChunk, [&](int64_t i) { face_normal_one(p, i); });
+      parallel_for(V, threads, kItemsPerChunk, [&](int64_t v) { vertex_normal_on_host(p, v); });
     }
     stats.ms.deform = ms_since(t);
 
     // ---- 2. project and bin; the depth range ----
-    for (int64_t i = 0; i < T; ++i) counters.binned += bin_one(p, i) ? 1 : 0;
-    for (int64_t i = 0; i < T; ++i) accumulate_depth(counters.depth_range, a_.nearest_depth[i]);
+    for (const FrameCounters& c : parallel_chunks(T, threads, kItemsPerChunk, FrameCounters{},
+                                                  [&](FrameCounters& own, int64_t i) {
+                                                    own.binned += bin_one(p, i) ? 1 : 0;
+                                                    accumulate_depth(own.depth_range, a_.nearest_depth[i]);
+                                                  })) {
+      counters.binned += c.binned;
+      counters.depth_range.nearest = std::max(counters.depth_range.nearest, c.depth_range.nearest);
+      counters.depth_range.farthest = std::max(counters.depth_range.farthest, c.depth_range.farthest);
+    }
     stats.ms.bin = ms_since(t);
 
     // ---- 3. build: L1 multi-split by column (grow and redo on overflow), L2 by row, L3 by slab ----
@@ -165,43 +197,55 @@ class CpuRenderer final : public Renderer {
     p.cell_refs = a_.refs_a.data();
     p.cell_refs_scratch = a_.refs_b.data();
     // Deep cells in near-depth order (stages/cast.h); the cuda backend does this in its cast kernel.
-    const uint64_t cells = static_cast<uint64_t>(tiles) * static_cast<uint64_t>(slabs);
-    for (uint64_t c = 0; c < cells; ++c) {
-      if (!is_depth_sorted_cell(a_.cell_offsets[c + 1] - a_.cell_offsets[c])) continue;
-      sort_cell_by_depth_on_host(p, a_.cell_offsets[c], a_.cell_offsets[c + 1], sort_keys_);
-      ++counters.depth_sorted_cells;
+    struct SortState {
+      uint64_t sorted = 0;
+      std::vector<unsigned long long> keys;
+    };
+    const int64_t cells = tiles * slabs;
+    for (const SortState& s : parallel_chunks(cells, threads, kCellsPerChunk, SortState{}, [&](SortState& own, int64_t c) {
+           if (!is_depth_sorted_cell(a_.cell_offsets[c + 1] - a_.cell_offsets[c])) return;
+           sort_cell_by_depth_on_host(p, a_.cell_offsets[c], a_.cell_offsets[c + 1], own.keys);
+           ++own.sorted;
+         })) {
+      counters.depth_sorted_cells += s.sorted;
     }
     stats.ms.l3 = ms_since(t);
 
     // ---- 4. cast ----
     const SlabRange sr = frame_slab_range(p);
-    for (int ty = 0; ty < tiles_y; ++ty) {
-      for (int tx = 0; tx < tiles_x; ++tx) {
-        uint64_t tile_refs = 0;
-        for (int s = 0; s < slabs; ++s) {
-          const uint64_t c = build_cell(tx, ty, s, tiles_y, slabs);
-          const uint64_t n = a_.cell_offsets[c + 1] - a_.cell_offsets[c];
-          counters.nonempty_cells += n > 0 ? 1 : 0;
-          tile_refs += n;
-        }
-        counters.max_refs_per_tile = std::max<uint64_t>(counters.max_refs_per_tile, tile_refs);
-        for (int py = ty * kTileSize; py < std::min(settings.height, (ty + 1) * kTileSize); ++py) {
-          for (int px = tx * kTileSize; px < std::min(settings.width, (tx + 1) * kTileSize); ++px) {
-            cast_pixel(p, sr, tx, ty, px, py, counters);
-          }
+    // Tile by tile, in chunks of tiles (a tile's cost varies: many small chunks balance the threads).
+    const auto cast_tile = [&](FrameCounters& own, int64_t tile) {
+      const int ty = static_cast<int>(tile / tiles_x), tx = static_cast<int>(tile % tiles_x);
+      uint64_t tile_refs = 0;
+      for (int s = 0; s < slabs; ++s) {
+        const uint64_t c = build_cell(tx, ty, s, tiles_y, slabs);
+        const uint64_t n = a_.cell_offsets[c + 1] - a_.cell_offsets[c];
+        own.nonempty_cells += n > 0 ? 1 : 0;
+        tile_refs += n;
+      }
+      own.max_refs_per_tile = std::max<uint64_t>(own.max_refs_per_tile, tile_refs);
+      for (int py = ty * kTileSize; py < std::min(settings.height, (ty + 1) * kTileSize); ++py) {
+        for (int px = tx * kTileSize; px < std::min(settings.width, (tx + 1) * kTileSize); ++px) {
+          cast_pixel(p, sr, tx, ty, px, py, own);
         }
       }
+    };
+    for (const FrameCounters& c : parallel_tiles(tiles, threads, cast_tile)) {
+      counters.nonempty_cells += c.nonempty_cells;
+      counters.max_refs_per_tile = std::max(counters.max_refs_per_tile, c.max_refs_per_tile);
+      counters.ray_tests += c.ray_tests;
+      counters.pixels_hit += c.pixels_hit;
     }
     stats.ms.cast = ms_since(t);
 
     // ---- 5. shade ----
-    for (int py = 0; py < settings.height; ++py) {
+    parallel_for(settings.height, threads, 8, [&](int64_t py) {
       uint8_t* row = target.pixels + static_cast<size_t>(py) * target.pitch_bytes;
       for (int px = 0; px < settings.width; ++px) {
-        const Rgba8 c = shade_one(p, px, py);
+        const Rgba8 c = shade_one(p, px, static_cast<int>(py));
         std::memcpy(row + 4 * static_cast<size_t>(px), &c, 4);
       }
-    }
+    });
     stats.ms.shade = ms_since(t);
     stats.ms.total = std::chrono::duration<float, std::milli>(Clock::now() - frame_start).count();
 
@@ -280,7 +324,7 @@ class CpuRenderer final : public Renderer {
   std::string mesh_name_;  // in out-of-memory messages
   MeshBounds bounds_;
   uint64_t hidden_duplicates_ = 0;
-  std::vector<unsigned long long> sort_keys_;  // a deep cell's keys (stages/cast.h), kept across frames
+  int threads_;
   uint64_t capacity_ = 0;  // of the reference arrays
   FrameArrays<HostArray> a_;
   FrameSize size_;                // what the frame arrays were sized for

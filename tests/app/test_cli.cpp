@@ -65,6 +65,9 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--eye", "0,0,5", "--target", "0,0,5"}, "--eye"},
       {{"render", "--eye", "0,5,0", "--target", "0,0,0"}, "--up"},  // looking along the default up
       {{"render", "--fovy", "1e-30"}, "--fovy"},
+      {{"render", "--threads", "0"}, "--threads"},
+      {{"render", "--threads", "two"}, "--threads"},
+      {{"view", "--threads", "-1"}, "--threads"},
       {{"render", "--fovy", "0.09"}, "--fovy"},
       {{"render", "--fovy", "179.5"}, "--fovy"},
       {{"render", "--eye", "0,0,1e-30", "--target", "0,0,1e-30"}, "--eye"},
@@ -205,7 +208,7 @@ TEST(Cli, HelpListsEveryFlagAndExitsZero) {
     const Parsed run = parse(args);
     EXPECT_EQ(run.parsed.command, Command::exit);
     EXPECT_EQ(run.parsed.exit_code, kExitOk);
-    for (const char* flag : {"--mesh", "--procedural", "--size", "--eye", "--target", "--up", "--fovy", "--deform",
+    for (const char* flag : {"--mesh", "--procedural", "--size", "--eye", "--target", "--up", "--fovy", "--threads", "--deform",
                              "--time", "--slabs", "--backend", "--shading"}) {
       EXPECT_NE(run.out.find(flag), std::string::npos) << flag << " missing from:\n" << run.out;
     }

@@ -454,6 +454,44 @@ TEST(CpuBackend, DeepStacksMatchTheOracleWithBoundedWork) {
   }
 }
 
+// The cpu backend on any number of threads renders the same frame, bit for bit: image, IDs, depth, structure and
+// every statistic (parallel.h: per-thread integer counters merged in order).
+TEST(CpuBackend, AnyThreadCountRendersTheSameFrame) {
+  for (const Scene& s : {procedural_scene("torus_knot", 30000, Deformer::twist, 0.4f),
+                         stacked_scene("layered", static_cast<int>(kDepthSortedCell) + 800)}) {
+    const auto render_with = [&](int threads) {
+      RendererOptions options;
+      options.threads = threads;
+      auto r = make_renderer(Backend::cpu, options);
+      r->set_mesh(s.mesh);
+      std::vector<uint8_t> pixels;
+      const Surface surface = host_surface(pixels, 203, 157);
+      Rendered out;
+      out.stats = r->render(settings_for(s, 203, 157, 16), surface, &out.extras);
+      out.structure = r->last_structure();
+      return std::make_pair(out, pixels);
+    };
+    const auto [one, one_pixels] = render_with(1);
+    for (int threads : {2, 3, 7}) {
+      SCOPED_TRACE(s.label + ", " + std::to_string(threads) + " threads");
+      const auto [many, many_pixels] = render_with(threads);
+      EXPECT_TRUE(many_pixels == one_pixels) << "the image differs";
+      EXPECT_EQ(many.extras.triangle_id, one.extras.triangle_id);
+      EXPECT_EQ(0, std::memcmp(many.extras.depth.data(), one.extras.depth.data(), one.extras.depth.size() * 4));
+      EXPECT_EQ(many.structure.cell_triangles, one.structure.cell_triangles);
+      EXPECT_EQ(many.stats.triangles_binned, one.stats.triangles_binned);
+      EXPECT_EQ(many.stats.references, one.stats.references);
+      EXPECT_EQ(many.stats.nonempty_cells, one.stats.nonempty_cells);
+      EXPECT_EQ(many.stats.max_refs_per_tile, one.stats.max_refs_per_tile);
+      EXPECT_EQ(many.stats.depth_sorted_cells, one.stats.depth_sorted_cells);
+      EXPECT_EQ(many.stats.ray_triangle_tests, one.stats.ray_triangle_tests);
+      EXPECT_EQ(many.stats.pixels_hit, one.stats.pixels_hit);
+      EXPECT_EQ(many.structure.z_near, one.structure.z_near);
+      EXPECT_EQ(many.structure.z_far, one.structure.z_far);
+    }
+  }
+}
+
 TEST(CpuBackend, GrowsTheReferenceBufferAndRedoesTheFrame) {
   const Scene s = procedural_scene("stress", 2000);
   RendererOptions tiny;
