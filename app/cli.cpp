@@ -393,6 +393,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                "slabcast");
   app.require_subcommand(0, 1);
   app.get_formatter()->column_width(34);
+  bool version_asked = false;
+  app.add_flag("--version", version_asked,
+               "print the version, the commit it was built from, the CUDA runtime and driver and the GPU, and exit");
 
   CLI::App* render = app.add_subcommand(
       "render", "Render one frame headless and write it (PNG; depth PFM, triangle IDs, deformed mesh on request), "
@@ -499,6 +502,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   } catch (const CLI::ParseError& e) {
     const CLI::App* where = render->parsed() ? render : view->parsed() ? view : bench->parsed() ? bench : &app;
     return fail_usage(e.what(), where);
+  }
+
+  if (version_asked) {
+    if (render->parsed() || view->parsed() || bench->parsed()) {
+      return fail_usage("--version takes no subcommand", &app);
+    }
+    result.command = Command::version;
+    return result;
   }
 
   try {

@@ -33,7 +33,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { render, view, bench, exit };
+enum class Command { render, view, bench, version, exit };
 
 struct ParsedCommandLine {
   Command command = Command::exit;

@@ -5,6 +5,7 @@
 #include "app/bench/bench_command.h"
 #include "app/cli.h"
 #include "app/render_command.h"
+#include "app/version_command.h"
 
 #if SLABCAST_HAVE_VIEWER
 #include "app/viewer/viewer.h"
@@ -43,6 +44,8 @@ int run(int argc, char** argv) {
       return run_view(cli.view);
     case Command::bench:
       return run_bench(cli.bench, std::cout, std::cerr);
+    case Command::version:
+      return print_version(std::cout);
   }
   return kExitRuntime;
 }

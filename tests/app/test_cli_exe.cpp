@@ -277,6 +277,18 @@ TEST(CliExe, TheDefaultCameraFramesTheModelInTallAndWideImages) {
   }
 }
 
+// --version: what this is, where it came from and what it will render on.
+TEST(CliExe, VersionNamesTheBuildTheCudaRuntimeAndTheGpu) {
+  const test::ExeResult r = run_slabcast({"--version"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out.rfind("slabcast 0.", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nCUDA runtime "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nGPU "), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(run_slabcast({"render", "--version"}).exit_code, 2);
+}
+
 // Counts read as English: "1 triangle, 3 vertices".
 TEST(CliExe, OneTriangleIsNotTriangles) {
   const std::string dir = test::output_dir("one_triangle");
