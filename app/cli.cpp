@@ -413,7 +413,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   CLI::App* view = app.add_subcommand(
       "view", "Open the interactive viewer (a window; or --headless: render offscreen through EGL and write a PNG)");
   RawScene view_raw;
-  add_scene_flags(view, &view_raw, "twist",
+  add_scene_flags(view, &view_raw, "wave",
                   "start on the OpenGL hardware-raster reference instead of the ray caster (the overlay switches)");
   ViewOptions& v = result.view;
   std::string frames_text, time_scale_text;
@@ -566,7 +566,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     } else {
       // `slabcast view ...`, or `slabcast` alone: the default scene, animated, in a window.
       result.command = Command::view;
-      finish_scene(view_raw, Deformer::twist, &v);
+      finish_scene(view_raw, Deformer::wave, &v);
       if (frames_opt->count() > 0) {
         v.frames = parse_int("--frames", frames_text, 1, 100000000);
         v.frames_given = true;

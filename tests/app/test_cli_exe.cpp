@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -275,6 +276,24 @@ TEST(CliExe, TheDefaultCameraFramesTheModelInTallAndWideImages) {
       EXPECT_GT(max_x - min_x + 1, w * 8 / 10) << size << ": the bar should span most of the width";
     }
   }
+}
+
+// The viewer's default deformer visibly moves a sphere (a twist about its own axis leaves it looking still): between
+// the first frame and one second later, a good share of the pixels changes.
+TEST(CliExe, TheViewersDefaultAnimationVisiblyMovesTheSphere) {
+  const std::string dir = test::output_dir("default_animation");
+  for (const char* frames : {"1", "61"}) {
+    const test::ExeResult r = run_slabcast({"view", "--headless", "--backend", "cpu", "--procedural", "sphere:20000",
+                                            "--size", "160x120", "--frames", frames, "--screenshot-3d-only", "--screenshot",
+                                            dir + "/f" + frames + ".png"});
+    if (r.exit_code != 0 && r.err.find("EGL") != std::string::npos) GTEST_SKIP() << "no EGL here: " << r.err;
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+  }
+  const Rgba8Image a = read_png(dir + "/f1.png"), b = read_png(dir + "/f61.png");
+  ASSERT_EQ(a.pixels.size(), b.pixels.size());
+  size_t changed = 0;
+  for (size_t i = 0; i < a.pixels.size(); i += 4) changed += std::memcmp(&a.pixels[i], &b.pixels[i], 4) != 0;
+  EXPECT_GT(changed, a.pixels.size() / 4 / 20) << "pixels changed in one second of the default animation";
 }
 
 // --version: what this is, where it came from and what it will render on.
