@@ -115,7 +115,7 @@ void check_output_path(const std::string& flag, const std::string& path, const s
 
 // The flags `render` and `view` share, as text until checked.
 struct RawScene {
-  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads;
+  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
               *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
@@ -137,6 +137,9 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
                                 "TRIANGLES a count, k and M suffixes allowed (default: sphere:1M)");
   add("--size", &raw->size, "WxH: image size in pixels, 1.." + std::to_string(kMaxImageSide) + " per side (default 1024x1024)");
   raw->eye_opt = add("--eye", &raw->eye, "x,y,z: camera position (default: framing the model)");
+  add("--orbit", &raw->orbit, "AZ,EL[,DIST]: instead of --eye, the camera on a circle around the model (or --target): "
+                              "azimuth from +Z towards +X and elevation in degrees (-90 < EL < 90), distance in "
+                              "world units (default: the framing distance)");
   raw->target_opt = add("--target", &raw->target, "x,y,z: point looked at (default: the model's centre)");
   raw->up_opt = add("--up", &raw->up, "x,y,z: up direction (default 0,1,0)");
   add("--fovy", &raw->fovy, "DEG: vertical field of view, 0.1..179 (default 45)");
@@ -176,6 +179,10 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.up.empty()) {
     s.frame.camera.up = parse_vec3("--up", raw.up);
     if (max_abs(s.frame.camera.up) == 0.0f) usage("--up", "the up direction must not be zero");
+  }
+  if (!raw.orbit.empty()) {
+    if (raw.eye_opt->count() > 0) usage("--orbit", "give either --orbit or --eye, not both");
+    s.orbit = parse_orbit("--orbit", raw.orbit);
   }
   s.eye_given = raw.eye_opt->count() > 0;
   s.target_given = raw.target_opt->count() > 0;
@@ -238,6 +245,26 @@ glm::vec3 parse_vec3(const std::string& flag, const std::string& text) {
     if (!std::isfinite(v[i])) usage(flag, quoted(trim(parts[size_t(i)])) + " in " + quoted(text) + " is not a finite number");
   }
   return v;
+}
+
+glm::vec3 parse_orbit(const std::string& flag, const std::string& text) {
+  std::vector<float> values;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    values.push_back(parse_finite(flag, item, -1e30f, 1e30f));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (values.size() != 2 && values.size() != 3) {
+    usage(flag, quoted(text) + ": expected AZIMUTH,ELEVATION or AZIMUTH,ELEVATION,DISTANCE");
+  }
+  if (!(values[1] > -90.0f && values[1] < 90.0f)) {
+    usage(flag, quoted(text) + ": the elevation must lie strictly between -90 and 90 degrees");
+  }
+  if (values.size() == 3 && !(values[2] > 0.0f)) usage(flag, quoted(text) + ": the distance must be positive");
+  return glm::vec3(values[0], values[1], values.size() == 3 ? values[2] : 0.0f);
 }
 
 float parse_fovy(const std::string& flag, const std::string& text) {

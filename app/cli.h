@@ -68,6 +68,8 @@ bool parse_on_off(const std::string& flag, const std::string& text);
 constexpr float kMinFovyDegrees = 0.1f;
 constexpr float kMaxFovyDegrees = 179.0f;
 float parse_fovy(const std::string& flag, const std::string& text);
+// --orbit AZ,EL[,DIST] -> (azimuth, elevation, distance or 0); elevation strictly inside (-90, 90), distance > 0.
+glm::vec3 parse_orbit(const std::string& flag, const std::string& text);
 
 // Throws UsageError naming the flag that made `camera` unusable: eye and target the same point or too far apart
 // (--eye, or --target when the eye was framed), or a viewing direction parallel to the up direction, given or

@@ -27,12 +27,19 @@ struct SceneOptions {
   bool eye_given = false;
   bool target_given = false;
   bool up_given = false;
+  // --orbit: (azimuth, elevation) in degrees and distance (0: the framing camera's) of an eye circling the framed
+  // model's centre, or --target; replaces the framed eye (orbit_camera).
+  std::optional<glm::vec3> orbit;
   std::optional<Backend> backend;  // the ray caster's; empty: cuda where a CUDA device exists, else cpu
   int threads = 0;                 // --threads: the cpu backend's threads; 0: every core (RendererOptions)
   // --backend gl-raster: the OpenGL hardware-raster reference (app/gl/gl_raster.h) draws instead of the ray caster
   // (`backend` is then unset; the viewer still makes the ray caster, to switch back to).
   bool gl_raster = false;
 };
+
+// The camera of --orbit (options.orbit set): the eye at the orbit's azimuth, elevation and distance around the target
+// (options.frame.camera.target where given, else framed.target); the framing distance where none is given.
+Camera orbit_camera(const SceneOptions& options, const Camera& framed);
 
 struct RenderOptions : SceneOptions {
   std::string out = "frame.png";  // --out: colour PNG (always written)

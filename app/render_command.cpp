@@ -203,7 +203,11 @@ Backend choose_backend(const std::optional<Backend>& requested, std::ostream& lo
 
 Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
   Camera camera = options.frame.camera;
-  if (!options.eye_given || !options.target_given) {
+  if (options.orbit) {
+    camera = orbit_camera(options, frame_mesh(mesh, options.frame.camera.fovy_degrees,
+                                              static_cast<float>(options.frame.width) /
+                                                  static_cast<float>(options.frame.height)));
+  } else if (!options.eye_given || !options.target_given) {
     const Camera framed = frame_mesh(mesh, options.frame.camera.fovy_degrees,
                                      static_cast<float>(options.frame.width) / static_cast<float>(options.frame.height));
     if (!options.eye_given) camera.eye = framed.eye;

@@ -166,7 +166,9 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   const bool eye_given = keep_camera && options.eye_given;
   const bool target_given = keep_camera && options.target_given;
   const bool up_given = keep_camera && options.up_given;
-  if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
+  if (keep_camera && options.orbit) {  // as `slabcast render` resolves it
+    home = orbit_camera(options, frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect()));
+  } else if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
     const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect());
     if (!eye_given) home.eye = framed.eye;
     if (!target_given) home.target = framed.target;

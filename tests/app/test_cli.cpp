@@ -66,6 +66,13 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--eye", "0,5,0", "--target", "0,0,0"}, "--up"},  // looking along the default up
       {{"render", "--fovy", "1e-30"}, "--fovy"},
       {{"render", "--threads", "0"}, "--threads"},
+      {{"render", "--orbit", "30"}, "--orbit"},
+      {{"render", "--orbit", "30,90"}, "--orbit"},
+      {{"render", "--orbit", "30,-95"}, "--orbit"},
+      {{"render", "--orbit", "30,10,0"}, "--orbit"},
+      {{"render", "--orbit", "30,10,1,2"}, "--orbit"},
+      {{"render", "--orbit", "a,b"}, "--orbit"},
+      {{"view", "--orbit", "30,10", "--eye", "1,2,3"}, "--orbit"},
       {{"render", "--threads", "two"}, "--threads"},
       {{"view", "--threads", "-1"}, "--threads"},
       {{"render", "--fovy", "0.09"}, "--fovy"},

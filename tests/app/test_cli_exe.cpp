@@ -296,6 +296,62 @@ TEST(CliExe, TheViewersDefaultAnimationVisiblyMovesTheSphere) {
   EXPECT_GT(changed, a.pixels.size() / 4 / 20) << "pixels changed in one second of the default animation";
 }
 
+// --orbit AZ,EL[,DIST] circles the framed model: 0,0 is the default camera itself; 90,0 puts the eye on +X of the
+// target at the framing distance; a distance given is used as is.
+TEST(CliExe, OrbitCirclesTheFramedModel) {
+  const std::string dir = test::output_dir("orbit");
+  const auto render = [&](std::vector<std::string> extra, const std::string& ids) {
+    std::vector<std::string> args = {"render", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--size", "64x48",
+                                     "--out", dir + "/f.png", "--ids", dir + "/" + ids};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const test::ExeResult r = run_slabcast(args);
+    EXPECT_EQ(r.exit_code, 0) << r.describe();
+    return r.out;
+  };
+  // "  camera  eye X,Y,Z  target X,Y,Z ..." as numbers
+  const auto camera_of = [](const std::string& out) {
+    const size_t eye = out.find("eye "), target = out.find("target ");
+    std::vector<double> v;
+    for (size_t at : {eye + 4, target + 7}) {
+      std::istringstream in(out.substr(at, out.find(' ', at) - at));
+      std::string item;
+      while (std::getline(in, item, ',')) v.push_back(std::stod(item));
+    }
+    return v;  // eye x, y, z, target x, y, z
+  };
+  const std::string plain = render({}, "plain.ids");
+  render({"--orbit", "0,0"}, "orbit0.ids");
+  EXPECT_EQ(read_ids(dir + "/plain.ids").ids, read_ids(dir + "/orbit0.ids").ids) << "--orbit 0,0 is the default view";
+  const std::vector<double> home = camera_of(plain);
+  const double distance = home[2] - home[5];
+  const std::vector<double> side = camera_of(render({"--orbit", "90,0"}, "side.ids"));
+  EXPECT_NEAR(side[0] - side[3], distance, 1e-4 * distance);
+  EXPECT_NEAR(side[1] - side[4], 0.0, 1e-4 * distance);
+  EXPECT_NEAR(side[2] - side[5], 0.0, 1e-4 * distance);
+  const std::vector<double> above = camera_of(render({"--orbit", "0,30,7"}, "above.ids"));
+  EXPECT_NEAR(above[1] - above[4], 3.5, 1e-4);
+  EXPECT_NEAR(above[2] - above[5], 7.0 * std::cos(3.14159265358979 / 6), 1e-4);
+}
+
+// The viewer takes --orbit as render does: 0,0 is its default view, 180,0 is another.
+TEST(CliExe, TheViewerOrbitsLikeRender) {
+  const std::string dir = test::output_dir("view_orbit");
+  std::vector<std::string> shots;
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{{}, {"--orbit", "0,0"},
+                                                                                      {"--orbit", "180,0"}}) {
+    const std::string shot = dir + "/v" + std::to_string(shots.size()) + ".png";
+    std::vector<std::string> args = {"view", "--headless", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--size",
+                                     "96x72", "--deform", "none", "--screenshot-3d-only", "--screenshot", shot};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const test::ExeResult r = run_slabcast(args);
+    if (r.exit_code != 0 && r.err.find("EGL") != std::string::npos) GTEST_SKIP() << "no EGL here: " << r.err;
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    shots.push_back(test::read_file(shot));
+  }
+  EXPECT_EQ(shots[0], shots[1]) << "--orbit 0,0 is the viewer's default view";
+  EXPECT_NE(shots[0], shots[2]) << "--orbit 180,0 looks from the other side";
+}
+
 // --version: what this is, where it came from and what it will render on.
 TEST(CliExe, VersionNamesTheBuildTheCudaRuntimeAndTheGpu) {
   const test::ExeResult r = run_slabcast({"--version"});
