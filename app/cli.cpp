@@ -436,6 +436,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   render->add_option("--depth", r.depth_path, "also write depth (distance along the ray; miss = +inf)")->type_name("FILE.pfm");
   render->add_option("--ids", r.ids_path, "also write triangle IDs (uint32; miss = 0xFFFFFFFF)")->type_name("FILE.ids");
   render->add_option("--deformed-mesh", r.deformed_mesh_path, "also write the deformed mesh")->type_name("FILE.obj");
+  std::string render_frames_text, fps_text, turntable_text;
+  render->add_option("--frames", render_frames_text, "render an animation of N frames; every output name then holds its "
+                     "frame number as %d or %04d, e.g. --out 'frame_%04d.png' (default 1)")->type_name("N");
+  render->add_option("--fps", fps_text, "frames per second of the animation's time (default 24)")->type_name("F");
+  render->add_option("--turntable", turntable_text, "turn the orbit (--orbit, default 0,0) by DEGREES over the "
+                     "frames")->type_name("DEGREES");
 
   CLI::App* view = app.add_subcommand(
       "view", "Open the interactive viewer (a window; or --headless: render offscreen through EGL and write a PNG)");
@@ -548,6 +554,27 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (!r.depth_path.empty()) check_output_path("--depth", r.depth_path, ".pfm");
       if (!r.ids_path.empty()) check_output_path("--ids", r.ids_path, ".ids");
       if (!r.deformed_mesh_path.empty()) check_output_path("--deformed-mesh", r.deformed_mesh_path, ".obj");
+      if (!render_frames_text.empty()) r.frames = parse_int("--frames", render_frames_text, 1, 1000000);
+      if (!fps_text.empty()) r.fps = parse_finite("--fps", fps_text, 1e-3f, 1e6f);
+      if (!turntable_text.empty()) {
+        r.turntable = parse_finite("--turntable", turntable_text, -1e6f, 1e6f);
+        if (r.eye_given) usage("--turntable", "turns the orbit: give --orbit (or nothing), not --eye");
+        if (!r.orbit) r.orbit = glm::vec3(0.0f);
+      }
+      if (r.gl_raster && r.frames > 1) usage("--frames", "not available with --backend gl-raster");
+      const std::pair<const char*, const std::string*> names[] = {
+          {"--out", &r.out}, {"--depth", &r.depth_path}, {"--ids", &r.ids_path},
+          {"--deformed-mesh", &r.deformed_mesh_path}};
+      for (const auto& [flag, name] : names) {
+        if (name->empty()) continue;
+        int placeholders = 0;
+        const std::string problem = frame_number_problem(*name, &placeholders);
+        if (!problem.empty()) usage(flag, quoted(*name) + ": " + problem);
+        if (placeholders > 1) usage(flag, quoted(*name) + ": one frame number at most");
+        if (r.frames > 1 && placeholders == 0) {
+          usage(flag, quoted(*name) + ": an animation's names need the frame number, e.g. frame_%04d.png");
+        }
+      }
       if (r.gl_raster && !r.depth_path.empty()) {
         usage("--depth", "not available with --backend gl-raster (the reference writes colour and --ids only)");
       }

@@ -3,6 +3,7 @@
 #include "render/scale.h"
 
 #include <cmath>
+#include <string>
 
 namespace slabcast {
 
@@ -12,6 +13,51 @@ std::string SceneSpec::label() const {
     return slash == std::string::npos ? mesh_path : mesh_path.substr(slash + 1);
   }
   return procedural_name + ":" + std::to_string(procedural_triangles);
+}
+
+namespace {
+
+// Walks `pattern`, calling literal(c) for its text and number(width) for each %d / %0Nd; returns "" or the problem.
+template <class Literal, class Number>
+std::string walk_pattern(const std::string& pattern, Literal&& literal, Number&& number) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%') {
+      literal(pattern[i]);
+      continue;
+    }
+    if (i + 1 < pattern.size() && pattern[i + 1] == '%') {
+      literal('%');
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    int width = 0;
+    if (j < pattern.size() && pattern[j] == '0') {
+      ++j;
+      if (j < pattern.size() && pattern[j] >= '1' && pattern[j] <= '9') width = pattern[j++] - '0';
+    }
+    if (j >= pattern.size() || pattern[j] != 'd') return "'%' must start %d, %0Nd (N = 1..9) or %%";
+    number(width);
+    i = j;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string frame_number_problem(const std::string& pattern, int* placeholders) {
+  *placeholders = 0;
+  return walk_pattern(pattern, [](char) {}, [&](int) { ++*placeholders; });
+}
+
+std::string frame_file(const std::string& pattern, int k) {
+  std::string out;
+  walk_pattern(pattern, [&](char c) { out += c; }, [&](int width) {
+    std::string digits = std::to_string(k);
+    if (digits.size() < size_t(width)) digits.insert(0, size_t(width) - digits.size(), '0');
+    out += digits;
+  });
+  return out;
 }
 
 Camera orbit_camera(const SceneOptions& options, const Camera& framed) {

@@ -37,6 +37,11 @@ struct SceneOptions {
   bool gl_raster = false;
 };
 
+// An output name for frame k: its one %d or %0Nd (N = 1..9) replaced by k (%% is a literal %); the name as it is
+// when it has none. frame_number_problem says what is wrong with a name's placeholders ("" when nothing).
+std::string frame_file(const std::string& pattern, int k);
+std::string frame_number_problem(const std::string& pattern, int* placeholders);
+
 // The camera of --orbit (options.orbit set): the eye at the orbit's azimuth, elevation and distance around the target
 // (options.frame.camera.target where given, else framed.target); the framing distance where none is given.
 Camera orbit_camera(const SceneOptions& options, const Camera& framed);
@@ -46,6 +51,11 @@ struct RenderOptions : SceneOptions {
   std::string depth_path;         // --depth: PFM, when non-empty
   std::string ids_path;           // --ids: .ids, when non-empty
   std::string deformed_mesh_path; // --deformed-mesh: OBJ, when non-empty
+  // An animation (--frames N > 1): frame k at deformer time time + k / fps, and with --turntable D the orbit's
+  // azimuth turned by D * k / N degrees; every output name holds a frame number (frame_file).
+  int frames = 1;
+  float fps = 24.0f;
+  float turntable = 0.0f;
 };
 
 // `slabcast view`: the window, or headless (an OpenGL context through EGL's device platform, offscreen).

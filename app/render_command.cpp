@@ -156,6 +156,42 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
 #endif
 }
 
+// Frame k's outputs (`frame_file`: the names' frame number), landing together (app/output_file.h).
+void write_frame_outputs(const RenderOptions& options, int k, const Mesh& mesh, const FrameSettings& frame,
+                         const std::vector<uint8_t>& host, const FrameExtras& extras, const Renderer& renderer,
+                         std::ostream& out) {
+  const size_t pitch = size_t(frame.width) * 4;
+  OutputBatch outputs;
+  std::vector<std::string> written;
+  const std::string png = frame_file(options.out, k);
+  write_png(png, host.data(), frame.width, frame.height, pitch, &outputs);
+  written.push_back(png + " (" + std::to_string(frame.width) + "x" + std::to_string(frame.height) + " RGBA8 PNG)");
+  const size_t pixels = size_t(frame.width) * size_t(frame.height);
+  if (!options.depth_path.empty()) {
+    if (extras.depth.size() != pixels) throw std::runtime_error("the renderer returned no depth buffer");
+    const std::string path = frame_file(options.depth_path, k);
+    write_pfm(path, extras.depth.data(), frame.width, frame.height, &outputs);
+    written.push_back(path + " (depth, PFM float32, miss = +inf)");
+  }
+  if (!options.ids_path.empty()) {
+    if (extras.triangle_id.size() != pixels) throw std::runtime_error("the renderer returned no triangle-ID buffer");
+    const std::string path = frame_file(options.ids_path, k);
+    write_ids(path, extras.triangle_id.data(), frame.width, frame.height, &outputs);
+    written.push_back(path + " (triangle IDs, uint32, miss = 0xFFFFFFFF)");
+  }
+  if (!options.deformed_mesh_path.empty()) {
+    const std::vector<glm::vec3> deformed = renderer.last_deformed_positions();
+    if (deformed.size() != mesh.positions.size()) throw std::runtime_error("the renderer returned no deformed positions");
+    std::ostringstream comment;
+    comment << mesh.name << " deformed by " << to_string(frame.deform.kind) << " amount " << frame.deform.amount
+            << " time " << frame.deform.time << " (slabcast render)";
+    const std::string path = frame_file(options.deformed_mesh_path, k);
+    write_obj(path, deformed, mesh.indices, comment.str(), &outputs);
+    written.push_back(path + " (deformed mesh, OBJ)");
+  }
+  land(outputs, written, out);
+}
+
 }  // namespace
 
 Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
@@ -256,55 +292,46 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
 
   const bool want_extras = !options.depth_path.empty() || !options.ids_path.empty();
   FrameExtras extras;
-  start = Clock::now();
-  const FrameStats stats = renderer->render(frame, surface, want_extras ? &extras : nullptr);
-  if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(cudaDeviceSynchronize());
-  const double render_ms = ms_since(start);
-  if (backend == Backend::cuda) {
-    SLABCAST_CUDA_CHECK(device.download(host.data(), host.size()));
-  }
+  const double base_time = frame.deform.time;
+  for (int k = 0; k < options.frames; ++k) {
+    // Frame k of an animation: the deformer's time advances by 1/fps a frame, and a turntable turns the orbit by
+    // turntable * k / frames degrees.
+    frame.deform.time = static_cast<float>(base_time + double(k) / double(options.fps));
+    if (options.turntable != 0.0f) {
+      SceneOptions turned = options;
+      turned.orbit->x += static_cast<float>(double(options.turntable) * k / options.frames);
+      frame.camera = resolve_camera(turned, mesh);
+    }
+    start = Clock::now();
+    const FrameStats stats = renderer->render(frame, surface, want_extras ? &extras : nullptr);
+    if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(cudaDeviceSynchronize());
+    const double render_ms = ms_since(start);
+    if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(device.download(host.data(), host.size()));
 
-  const Camera& c = frame.camera;
-  out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << counted(mesh.triangle_count(), "triangle", "triangles")
-      << ", " << counted(mesh.positions.size(), "vertex", "vertices") << "), " << frame.width << "x" << frame.height
-      << ", " << to_string(backend) << " backend, " << frame.slabs << " slabs, " << to_string(frame.shading)
-      << " shading\n"
-      << "  camera  eye " << c.eye.x << "," << c.eye.y << "," << c.eye.z << "  target " << c.target.x << ","
-      << c.target.y << "," << c.target.z << "  up " << c.up.x << "," << c.up.y << "," << c.up.z << "  fovy "
-      << c.fovy_degrees << "\n"
-      << "  deform  " << to_string(frame.deform.kind) << " amount " << frame.deform.amount << " time "
-      << frame.deform.time << "\n"
-      << std::fixed << std::setprecision(1) << "  wall    load " << load_ms << " ms, upload " << upload_ms
-      << " ms, first frame " << render_ms << " ms (includes one-time set-up)\n"
-      << std::defaultfloat;
-  print_stats(out, stats, frame);
-
-  // Every output is written first and renamed into place together at the end: a failure leaves none of them.
-  OutputBatch outputs;
-  std::vector<std::string> written;
-  write_png(options.out, host.data(), frame.width, frame.height, pitch, &outputs);
-  written.push_back(options.out + " (" + std::to_string(frame.width) + "x" + std::to_string(frame.height) + " RGBA8 PNG)");
-  const size_t pixels = size_t(frame.width) * size_t(frame.height);
-  if (!options.depth_path.empty()) {
-    if (extras.depth.size() != pixels) throw std::runtime_error("the renderer returned no depth buffer");
-    write_pfm(options.depth_path, extras.depth.data(), frame.width, frame.height, &outputs);
-    written.push_back(options.depth_path + " (depth, PFM float32, miss = +inf)");
+    const Camera& c = frame.camera;
+    if (k == 0) {
+      out << std::setprecision(6) << "slabcast render: " << mesh.name << " ("
+          << counted(mesh.triangle_count(), "triangle", "triangles") << ", "
+          << counted(mesh.positions.size(), "vertex", "vertices") << "), " << frame.width << "x" << frame.height
+          << ", " << to_string(backend) << " backend, " << frame.slabs << " slabs, " << to_string(frame.shading)
+          << " shading" << (options.frames > 1 ? ", " + counted(uint64_t(options.frames), "frame", "frames") : "")
+          << "\n"
+          << "  camera  eye " << c.eye.x << "," << c.eye.y << "," << c.eye.z << "  target " << c.target.x << ","
+          << c.target.y << "," << c.target.z << "  up " << c.up.x << "," << c.up.y << "," << c.up.z << "  fovy "
+          << c.fovy_degrees << "\n"
+          << "  deform  " << to_string(frame.deform.kind) << " amount " << frame.deform.amount << " time "
+          << frame.deform.time << "\n"
+          << std::fixed << std::setprecision(1) << "  wall    load " << load_ms << " ms, upload " << upload_ms
+          << " ms, first frame " << render_ms << " ms (includes one-time set-up)\n"
+          << std::defaultfloat;
+      print_stats(out, stats, frame);
+    } else {
+      out << std::setprecision(6) << "frame " << k << ": time " << frame.deform.time << ", eye " << c.eye.x << ","
+          << c.eye.y << "," << c.eye.z << std::fixed << std::setprecision(1) << ", " << render_ms << " ms\n"
+          << std::defaultfloat;
+    }
+    write_frame_outputs(options, k, mesh, frame, host, extras, *renderer, out);
   }
-  if (!options.ids_path.empty()) {
-    if (extras.triangle_id.size() != pixels) throw std::runtime_error("the renderer returned no triangle-ID buffer");
-    write_ids(options.ids_path, extras.triangle_id.data(), frame.width, frame.height, &outputs);
-    written.push_back(options.ids_path + " (triangle IDs, uint32, miss = 0xFFFFFFFF)");
-  }
-  if (!options.deformed_mesh_path.empty()) {
-    const std::vector<glm::vec3> deformed = renderer->last_deformed_positions();
-    if (deformed.size() != mesh.positions.size()) throw std::runtime_error("the renderer returned no deformed positions");
-    std::ostringstream comment;
-    comment << mesh.name << " deformed by " << to_string(frame.deform.kind) << " amount " << frame.deform.amount
-            << " time " << frame.deform.time << " (slabcast render)";
-    write_obj(options.deformed_mesh_path, deformed, mesh.indices, comment.str(), &outputs);
-    written.push_back(options.deformed_mesh_path + " (deformed mesh, OBJ)");
-  }
-  land(outputs, written, out);
   return kExitOk;
 }
 

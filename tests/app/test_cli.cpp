@@ -66,6 +66,14 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--eye", "0,5,0", "--target", "0,0,0"}, "--up"},  // looking along the default up
       {{"render", "--fovy", "1e-30"}, "--fovy"},
       {{"render", "--threads", "0"}, "--threads"},
+      {{"render", "--frames", "2"}, "--out"},  // frame.png holds no frame number
+      {{"render", "--frames", "0", "--out", "f_%d.png"}, "--frames"},
+      {{"render", "--out", "f_%x.png"}, "--out"},
+      {{"render", "--out", "f_%d_%d.png"}, "--out"},
+      {{"render", "--frames", "2", "--out", "f_%d.png", "--ids", "f.ids"}, "--ids"},
+      {{"render", "--fps", "0"}, "--fps"},
+      {{"render", "--turntable", "90", "--eye", "1,2,3"}, "--turntable"},
+      {{"render", "--backend", "gl-raster", "--frames", "2", "--out", "f_%d.png"}, "--frames"},
       {{"render", "--orbit", "30"}, "--orbit"},
       {{"render", "--orbit", "30,90"}, "--orbit"},
       {{"render", "--orbit", "30,-95"}, "--orbit"},

@@ -352,6 +352,36 @@ TEST(CliExe, TheViewerOrbitsLikeRender) {
   EXPECT_NE(shots[0], shots[2]) << "--orbit 180,0 looks from the other side";
 }
 
+// --frames N writes an animation: frame k is the single frame at time + k / fps, and --turntable turns the orbit
+// by D * k / N degrees; the names carry the frame numbers as asked.
+TEST(CliExe, AnAnimationWritesEveryFrameAsItsOwnRender) {
+  const std::string dir = test::output_dir("animation");
+  const std::vector<std::string> scene = {"render", "--backend", "cpu", "--procedural", "torus:2000", "--size", "64x48",
+                                          "--deform", "wave"};
+  std::vector<std::string> animation = scene;
+  for (const std::string& a : std::vector<std::string>{"--frames", "3", "--fps", "10", "--turntable", "90", "--out",
+                                                       dir + "/f_%03d.png", "--ids", dir + "/f_%d.ids"}) {
+    animation.push_back(a);
+  }
+  test::ExeResult r = run_slabcast(animation);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  for (int k = 0; k < 3; ++k) {
+    std::vector<std::string> single = scene;
+    const std::string time = std::to_string(k / 10.0), azimuth = std::to_string(30 * k);
+    for (const std::string& a : std::vector<std::string>{"--time", time, "--orbit", azimuth + ",0", "--out",
+                                                         dir + "/single.png", "--ids", dir + "/single.ids"}) {
+      single.push_back(a);
+    }
+    r = run_slabcast(single);
+    ASSERT_EQ(r.exit_code, 0) << r.describe();
+    char name[32];
+    std::snprintf(name, sizeof name, "/f_%03d.png", k);
+    EXPECT_EQ(test::read_file(dir + name), test::read_file(dir + "/single.png")) << "frame " << k;
+    EXPECT_EQ(read_ids(dir + "/f_" + std::to_string(k) + ".ids").ids, read_ids(dir + "/single.ids").ids) << k;
+  }
+  EXPECT_NE(test::read_file(dir + "/f_000.png"), test::read_file(dir + "/f_001.png"));
+}
+
 // --version: what this is, where it came from and what it will render on.
 TEST(CliExe, VersionNamesTheBuildTheCudaRuntimeAndTheGpu) {
   const test::ExeResult r = run_slabcast({"--version"});
