@@ -242,13 +242,12 @@ __device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk
 // The tiles with a deep cell (stages/cast.h) are cast by a kernel of their own (kDeepCells): the ordinary caster,
 // cast_kernel, lists them (FrameParams::deep_tiles) and leaves them, and cast_deep_kernel, a small grid launched after
 // it, takes the listed tiles, sorts their deep cells (depth_sort_block.cuh) and casts those by cast_deep_cell. The
-// ordinary caster carries none of that code, so it keeps its registers and speed (its chunk loop is written out
-// below rather than through load_chunk / test_chunk_pairs, as it was measured), and a frame without deep cells pays
-// one launch of a few blocks that find the list empty.
+// ordinary caster carries none of that code, so it keeps its registers and speed (its PTX is the same as when the
+// chunk loop was written out in it), and a frame without deep cells pays one launch of a few blocks that find the
+// list empty.
 template <int kChunk, bool kDeepCells>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target, unsigned tile) {
   constexpr int kThreads = kTilePixels;
-  constexpr int kRefsPerThread = kChunk / kThreads;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
   static_assert(kTileSize == 8, "tile boxes pack 3 bits a coordinate");
   using ChunkScan = cub::BlockScan<uint32_t, kThreads>;
@@ -336,68 +335,19 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
                                       finished, pixel_shear, pixel_best, pixel_finished);
       chunk_begin = chunk_end = slab_end;  // the next slab loads its own chunk
     } else {
+      const CastChunk chunk{chunk_triangles, chunk_ids, chunk_boxes, pair_start};
       for (uint64_t r = slab_begin[s]; r < slab_end;) {
         if (r == chunk_end) {  // bring in the next chunk, its tile boxes and their scan
           __syncthreads();     // the previous chunk has been consumed
           chunk_begin = r;
           chunk_end = tile_end - r < static_cast<uint64_t>(kChunk) ? tile_end : r + kChunk;
-          const int n = static_cast<int>(chunk_end - chunk_begin);
-          uint32_t ids[kRefsPerThread];
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) {  // all reference loads first: they overlap
-            const int i = k * kThreads + pixel;
-            ids[k] = i < n ? ref_triangle(p.cell_refs[chunk_begin + static_cast<uint64_t>(i)]) : 0u;
-          }
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) {
-            const int i = k * kThreads + pixel;
-            uint32_t count = 0;
-            if (i < n) {
-              chunk_ids[i] = ids[k];
-              const TriangleVerts tv = p.tri_verts[ids[k]];
-              const PixelBox box = p.pixel_box[ids[k]];
-              chunk_triangles[i] = same_axes ? TriangleVerts{to_ray_axes(shear, tv.a), to_ray_axes(shear, tv.b),
-                                                             to_ray_axes(shear, tv.c)}
-                                             : tv;
-              // The box meets the tile: the triangle is in this tile because its box is (stages/bin.h).
-              const int x0 = max(box.x0 - tile_x0, 0), x1 = min(box.x1 - tile_x0, kTileSize - 1);
-              const int y0 = max(box.y0 - tile_y0, 0), y1 = min(box.y1 - tile_y0, kTileSize - 1);
-              chunk_boxes[i] = static_cast<uint16_t>(pack_tile_box(x0, y0, x1, y1));
-              count = static_cast<uint32_t>((x1 - x0 + 1) * (y1 - y0 + 1));
-            }
-            pair_start[i] = count;
-          }
-          __syncthreads();
-          uint32_t counts[kRefsPerThread], starts[kRefsPerThread];
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) counts[k] = pair_start[pixel * kRefsPerThread + k];
-          uint32_t total = 0;
-          ChunkScan(scan_storage).ExclusiveSum(counts, starts, total);
-#pragma unroll
-          for (int k = 0; k < kRefsPerThread; ++k) pair_start[pixel * kRefsPerThread + k] = starts[k];
-          if (pixel == 0) pair_start[kChunk] = total;
-          __syncthreads();
+          load_chunk<kChunk, ChunkScan>(CastInputs{p.cell_refs, p.tri_verts, p.pixel_box, p.nearest_depth}, chunk,
+                                        scan_storage, chunk_begin, static_cast<int>(chunk_end - chunk_begin),
+                                        same_axes, shear, tile_x0, tile_y0);
         }
         const uint64_t stop = slab_end < chunk_end ? slab_end : chunk_end;
-        const int first = static_cast<int>(r - chunk_begin), last = static_cast<int>(stop - chunk_begin);
-        const uint32_t pairs_end = pair_start[last];
-        for (uint32_t q = pair_start[first] + static_cast<uint32_t>(pixel); q < pairs_end; q += kThreads) {
-          int lo = first, hi = last - 1;  // the last triangle j of [first, last) with pair_start[j] <= q
-          while (lo < hi) {
-            const int mid = (lo + hi + 1) / 2;
-            if (pair_start[mid] <= q) {
-              lo = mid;
-            } else {
-              hi = mid - 1;
-            }
-          }
-          const int pair_pixel = tile_box_pixel(chunk_boxes[lo], static_cast<int>(q - pair_start[lo]));
-          if ((pixel_finished[pair_pixel / 32] >> (pair_pixel % 32)) & 1u) continue;
-          float t = 0.0f;
-          const bool hit = same_axes ? intersect_chunk_triangle<true>(pixel_shear[pair_pixel], chunk_triangles[lo], t)
-                                     : intersect_chunk_triangle<false>(pixel_shear[pair_pixel], chunk_triangles[lo], t);
-          if (hit) atomicMin(&pixel_best[pair_pixel], hit_key(t, chunk_ids[lo]));
-        }
+        test_chunk_pairs(chunk, static_cast<int>(r - chunk_begin), static_cast<int>(stop - chunk_begin), same_axes,
+                         pixel_shear, pixel_best, pixel_finished);
         r = stop;
       }
     }

@@ -144,14 +144,7 @@ inline void expect_same_frame(const Frame& cpu, const Frame& gpu, const std::str
   }
   EXPECT_EQ(id_mismatch, 0u) << "pixels whose triangle ID differs between cpu and cuda";
   EXPECT_EQ(depth_bad, 0u) << "pixels whose depth differs by more than 1e-5 relative";
-  // statistics
-  EXPECT_EQ(cpu.stats.triangles_in, gpu.stats.triangles_in);
-  EXPECT_EQ(cpu.stats.triangles_binned, gpu.stats.triangles_binned);
-  EXPECT_EQ(cpu.stats.references, gpu.stats.references);
-  EXPECT_EQ(cpu.stats.nonempty_cells, gpu.stats.nonempty_cells);
-  EXPECT_EQ(cpu.stats.max_refs_per_tile, gpu.stats.max_refs_per_tile);
-  EXPECT_EQ(cpu.stats.ray_triangle_tests, gpu.stats.ray_triangle_tests);
-  EXPECT_EQ(cpu.stats.pixels_hit, gpu.stats.pixels_hit);
+  expect_same_counts(cpu.stats, gpu.stats);
   // 5. shade: the same operations on both sides; allow one step of rounding per channel.
   ASSERT_EQ(cpu.rgba.size(), gpu.rgba.size());
   int worst = 0;

@@ -1,6 +1,7 @@
 // Scenes and helpers shared by the render tests (cpu vs oracle, cuda vs cpu).
 #pragma once
 #include <glm/glm.hpp>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
@@ -123,6 +124,19 @@ inline Scene stacked_scene(const std::string& kind, int layers) {
   }
   if (kind == "layered") add({-1.0f, 0.0f, -0.5f}, {1.0f, 0.1f, 0.6f}, {0.0f, 0.8f, 0.5f});  // through the stack
   return s;  // the camera frames the torus, so the stack fills the view
+}
+
+// Every integer statistic of two frames that must agree (two backends, or two thread counts), the times left out.
+inline void expect_same_counts(const FrameStats& a, const FrameStats& b) {
+  EXPECT_EQ(a.triangles_in, b.triangles_in);
+  EXPECT_EQ(a.triangles_binned, b.triangles_binned);
+  EXPECT_EQ(a.references, b.references);
+  EXPECT_EQ(a.nonempty_cells, b.nonempty_cells);
+  EXPECT_EQ(a.max_refs_per_tile, b.max_refs_per_tile);
+  EXPECT_EQ(a.depth_sorted_cells, b.depth_sorted_cells);
+  EXPECT_EQ(a.hidden_duplicates, b.hidden_duplicates);
+  EXPECT_EQ(a.ray_triangle_tests, b.ray_triangle_tests);
+  EXPECT_EQ(a.pixels_hit, b.pixels_hit);
 }
 
 inline Surface host_surface(std::vector<uint8_t>& pixels, int w, int h, size_t pad_bytes = 12) {

@@ -169,8 +169,6 @@ TEST_F(CudaBackend, DeepStacksMatchTheCpu) {
     set_mesh(s.mesh);
     for (int slabs : {1, 16}) {
       const Frames r = expect_same(settings_for(s, 32, 24, slabs), kind + ", " + std::to_string(slabs) + " slabs");
-      EXPECT_EQ(r.gpu.stats.depth_sorted_cells, r.cpu.stats.depth_sorted_cells);
-      EXPECT_EQ(r.gpu.stats.hidden_duplicates, r.cpu.stats.hidden_duplicates);
       if (kind == "coincident") {
         EXPECT_EQ(r.gpu.stats.hidden_duplicates, uint64_t(layers) - 2);  // what is left is no deep cell
       } else {
