@@ -75,7 +75,7 @@ constexpr std::pair<const char*, Shading> kShadings[] = {
     {"phong", Shading::phong},         {"flat", Shading::flat},   {"depth", Shading::depth},
     {"normals", Shading::normals},     {"triangle_id", Shading::triangle_id},
     {"slab", Shading::slab},           {"ray_tests", Shading::ray_tests},
-    {"tile_triangles", Shading::tile_triangles}};
+    {"tile_triangles", Shading::tile_triangles}, {"shadow", Shading::shadow}};
 constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}, {"cpu", Backend::cpu}};
 constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
 constexpr std::pair<const char*, BenchSuite> kBenchSuites[] = {
@@ -115,7 +115,8 @@ void check_output_path(const std::string& flag, const std::string& path, const s
 
 // The flags `render` and `view` share, as text until checked.
 struct RawScene {
-  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit;
+  std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit, light;
+  bool shadows = false, floor = false;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
               *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
@@ -154,7 +155,13 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
                          "NAME: cuda, cpu, or gl-raster: " + gl_raster_help +
                              " (default: cuda where a CUDA device exists, else cpu)");
   add("--shading", &raw->shading,
-      "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles");
+      "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles, shadow (the "
+      "shadow mask; turns --shadows on)");
+  add("--light", &raw->light, "LIGHT: headlight (default), sun:DX,DY,DZ (the direction from the scene towards the "
+                              "sun, any length) or point:X,Y,Z (a point light, world units)");
+  app->add_flag("--floor", raw->floor, "add a floor under the model: a quad at its lowest point, 4x its footprint");
+  app->add_flag("--shadows", raw->shadows, "exact hard shadows from --light: a pixel is in shadow when another "
+                                           "triangle lies between its hit point and the light");
 }
 
 // CLI11 accepts an empty value ("--size="); give it the same message as any other bad value.
@@ -207,6 +214,12 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
     }
   }
   if (!raw.shading.empty()) s.frame.shading = parse_shading("--shading", raw.shading);
+  if (!raw.light.empty()) s.frame.light = parse_light("--light", raw.light);
+  s.frame.shadows = raw.shadows;
+  s.scene.floor = raw.floor;
+  if (s.gl_raster && frame_has_shadows(s.frame)) {
+    usage(raw.shadows ? "--shadows" : "--shading", "not available with --backend gl-raster");
+  }
 }
 
 }  // namespace
@@ -355,6 +368,23 @@ Shading parse_shading(const std::string& flag, const std::string& text) {
   return parse_name(flag, text, "shading mode", kShadings);
 }
 
+Light parse_light(const std::string& flag, const std::string& text) {
+  const std::string t = trim(text);
+  const size_t colon = t.find(':');
+  const std::string kind = normalized_name(t.substr(0, colon));
+  Light light;
+  if (kind == "headlight" && colon == std::string::npos) return light;
+  if ((kind != "sun" && kind != "point") || colon == std::string::npos) {
+    usage(flag, "expected headlight, sun:DX,DY,DZ or point:X,Y,Z, got " + quoted(text));
+  }
+  light.type = kind == "sun" ? LightType::sun : LightType::point;
+  light.vector = parse_vec3(flag, t.substr(colon + 1));
+  if (light.type == LightType::sun && max_abs(light.vector) == 0.0f) {
+    usage(flag, quoted(text) + ": the sun's direction must not be zero");
+  }
+  return light;
+}
+
 Backend parse_backend(const std::string& flag, const std::string& text) {
   return parse_name(flag, text, "backend", kBackends);
 }
@@ -436,6 +466,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   render->add_option("--depth", r.depth_path, "also write depth (distance along the ray; miss = +inf)")->type_name("FILE.pfm");
   render->add_option("--ids", r.ids_path, "also write triangle IDs (uint32; miss = 0xFFFFFFFF)")->type_name("FILE.ids");
   render->add_option("--deformed-mesh", r.deformed_mesh_path, "also write the deformed mesh")->type_name("FILE.obj");
+  render->add_option("--shadow-mask", r.shadow_mask_path, "also write the shadow mask (8-bit: 0 in shadow, 255 lit, "
+                     "128 no hit; turns --shadows on)")->type_name("FILE.pgm");
   std::string render_frames_text, fps_text, turntable_text;
   render->add_option("--frames", render_frames_text, "render an animation of N frames; every output name then holds its "
                      "frame number as %d or %04d, e.g. --out 'frame_%04d.png' (default 1)")->type_name("N");
@@ -554,6 +586,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (!r.depth_path.empty()) check_output_path("--depth", r.depth_path, ".pfm");
       if (!r.ids_path.empty()) check_output_path("--ids", r.ids_path, ".ids");
       if (!r.deformed_mesh_path.empty()) check_output_path("--deformed-mesh", r.deformed_mesh_path, ".obj");
+      if (!r.shadow_mask_path.empty()) {
+        check_output_path("--shadow-mask", r.shadow_mask_path, ".pgm");
+        if (r.gl_raster) usage("--shadow-mask", "not available with --backend gl-raster");
+        r.frame.shadows = true;
+      }
       if (!render_frames_text.empty()) r.frames = parse_int("--frames", render_frames_text, 1, 1000000);
       if (!fps_text.empty()) r.fps = parse_finite("--fps", fps_text, 1e-3f, 1e6f);
       if (!turntable_text.empty()) {
@@ -564,7 +601,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (r.gl_raster && r.frames > 1) usage("--frames", "not available with --backend gl-raster");
       const std::pair<const char*, const std::string*> names[] = {
           {"--out", &r.out}, {"--depth", &r.depth_path}, {"--ids", &r.ids_path},
-          {"--deformed-mesh", &r.deformed_mesh_path}};
+          {"--deformed-mesh", &r.deformed_mesh_path}, {"--shadow-mask", &r.shadow_mask_path}};
       for (const auto& [flag, name] : names) {
         if (name->empty()) continue;
         int placeholders = 0;

@@ -56,6 +56,8 @@ void parse_procedural(const std::string& flag, const std::string& text, SceneSpe
 DeformParams parse_deform(const std::string& flag, const std::string& text);
 Shading parse_shading(const std::string& flag, const std::string& text);
 Backend parse_backend(const std::string& flag, const std::string& text);
+// headlight | sun:DX,DY,DZ | point:X,Y,Z
+Light parse_light(const std::string& flag, const std::string& text);
 // Comma-separated lists: "1024x1024,1920x1080" and "1,4,8,16". Empty items and duplicates are errors.
 std::vector<ImageSize> parse_size_list(const std::string& flag, const std::string& text);
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);

@@ -209,4 +209,55 @@ IdImage read_ids(const std::string& path) {
   return image;
 }
 
+void write_pgm(const std::string& path, const uint8_t* gray, int width, int height, OutputBatch* batch) {
+  check_size(path, width, height);
+  write_atomically(path, batch, [&](std::FILE* file) {
+    const std::string header = "P5\n" + std::to_string(width) + " " + std::to_string(height) + "\n255\n";
+    if (std::fwrite(header.data(), 1, header.size(), file) != header.size()) return false;
+    const size_t bytes = size_t(width) * size_t(height);
+    return std::fwrite(gray, 1, bytes, file) == bytes;
+  });
+}
+
+// Reads the P5 files write_pgm writes (one whitespace-separated header, maxval 255, comments allowed).
+GrayImage read_pgm(const std::string& path) {
+  const std::vector<uint8_t> bytes = read_all(path);
+  size_t at = 0;
+  const auto token = [&]() {
+    for (;;) {
+      while (at < bytes.size() && std::isspace(bytes[at])) ++at;
+      if (at < bytes.size() && bytes[at] == '#') {
+        while (at < bytes.size() && bytes[at] != '\n') ++at;
+        continue;
+      }
+      break;
+    }
+    std::string t;
+    while (at < bytes.size() && !std::isspace(bytes[at]) && t.size() < 16) t.push_back(char(bytes[at++]));
+    return t;
+  };
+  if (token() != "P5") fail(path, "not a binary PGM (P5) file");
+  const std::string w = token(), h = token(), maxval = token();
+  char* end = nullptr;
+  const unsigned long width = std::strtoul(w.c_str(), &end, 10);
+  const bool w_ok = !w.empty() && *end == '\0';
+  const unsigned long height = std::strtoul(h.c_str(), &end, 10);
+  const bool h_ok = !h.empty() && *end == '\0';
+  if (!w_ok || !h_ok || width == 0 || height == 0 || width > kMaxSide || height > kMaxSide) {
+    fail(path, "bad PGM size '" + w + " " + h + "'");
+  }
+  if (maxval != "255") fail(path, "PGM maxval is '" + maxval + "', expected 255");
+  ++at;  // the single whitespace byte after maxval
+  const size_t count = size_t(width) * size_t(height);
+  if (at > bytes.size() || bytes.size() - at != count) {
+    fail(path, "PGM data has " + std::to_string(at > bytes.size() ? 0 : bytes.size() - at) + " bytes, expected " +
+                   std::to_string(count));
+  }
+  GrayImage image;
+  image.width = int(width);
+  image.height = int(height);
+  image.pixels.assign(bytes.begin() + long(at), bytes.end());
+  return image;
+}
+
 }  // namespace slabcast

@@ -44,4 +44,12 @@ DepthImage read_pfm(const std::string& path);
 void write_ids(const std::string& path, const uint32_t* ids, int width, int height, OutputBatch* batch = nullptr);
 IdImage read_ids(const std::string& path);
 
+// PGM, binary ("P5", maxval 255), 8 bits a pixel, top row first (the shadow mask: 0 in shadow, 255 lit, 128 no hit).
+struct GrayImage {
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;  // width * height
+};
+void write_pgm(const std::string& path, const uint8_t* gray, int width, int height, OutputBatch* batch = nullptr);
+GrayImage read_pgm(const std::string& path);
+
 }  // namespace slabcast

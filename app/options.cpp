@@ -8,11 +8,12 @@
 namespace slabcast {
 
 std::string SceneSpec::label() const {
+  const std::string suffix = floor ? "+floor" : "";
   if (!mesh_path.empty()) {
     const size_t slash = mesh_path.find_last_of('/');
-    return slash == std::string::npos ? mesh_path : mesh_path.substr(slash + 1);
+    return (slash == std::string::npos ? mesh_path : mesh_path.substr(slash + 1)) + suffix;
   }
-  return procedural_name + ":" + std::to_string(procedural_triangles);
+  return procedural_name + ":" + std::to_string(procedural_triangles) + suffix;
 }
 
 namespace {

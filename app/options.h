@@ -15,6 +15,7 @@ struct SceneSpec {
   std::string mesh_path;                     // an OBJ file; empty: the procedural mesh below
   std::string procedural_name = "sphere";    // sphere, torus, torus_knot, stress
   uint64_t procedural_triangles = 1000000;   // target triangle count
+  bool floor = false;                        // --floor: add_floor under the mesh (renderer.h)
   std::string label() const;                 // "bunny.obj" or "sphere:1000000"
 };
 
@@ -51,6 +52,7 @@ struct RenderOptions : SceneOptions {
   std::string depth_path;         // --depth: PFM, when non-empty
   std::string ids_path;           // --ids: .ids, when non-empty
   std::string deformed_mesh_path; // --deformed-mesh: OBJ, when non-empty
+  std::string shadow_mask_path;   // --shadow-mask: PGM, when non-empty (turns the shadows on)
   // An animation (--frames N > 1): frame k at deformer time time + k / fps, and with --turntable D the orbit's
   // azimuth turned by D * k / N degrees; every output name holds a frame number (frame_file).
   int frames = 1;

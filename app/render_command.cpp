@@ -100,11 +100,21 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
   if (s.depth_sorted_cells > 0) row("depth-sorted cells", s.depth_sorted_cells, "(deep stacks, ordered by depth)");
   row("ray-triangle tests", s.ray_triangle_tests, ratio(double(s.ray_triangle_tests), double(pixels), " per pixel"));
   row("pixels hit", s.pixels_hit, ratio(100.0 * double(s.pixels_hit), double(pixels), " % of the image"));
+  if (frame_has_shadows(f)) {
+    row("shadow samples", s.shadow_samples, ratio(100.0 * double(s.shadow_samples), double(pixels), " % of the image"));
+    row("light references", s.light_references, ratio(double(s.light_references), double(s.triangles_in), " per triangle"));
+    row("shadow-ray tests", s.shadow_tests, ratio(double(s.shadow_tests), double(s.shadow_samples), " per sample"));
+  }
   if (s.frame_redone > 0) row("frame redone", uint64_t(s.frame_redone), "(buffers grew)");
   const StageTimes& t = s.ms;
   out << "stage times (ms)" << std::fixed << std::setprecision(3) << "\n"
       << "  deform " << t.deform << "  bin " << t.bin << "  L1 " << t.l1 << "  L2 " << t.l2 << "  L3 " << t.l3
-      << "  cast " << t.cast << "  shade " << t.shade << "  total " << t.total << "\n";
+      << "  cast " << t.cast;
+  if (frame_has_shadows(f)) {
+    out << "  shadow samples " << t.shadow_samples << "  shadow bin " << t.shadow_bin << "  shadow test "
+        << t.shadow_test;
+  }
+  out << "  shade " << t.shade << "  total " << t.total << "\n";
   out << std::defaultfloat;
 }
 
@@ -179,6 +189,12 @@ void write_frame_outputs(const RenderOptions& options, int k, const Mesh& mesh, 
     write_ids(path, extras.triangle_id.data(), frame.width, frame.height, &outputs);
     written.push_back(path + " (triangle IDs, uint32, miss = 0xFFFFFFFF)");
   }
+  if (!options.shadow_mask_path.empty()) {
+    if (extras.shadow_mask.size() != pixels) throw std::runtime_error("the renderer returned no shadow mask");
+    const std::string path = frame_file(options.shadow_mask_path, k);
+    write_pgm(path, extras.shadow_mask.data(), frame.width, frame.height, &outputs);
+    written.push_back(path + " (shadow mask, PGM: 0 in shadow, 255 lit, 128 no hit)");
+  }
   if (!options.deformed_mesh_path.empty()) {
     const std::vector<glm::vec3> deformed = renderer.last_deformed_positions();
     if (deformed.size() != mesh.positions.size()) throw std::runtime_error("the renderer returned no deformed positions");
@@ -192,9 +208,8 @@ void write_frame_outputs(const RenderOptions& options, int k, const Mesh& mesh, 
   land(outputs, written, out);
 }
 
-}  // namespace
-
-Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
+// The scene's mesh as the file or the procedural generator gives it.
+Mesh load_scene_mesh(const SceneSpec& scene, std::ostream& log) {
   if (scene.mesh_path.empty()) {
     try {
       return make_procedural_mesh(scene.procedural_name, scene.procedural_triangles);
@@ -222,6 +237,14 @@ Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(scene.mesh_path + ": " + e.what());
   }
+  return mesh;
+}
+
+}  // namespace
+
+Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
+  Mesh mesh = load_scene_mesh(scene, log);
+  if (scene.floor) add_floor(mesh);
   return mesh;
 }
 
@@ -290,7 +313,8 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
     surface.pixels = host.data();
   }
 
-  const bool want_extras = !options.depth_path.empty() || !options.ids_path.empty();
+  const bool want_extras =
+      !options.depth_path.empty() || !options.ids_path.empty() || !options.shadow_mask_path.empty();
   FrameExtras extras;
   const double base_time = frame.deform.time;
   for (int k = 0; k < options.frames; ++k) {

@@ -63,6 +63,15 @@ constexpr uint64_t kInitialRefsPerTriangle = 2;
 constexpr uint64_t kMinReferenceCapacity = uint64_t(1) << 16;
 constexpr double kReferenceGrowth = 1.5;
 
+// Shadows (stages/shadow.h): a face of light space gets about one light tile per kLightTileSamples pixels of the frame
+// (a sun's one face: 512 x 512 tiles at 1024x1024), so a sample tests only the triangles near its own shadow ray.
+// A face has at most kMaxLightColumns / faces tiles a side (the first split's buckets are the columns of all faces).
+constexpr int kLightTileSamples = 4;
+constexpr int kMaxLightColumns = 2048;
+// Light-space references a frame first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
+// (a floor under the scene covers every tile).
+constexpr uint64_t kInitialLightRefsPerTile = 2;
+
 // A miss in the ID buffer.
 constexpr uint32_t kNoHit = 0xFFFFFFFFu;
 

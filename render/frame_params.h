@@ -27,7 +27,23 @@ struct DeformFrame {
 };
 
 // The same values as renderer.h's Shading (static_asserts in frame_setup.cpp keep them in step).
-enum class ShadeMode : uint8_t { phong = 0, flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles };
+enum class ShadeMode : uint8_t { phong = 0, flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles, shadow };
+
+// The same values as renderer.h's LightType (static_asserts in frame_setup.cpp).
+enum class LightKind : uint8_t { headlight = 0, sun = 1, point = 2 };
+
+// The frame's light in view space (frame_setup.cpp: make_light_frame; stages/shadow.h uses it). A headlight is a point
+// light at the eye, for its shadows; it shades as the classic headlight (stages/shade.h).
+struct LightFrame {
+  LightKind kind = LightKind::headlight;
+  bool shadows = false;   // the shadow stages run (and the shade reads their mask)
+  Vec3 direction{0, 0, 1};  // sun: unit vector from the scene towards the sun
+  Vec3 position{0, 0, 0};   // point light (headlight: the eye), view units
+  Vec3 axis_u{1, 0, 0};     // sun: with axis_v an orthonormal basis of the plane across `direction`
+  Vec3 axis_v{0, 1, 0};
+  int faces = 1;            // light-space faces: 1 (sun, orthographic), 6 (point light: the cube around it)
+  int grid = 1;             // light tiles along each side of a face
+};
 
 // ---- records ----
 
@@ -59,6 +75,20 @@ struct DepthRangeKeys {
 // the bit layout, pack_ref and its readers).
 using TriangleRef = uint64_t;
 
+// The light-space bounds of one face's shadow samples as four integer keys, each a maximum (stages/shadow.h:
+// ordered_key), so both backends get the same bits in any order; 0 = no sample on the face.
+struct LightFaceKeys {
+  uint32_t u_min, u_max, v_min, v_max;  // u_min and v_min hold the complement of the key
+};
+constexpr int kMaxLightFaces = 6;
+
+// A shadow sample: the origin of its shadow ray (the primary hit moved off its triangle by its rounding error,
+// stages/shadow.h) and the triangle it lies on; id = kNoHit: no sample (a miss, or a point on the light itself).
+struct alignas(16) ShadowOrigin {
+  Vec3 origin;  // view units
+  uint32_t id;
+};
+
 // Integer statistics accumulated during a frame (integer atomics only: deterministic).
 struct FrameCounters {
   uint64_t binned;             // triangles that survived culling
@@ -70,7 +100,12 @@ struct FrameCounters {
   uint64_t overflow;           // 1 when L1 needed more than the reference capacity
   uint64_t depth_sorted_cells; // cells ordered by near depth for the cast (stages/cast.h)
   uint64_t deep_tiles;         // cuda backend: entries of FrameParams::deep_tiles
+  uint64_t shadow_samples;     // pixels with a primary hit sent to the light (the samples' split total)
+  uint64_t light_references;   // triangle references in light tiles (what the split reported, also over capacity)
+  uint64_t light_overflow;     // 1 when the light references needed more than their capacity
+  uint64_t shadow_tests;       // shadow-ray triangle tests
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
+  LightFaceKeys light_faces[kMaxLightFaces];  // not a statistic: the samples' light-space bounds (stages/shadow.h)
 };
 
 // ---- the block ----
@@ -93,6 +128,7 @@ struct FrameParams {
   int slabs;                 // 1..kMaxSlabs
   ShadeMode shading;
   bool need_smooth_normals;  // phong / normals views
+  LightFrame light;          // the light, in view space (stages/shadow.h, stages/shade.h)
 
   // ---- stage 1 (deform) output / stage 2 input ----
   Vec3* world_positions;       // [num_vertices], deformed, world
@@ -104,7 +140,8 @@ struct FrameParams {
   // ---- stage 2 (project and bin) output / stage 3 input ----
   PixelBox* pixel_box;          // [num_triangles], pixels; empty when culled
   float* nearest_depth;         // [num_triangles], view depth of the nearest vertex (kStraddleDepth, kCulledDepth)
-  TriangleVerts* tri_verts;     // [num_triangles], view space (written for binned triangles only)
+  TriangleVerts* tri_verts;     // [num_triangles], view space (written for binned triangles; with shadows for
+                                //   all but hidden duplicates)
   DepthRangeKeys* depth_range;  // [1], the in-front triangles' nearest depths, min and max as keys
 
   // ---- stage 3 (build: L1 / L2 / L3) output / stage 4 input ----
@@ -120,6 +157,20 @@ struct FrameParams {
   uint32_t* ray_tests;  // [view.height * view.width], ray-triangle tests of the pixel's ray
   uint32_t* deep_tiles; // [tiles_x * tiles_y] (cuda backend): the first counters->deep_tiles are the tiles with a
                         //   deep cell, which the ordinary caster leaves to the deep-cell caster
+
+  // ---- stage 4b (shadows, when light.shadows; stages/shadow.h): cast output / shade input ----
+  ShadowOrigin* shadow_origin;     // [view.height * view.width]: each pixel's sample
+  uint8_t* shadow_mask;            // [view.height * view.width]: 0 in shadow, 255 lit, 128 no primary hit
+  LightFrame* light_on_device;     // [1] (cuda backend): this frame's light, for the splits' functors
+  uint64_t* light_samples;         // [view.height * view.width]: samples (light tile << 32 | pixel) packed by tile
+  uint64_t* light_samples_scratch; // [view.height * view.width]
+  uint64_t* light_sample_columns;  // [faces * grid + 1]: the samples' first split, by light-tile column
+  uint64_t* light_sample_offsets;  // [faces * grid * grid + 1]: light tile k's samples are [k], [k + 1])
+  uint64_t light_capacity;         // elements of the light reference arrays
+  uint64_t* light_refs;            // [light_capacity]: (tile row << 32 | triangle ID) packed by light tile
+  uint64_t* light_refs_scratch;    // [light_capacity]
+  uint64_t* light_ref_columns;     // [faces * grid + 1]
+  uint64_t* light_ref_offsets;     // [faces * grid * grid + 1]: light tile k's triangles
 
   // ---- statistics, every stage ----
   FrameCounters* counters;  // [1], zeroed at the frame's start

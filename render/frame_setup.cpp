@@ -29,6 +29,10 @@ static_assert(static_cast<int>(Shading::slab) == static_cast<int>(ShadeMode::sla
 static_assert(static_cast<int>(Shading::ray_tests) == static_cast<int>(ShadeMode::ray_tests), "shading enums");
 static_assert(static_cast<int>(Shading::tile_triangles) == static_cast<int>(ShadeMode::tile_triangles),
               "shading enums");
+static_assert(static_cast<int>(Shading::shadow) == static_cast<int>(ShadeMode::shadow), "shading enums");
+static_assert(static_cast<int>(LightType::headlight) == static_cast<int>(LightKind::headlight), "light enums");
+static_assert(static_cast<int>(LightType::sun) == static_cast<int>(LightKind::sun), "light enums");
+static_assert(static_cast<int>(LightType::point) == static_cast<int>(LightKind::point), "light enums");
 
 namespace {
 // Powers of two up to 2^125 either way keep a scale factor and its inverse normal floats.
@@ -81,6 +85,13 @@ void check_settings(const FrameSettings& s) {
   if (!(glm::dot(side, side) > 0.0f)) {
     throw std::invalid_argument("slabcast: camera up must not be parallel to the view direction");
   }
+  const glm::vec3& l = s.light.vector;
+  if (!std::isfinite(l.x) || !std::isfinite(l.y) || !std::isfinite(l.z)) {
+    throw std::invalid_argument("slabcast: the light's vector must be finite");
+  }
+  if (s.light.type == LightType::sun && !(max_abs(l) > 0.0f)) {
+    throw std::invalid_argument("slabcast: a sun's direction must not be the zero vector");
+  }
 }
 
 void check_target(const FrameSettings& settings, const Surface& target) {
@@ -98,7 +109,43 @@ FrameSize frame_size(const FrameSettings& s) {
   size.slabs = s.slabs;
   size.tiles_x = tiles_for(s.width);
   size.tiles_y = tiles_for(s.height);
+  if (frame_has_shadows(s)) {
+    size.light_faces = s.light.type == LightType::sun ? 1 : kMaxLightFaces;
+    const double tiles = static_cast<double>(s.width) * s.height / kLightTileSamples;
+    const int grid = static_cast<int>(std::ceil(std::sqrt(tiles)));
+    size.light_grid = std::clamp(grid, 1, kMaxLightColumns / size.light_faces);
+  }
   return size;
+}
+
+uint64_t initial_light_capacity(const FrameSize& size, uint64_t triangles) {
+  return std::max(kMinReferenceCapacity, kInitialRefsPerTriangle * triangles + kInitialLightRefsPerTile * size.light_tiles());
+}
+
+LightFrame make_light_frame(const FrameSettings& s, const ViewParams& view, const FrameSize& size) {
+  LightFrame L;
+  L.kind = static_cast<LightKind>(s.light.type);
+  L.shadows = size.shadows();
+  L.faces = std::max(1, size.light_faces);
+  L.grid = std::max(1, size.light_grid);
+  if (L.kind == LightKind::sun) {
+    // The direction in view space, normalized in double (any length is accepted), and a basis across it.
+    const glm::dvec3 d(s.light.vector);
+    const glm::dvec3 w = d / glm::length(d);
+    const glm::dvec3 r(view.right.x, view.right.y, view.right.z), u(view.up.x, view.up.y, view.up.z),
+        b(view.back.x, view.back.y, view.back.z);
+    const glm::dvec3 dv(glm::dot(r, w), glm::dot(u, w), glm::dot(b, w));
+    const glm::dvec3 n = glm::normalize(dv);
+    const glm::dvec3 helper = std::abs(n.x) < 0.9 ? glm::dvec3(1, 0, 0) : glm::dvec3(0, 1, 0);
+    const glm::dvec3 au = glm::normalize(glm::cross(helper, n));
+    const glm::dvec3 av = glm::cross(n, au);
+    L.direction = Vec3{static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)};
+    L.axis_u = Vec3{static_cast<float>(au.x), static_cast<float>(au.y), static_cast<float>(au.z)};
+    L.axis_v = Vec3{static_cast<float>(av.x), static_cast<float>(av.y), static_cast<float>(av.z)};
+  } else if (L.kind == LightKind::point) {
+    L.position = world_to_view(view, to_vec3(s.light.vector));
+  }
+  return L;
 }
 
 uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {

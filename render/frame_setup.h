@@ -40,8 +40,20 @@ inline int tiles_for(int pixels) { return (pixels + kTileSize - 1) / kTileSize; 
 // What a frame's buffers are sized by.
 struct FrameSize {
   int width = 0, height = 0, slabs = 0, tiles_x = 0, tiles_y = 0;
+  int light_faces = 0, light_grid = 0;  // shadows: light space's faces and tiles a side; 0 without shadows
+  bool operator==(const FrameSize& o) const {
+    return width == o.width && height == o.height && slabs == o.slabs && light_faces == o.light_faces &&
+           light_grid == o.light_grid;
+  }
+  bool shadows() const { return light_faces > 0; }
+  uint64_t light_columns() const { return static_cast<uint64_t>(light_faces) * light_grid; }
+  uint64_t light_tiles() const { return light_columns() * light_grid; }
 };
 FrameSize frame_size(const FrameSettings& settings);
+// The frame's light in view space (`view` as make_view_params made it; faces and grid from `size`).
+LightFrame make_light_frame(const FrameSettings& settings, const ViewParams& view, const FrameSize& size);
+// Light references a frame of `size` first has room for, for a mesh of `triangles`.
+uint64_t initial_light_capacity(const FrameSize& size, uint64_t triangles);
 
 // Bytes set_mesh allocates for a mesh of V vertices, T triangles and room for `capacity` references: the arrays it
 // keeps plus the adjacency build's temporaries (the cuda backend adds its sort's scratch).
@@ -73,6 +85,12 @@ struct FrameArrays {
   Array<float> hit_t;
   Array<uint32_t> hit_id, ray_tests;
   Array<uint32_t> deep_tiles;  // cuda backend: the tiles with a deep cell, listed by the caster (stages/cast.h)
+  // stage 4b, shadows (stages/shadow.h); empty without shadows
+  Array<ShadowOrigin> shadow_origin;
+  Array<uint8_t> shadow_mask;
+  Array<LightFrame> light_on_device;  // cuda backend
+  Array<uint64_t> light_samples, light_samples_scratch, light_sample_columns, light_sample_offsets;
+  Array<uint64_t> light_refs, light_refs_scratch, light_ref_columns, light_ref_offsets;
 };
 
 // The frame's parameter block over a backend's arrays (both backends fill it here and only here).
@@ -90,6 +108,9 @@ inline void copy_counters(const FrameCounters& c, FrameStats& stats) {
   stats.depth_sorted_cells = c.depth_sorted_cells;
   stats.ray_triangle_tests = c.ray_tests;
   stats.pixels_hit = c.pixels_hit;
+  stats.shadow_samples = c.shadow_samples;
+  stats.light_references = c.light_references;
+  stats.shadow_tests = c.shadow_tests;
 }
 
 // Whether SLABCAST_SYNC_STAGES=1 is set (debug: synchronise and check after each stage).
@@ -134,6 +155,19 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.hit_id = a.hit_id.data();
   p.ray_tests = a.ray_tests.data();
   p.deep_tiles = a.deep_tiles.data();
+  p.light = make_light_frame(s, p.view, size);
+  p.shadow_origin = a.shadow_origin.data();
+  p.shadow_mask = a.shadow_mask.data();
+  p.light_on_device = a.light_on_device.data();
+  p.light_samples = a.light_samples.data();
+  p.light_samples_scratch = a.light_samples_scratch.data();
+  p.light_sample_columns = a.light_sample_columns.data();
+  p.light_sample_offsets = a.light_sample_offsets.data();
+  p.light_capacity = a.light_refs.size();
+  p.light_refs = a.light_refs.data();
+  p.light_refs_scratch = a.light_refs_scratch.data();
+  p.light_ref_columns = a.light_ref_columns.data();
+  p.light_ref_offsets = a.light_ref_offsets.data();
   p.counters = counters;
   return p;
 }

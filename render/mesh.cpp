@@ -181,6 +181,28 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles) {
   return m;
 }
 
+void add_floor(Mesh& mesh) {
+  if (mesh.positions.empty()) return;
+  glm::vec3 lo = mesh.positions[0], hi = mesh.positions[0];
+  for (const glm::vec3& p : mesh.positions) {
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  const glm::vec3 c = (lo + hi) * 0.5f;
+  float half_x = hi.x - lo.x, half_z = hi.z - lo.z;  // twice the footprint's half sides: 4x its area
+  const float side = std::max(half_x, half_z);
+  if (!(side > 0.0f)) half_x = half_z = std::max(1.0f, hi.y - lo.y);
+  if (!(half_x > 0.0f)) half_x = side;
+  if (!(half_z > 0.0f)) half_z = side;
+  const uint32_t v = static_cast<uint32_t>(mesh.positions.size());
+  mesh.positions.push_back({c.x - half_x, lo.y, c.z - half_z});
+  mesh.positions.push_back({c.x - half_x, lo.y, c.z + half_z});
+  mesh.positions.push_back({c.x + half_x, lo.y, c.z + half_z});
+  mesh.positions.push_back({c.x + half_x, lo.y, c.z - half_z});
+  for (uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) mesh.indices.push_back(v + i);  // counter-clockwise seen from +Y
+  mesh.name += "+floor";
+}
+
 // Frames the bounding sphere of the mesh's bulk: vertices used only by "huge" triangles (longest edge over
 // 20x the median longest edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not
 // count, so that a few of them do not shrink the model to a dot. Without such triangles, or when only they

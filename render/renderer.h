@@ -45,6 +45,18 @@ enum class Shading : uint8_t {
   slab,            // the slab of the visible triangle
   ray_tests,       // heat map of ray-triangle tests per pixel
   tile_triangles,  // heat map of triangle references per tile
+  shadow,          // the shadow mask (FrameExtras::shadow_mask) as grey levels; turns the shadows on
+};
+
+// The light that shades the frame (and casts its shadows). Vectors are world space.
+enum class LightType : uint8_t {
+  headlight,  // at the eye (the default): lights what the camera sees, casts no visible shadow
+  sun,        // parallel light; `vector` points from the scene towards the sun (any length)
+  point,      // a point light at `vector`, anywhere (inside the mesh, behind the camera, ...)
+};
+struct Light {
+  LightType type = LightType::headlight;
+  glm::vec3 vector{0.0f, 0.0f, 0.0f};
 };
 
 enum class Backend : uint8_t { cuda, cpu };
@@ -56,7 +68,13 @@ struct FrameSettings {
   DeformParams deform;
   int slabs = 16;  // 1..64
   Shading shading = Shading::phong;
+  Light light;
+  // Exact hard shadows from `light` (docs/architecture.md, "Shadows"): a pixel is in shadow when another triangle
+  // crosses the segment from its hit to the light; shadowed pixels keep the ambient term only.
+  bool shadows = false;
 };
+// Whether a frame computes shadows: asked for, or the shadow view.
+inline bool frame_has_shadows(const FrameSettings& s) { return s.shadows || s.shading == Shading::shadow; }
 
 // A plain RGBA8 surface: the renderer writes `height` rows of `width` pixels, row 0 = top.
 // For the cuda backend `pixels` is device memory (or a mapped PBO); for the cpu backend host memory.
@@ -71,10 +89,14 @@ struct Surface {
 struct FrameExtras {
   std::vector<float> depth;          // W*H, distance t along the normalized ray; miss = +inf
   std::vector<uint32_t> triangle_id; // W*H; miss = 0xFFFFFFFF
+  std::vector<uint8_t> shadow_mask;  // W*H when the frame had shadows: 0 in shadow, 255 lit, 128 no hit; else empty
 };
 
 struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend), wall clock (cpu backend)
-  float deform = 0, bin = 0, l1 = 0, l2 = 0, l3 = 0, cast = 0, shade = 0, total = 0;
+  float deform = 0, bin = 0, l1 = 0, l2 = 0, l3 = 0, cast = 0;
+  // Shadows (0 without): the samples and their split; the triangles' light-space split; the shadow rays' tests.
+  float shadow_samples = 0, shadow_bin = 0, shadow_test = 0;
+  float shade = 0, total = 0;
 };
 
 struct FrameStats {
@@ -91,6 +113,9 @@ struct FrameStats {
   // In a deep cell a ray counts the groups of references it took (render/stages/cast.h).
   uint64_t ray_triangle_tests = 0;
   uint64_t pixels_hit = 0;
+  uint64_t shadow_samples = 0;      // shadows: pixels whose hit was tested against the light
+  uint64_t light_references = 0;    // shadows: triangle references in light-space tiles
+  uint64_t shadow_tests = 0;        // shadows: shadow-ray triangle tests (each sample stops at its first blocker)
   int frame_redone = 0;             // times the frame was redone after growing buffers
   StageTimes ms;
 };
@@ -154,6 +179,10 @@ void require_cuda_device();
 // memory: sphere:1073741824 needs 30.0 GiB more for building the mesh (22.6 GiB free of 23.4 GiB)") when the
 // host clearly cannot hold it, rather than letting the kernel's out-of-memory killer end the process.
 Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
+
+// Adds a floor under the mesh: a quad (two triangles, IDs after the mesh's) at its lowest y, centred under its
+// bounding box, with twice the box's x and z extents (4x its footprint). The name gets "+floor".
+void add_floor(Mesh& mesh);
 
 // A camera that frames the mesh's bounding sphere for the given vertical field of view and image aspect (width /
 // height), looking down -Z with +Y up: the sphere fits both the vertical and the horizontal field of view, so the

@@ -21,6 +21,7 @@
 #include "render/stages/cast.h"
 #include "render/stages/deform.h"
 #include "render/stages/shade.h"
+#include "render/stages/shadow.h"
 
 namespace slabcast {
 namespace {
@@ -238,6 +239,9 @@ class CpuRenderer final : public Renderer {
     }
     stats.ms.cast = ms_since(t);
 
+    // ---- 4b. shadows ----
+    if (size_.shadows()) cast_shadows(p, settings, stats, t);
+
     // ---- 5. shade ----
     parallel_for(settings.height, threads, 8, [&](int64_t py) {
       uint8_t* row = target.pixels + static_cast<size_t>(py) * target.pitch_bytes;
@@ -254,6 +258,11 @@ class CpuRenderer final : public Renderer {
       extras->depth = a_.hit_t;
       depth_to_world_units(extras->depth, p.view.scale_exponent);
       extras->triangle_id = a_.hit_id;
+      if (size_.shadows()) {
+        extras->shadow_mask = a_.shadow_mask;
+      } else {
+        extras->shadow_mask.clear();
+      }
     }
     have_frame_ = true;
     return stats;
@@ -275,6 +284,86 @@ class CpuRenderer final : public Renderer {
   size_t device_bytes_in_use() const override { return 0; }
 
  private:
+  // Stage 4b (stages/shadow.h): the samples and their bounds, the two splits of the samples and of the triangles
+  // into light tiles (the light references grow when they overflow, and the split is redone), the tests.
+  void cast_shadows(FrameParams& p, const FrameSettings& settings, FrameStats& stats, Clock::time_point& t) {
+    FrameCounters& counters = counters_;
+    const int64_t pixels = static_cast<int64_t>(settings.width) * settings.height;
+    const int64_t T = static_cast<int64_t>(a_.indices.size() / 3);
+    struct SampleState {
+      LightFaceKeys faces[kMaxLightFaces] = {};
+    };
+    for (const SampleState& own : parallel_chunks(pixels, threads_, kItemsPerChunk, SampleState{},
+                                                  [&](SampleState& own, int64_t pix) {
+                                                    LightCoord c;
+                                                    if (shadow_sample_one(p, pix, c)) {
+                                                      accumulate_face(own.faces[c.face], c.u, c.v);
+                                                    }
+                                                  })) {
+      for (int f = 0; f < kMaxLightFaces; ++f) {
+        LightFaceKeys& k = counters.light_faces[f];
+        k.u_min = std::max(k.u_min, own.faces[f].u_min);
+        k.u_max = std::max(k.u_max, own.faces[f].u_max);
+        k.v_min = std::max(k.v_min, own.faces[f].v_min);
+        k.v_max = std::max(k.v_max, own.faces[f].v_max);
+      }
+    }
+    const uint32_t columns = static_cast<uint32_t>(size_.light_columns());
+    const uint32_t grid = static_cast<uint32_t>(size_.light_grid);
+    const SampleColumnEmitter sample_emitter{a_.shadow_origin.data(), &p.light, counters.light_faces};
+    uint64_t samples = 0;
+    prim::reference::multi_split(pixels, sample_emitter, columns, a_.light_samples_scratch.data(), pixels,
+                                 a_.light_sample_columns.data(), &samples);
+    prim::reference::segmented_split(a_.light_samples_scratch.data(), a_.light_samples.data(), pixels,
+                                     a_.light_sample_columns.data(), columns, grid,
+                                     SampleRowOf{static_cast<int>(grid)}, a_.light_sample_offsets.data());
+    counters.shadow_samples = samples;
+    stats.ms.shadow_samples = ms_since(t);
+
+    const LightTileEmitter triangle_emitter{a_.tri_verts.data(),
+                                            a_.hidden_duplicate.empty() ? nullptr : a_.hidden_duplicate.data(),
+                                            &p.light, counters.light_faces};
+    uint64_t references = 0;
+    for (;;) {
+      prim::reference::multi_split(T, triangle_emitter, columns, a_.light_refs_scratch.data(),
+                                   static_cast<int64_t>(a_.light_refs.size()), a_.light_ref_columns.data(),
+                                   &references);
+      if (references <= a_.light_refs.size()) break;
+      grow_light_references(grown_reference_capacity(a_.light_refs.size(), references), references, settings);
+      ++stats.frame_redone;
+    }
+    prim::reference::segmented_split(a_.light_refs_scratch.data(), a_.light_refs.data(),
+                                     static_cast<int64_t>(a_.light_refs.size()), a_.light_ref_columns.data(),
+                                     columns, grid, LightRowOf{}, a_.light_ref_offsets.data());
+    p.light_capacity = a_.light_refs.size();
+    p.light_refs = a_.light_refs.data();
+    p.light_refs_scratch = a_.light_refs_scratch.data();
+    counters.light_references = references;
+    stats.ms.shadow_bin = ms_since(t);
+
+    for (uint64_t tests : parallel_chunks(static_cast<int64_t>(samples), threads_, kItemsPerChunk / 4, uint64_t{0},
+                                          [&](uint64_t& own, int64_t k) { shadow_test_one(p, k, own); })) {
+      counters.shadow_tests += tests;
+    }
+    stats.ms.shadow_test = ms_since(t);
+  }
+
+  void grow_light_references(uint64_t capacity, uint64_t needed, const FrameSettings& s) {
+    const uint64_t bytes = 2 * capacity * sizeof(uint64_t);
+    const std::string what = "light-space triangle references (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame's shadows make " + std::to_string(needed) + ")";
+    check_host_memory(mesh_name_, bytes, what);
+    try {
+      std::vector<uint64_t> a(capacity, 0), b(capacity, 0);
+      a_.light_refs.swap(a);
+      a_.light_refs_scratch.swap(b);
+    } catch (const std::bad_alloc&) {
+      uint64_t available = 0, total = 0;
+      host_memory_info(&available, &total);
+      throw OutOfMemory(out_of_memory_message("host", mesh_name_, bytes, what, available, total));
+    }
+  }
+
   // The frame's sizes change only here; the arrays grow to them (resize keeps what fits).
   void resize(const FrameSettings& s) {
     const FrameSize size = frame_size(s);
@@ -283,10 +372,29 @@ class CpuRenderer final : public Renderer {
     const size_t cells = static_cast<size_t>(tiles_x) * tiles_y * s.slabs;
     const uint64_t grow = pixels > a_.hit_t.size() ? (pixels - a_.hit_t.size()) * 12 : 0;  // depth, ID, test count
     const uint64_t grow_cells = cells + 1 > a_.cell_offsets.size() ? (cells + 1 - a_.cell_offsets.size()) * 8 : 0;
+    // Shadows: per pixel a sample, its mask byte and two sample slots; per light tile two offsets; the references.
+    const uint64_t light_capacity =
+        size.shadows() ? std::max<uint64_t>(a_.light_refs.size(), initial_light_capacity(size, a_.indices.size() / 3)) : 0;
+    const uint64_t shadow_bytes =
+        size.shadows() ? pixels * (sizeof(ShadowOrigin) + 1 + 16) + 2 * 8 * (size.light_tiles() + size.light_columns()) +
+                             16 * light_capacity
+                       : 0;
     const std::string what = "the per-pixel buffers of a " + std::to_string(s.width) + "x" +
                              std::to_string(s.height) + " frame";
-    check_host_memory(mesh_name_, grow + grow_cells, what);
+    check_host_memory(mesh_name_, grow + grow_cells + shadow_bytes, what);
     try {
+      if (size.shadows()) {
+        a_.shadow_origin.resize(pixels);
+        a_.shadow_mask.resize(pixels);
+        a_.light_samples.resize(pixels);
+        a_.light_samples_scratch.resize(pixels);
+        a_.light_sample_columns.resize(size.light_columns() + 1);
+        a_.light_sample_offsets.resize(size.light_tiles() + 1);
+        a_.light_ref_columns.resize(size.light_columns() + 1);
+        a_.light_ref_offsets.resize(size.light_tiles() + 1);
+        a_.light_refs.resize(light_capacity);
+        a_.light_refs_scratch.resize(light_capacity);
+      }
       a_.hit_t.resize(pixels);
       a_.hit_id.resize(pixels);
       a_.ray_tests.resize(pixels);

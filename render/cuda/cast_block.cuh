@@ -27,6 +27,7 @@ struct CastTarget {
   size_t pitch_bytes;
   bool word_aligned;
   bool write_hits;
+  bool shade;  // false with shadows: the caster writes the hit buffers, the shade kernel the pixels after the mask
 };
 
 __device__ __forceinline__ void write_pixel(const CastTarget& target, int px, int py, const Rgba8& c) {
@@ -50,7 +51,7 @@ __device__ __forceinline__ void finish_pixel(const FrameParams& p, const CastTar
     p.hit_id[pix] = best_id;
     p.ray_tests[pix] = tests;
   }
-  write_pixel(target, px, py, shade_ray(p, px, py, best_id, best_t, tests, tile_refs));
+  if (target.shade) write_pixel(target, px, py, shade_ray(p, px, py, best_id, best_t, tests, tile_refs));
 }
 
 // The block's share of the frame's statistics: per-block sums, one atomic each. Every block adds to the same few

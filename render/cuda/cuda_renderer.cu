@@ -26,6 +26,7 @@
 #include "render/frame_setup.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
+#include "render/stages/shadow.h"
 
 namespace slabcast {
 namespace {
@@ -41,9 +42,10 @@ cudaStream_t create_stream() {
   return stream;
 }
 
-CastTarget cast_target(const Surface& target, bool write_hits) {
+// With shadows the caster writes the hit buffers and leaves the pixels to the shade kernel, after the mask.
+CastTarget cast_target(const Surface& target, bool write_hits, bool shadows) {
   const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
-  return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits};
+  return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits || shadows, !shadows};
 }
 
 class CudaRenderer final : public Renderer {
@@ -89,7 +91,7 @@ class CudaRenderer final : public Renderer {
       const FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles,
                                               d_.capacity, d_.a, d_.counters.data());
       scale_exponent = p.view.scale_exponent;
-      const CastTarget cast = cast_target(target, extras != nullptr);
+      const CastTarget cast = cast_target(target, extras != nullptr, d_.size.shadows());
       if (frame_graph_enabled_) {
         graph_.launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
       } else {
@@ -99,21 +101,26 @@ class CudaRenderer final : public Renderer {
                                           cudaMemcpyDeviceToHost, stream_));
       SLABCAST_CUDA_CHECK(cudaEventRecord(events_[kEventCount - 1], stream_));
       SLABCAST_CUDA_CHECK(cudaEventSynchronize(events_[kEventCount - 1]));  // the frame's one wait
-      if (host_counters_->overflow == 0) break;
-      // L1 needed more references than the buffer holds: grow it (and the scratch sized by it), redo the frame.
-      grow_references(grown_reference_capacity(d_.capacity, host_counters_->references), host_counters_->references,
-                      settings);
+      if (host_counters_->overflow == 0 && host_counters_->light_overflow == 0) break;
+      // L1 (or the light-space split) needed more references than the buffer holds: grow it (and the scratch sized
+      // by it), redo the frame.
+      if (host_counters_->overflow != 0) {
+        grow_references(grown_reference_capacity(d_.capacity, host_counters_->references),
+                        host_counters_->references, settings);
+      }
+      if (host_counters_->light_overflow != 0) grow_light_references(settings);
       ++stats.frame_redone;
     }
 
     copy_counters(*host_counters_, stats);
-    float* ms[kTimedStages] = {&stats.ms.deform, &stats.ms.bin, &stats.ms.l1,
-                               &stats.ms.l2,     &stats.ms.l3,  &stats.ms.cast};
-    for (int i = 0; i < kTimedStages; ++i) {
-      SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
-    }
-    stats.ms.shade = 0.0f;  // done by the caster
-    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[kTimedStages]));
+    float* ms[kTimedStagesWithShadows] = {&stats.ms.deform,         &stats.ms.bin,        &stats.ms.l1,
+                                          &stats.ms.l2,             &stats.ms.l3,         &stats.ms.cast,
+                                          &stats.ms.shadow_samples, &stats.ms.shadow_bin, &stats.ms.shadow_test,
+                                          &stats.ms.shade};
+    const int timed = d_.size.shadows() ? kTimedStagesWithShadows : kTimedStages;
+    for (int i = 0; i < timed; ++i) SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
+    // Without shadows the shade stage is the caster's (0 here).
+    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[timed]));
 
     if (extras) {
       const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
@@ -124,6 +131,12 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(cudaMemcpy(extras->triangle_id.data(), d_.a.hit_id.data(), pixels * sizeof(uint32_t),
                                      cudaMemcpyDeviceToHost));
       depth_to_world_units(extras->depth, scale_exponent);
+      extras->shadow_mask.clear();
+      if (d_.size.shadows()) {
+        extras->shadow_mask.resize(pixels);
+        SLABCAST_CUDA_CHECK(cudaMemcpy(extras->shadow_mask.data(), d_.a.shadow_mask.data(), pixels,
+                                       cudaMemcpyDeviceToHost));
+      }
     }
     d_.have_frame = true;
     return stats;
@@ -163,7 +176,9 @@ class CudaRenderer final : public Renderer {
 
  private:
   static constexpr int kTimedStages = 6;  // deform, bin, l1, l2, l3, cast (which shades)
-  static constexpr int kEventCount = kTimedStages + 2;
+  // With shadows: + the samples, the light-space split, the tests, the shade.
+  static constexpr int kTimedStagesWithShadows = kTimedStages + 4;
+  static constexpr int kEventCount = kTimedStagesWithShadows + 2;
 
   std::vector<glm::vec3> download_vertices(const prim::DeviceBuffer<Vec3>& a) const {
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -185,9 +200,25 @@ class CudaRenderer final : public Renderer {
     }
   }
 
-  // Frame-size dependent buffers; allocates only when the size or slab count changes (not inside a frame).
+  // After the light-space split overflowed: its arrays grow, then the scratch.
+  void grow_light_references(const FrameSettings& s) {
+    const uint64_t needed = host_counters_->light_references;
+    const std::string what = "light-space triangle references (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame's shadows make " + std::to_string(needed) + ")";
+    const FrameSize size = d_.size;
+    d_.grow_light_references(grown_reference_capacity(d_.a.light_refs.size(), needed), what);
+    try {
+      size_scratch(size);
+    } catch (const OutOfMemory& e) {
+      d_.size = FrameSize{};
+      throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn");
+    }
+  }
+
+  // Frame-size dependent buffers; allocates only when the size, slab count or light space changes (not inside a
+  // frame).
   void configure(const FrameSize& c) {
-    if (d_.size.width == c.width && d_.size.height == c.height && d_.size.slabs == c.slabs) return;
+    if (d_.size == c) return;
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
     d_.reserve_frame(c);
     size_scratch(c);
@@ -217,6 +248,32 @@ class CudaRenderer final : public Renderer {
         static_cast<int64_t>(c.tiles_x) * c.tiles_y, static_cast<uint32_t>(c.slabs), SlabOfRef{},
         d_.a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
     need = std::max(need, bytes);
+    if (c.shadows()) {
+      const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
+      const uint32_t columns = static_cast<uint32_t>(c.light_columns()), grid = static_cast<uint32_t>(c.light_grid);
+      const SampleColumnEmitter no_samples{nullptr, nullptr, nullptr};
+      SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(pixels), no_samples, columns,
+                                                      nullptr, pixels, d_.a.light_sample_columns.data(),
+                                                      &d_.counters.data()->shadow_samples, stream_));
+      need = std::max(need, bytes);
+      SLABCAST_CUDA_CHECK(prim::segmented_split<uint64_t>(nullptr, bytes, nullptr, nullptr, pixels,
+                                                          d_.a.light_sample_columns.data(), columns, grid,
+                                                          SampleRowOf{static_cast<int>(grid)},
+                                                          d_.a.light_sample_offsets.data(), stream_, nullptr,
+                                                          kBuildSegmentedOptions));
+      need = std::max(need, bytes);
+      const int64_t light_capacity = static_cast<int64_t>(d_.a.light_refs.size());
+      const LightTileEmitter no_triangles{nullptr, nullptr, nullptr, nullptr};
+      SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_triangles,
+                                                      columns, nullptr, light_capacity, d_.a.light_ref_columns.data(),
+                                                      &d_.counters.data()->light_references, stream_));
+      need = std::max(need, bytes);
+      SLABCAST_CUDA_CHECK(prim::segmented_split<uint64_t>(nullptr, bytes, nullptr, nullptr, light_capacity,
+                                                          d_.a.light_ref_columns.data(), columns, grid, LightRowOf{},
+                                                          d_.a.light_ref_offsets.data(), stream_, nullptr,
+                                                          kBuildSegmentedOptions));
+      need = std::max(need, bytes);
+    }
     d_.ensure(d_.scratch, need, "the build's scratch");
   }
 
@@ -231,8 +288,10 @@ class CudaRenderer final : public Renderer {
   }
 
   FrameGraph::Shape graph_shape(const FrameParams& p) const {
-    return FrameGraph::Shape{p.need_smooth_normals, d_.size.width, d_.size.height, d_.size.slabs,
-                             d_.num_triangles,      d_.num_vertices, d_.capacity,  d_.generation()};
+    return FrameGraph::Shape{p.need_smooth_normals,  d_.size.width,       d_.size.height,
+                             d_.size.slabs,          d_.num_triangles,    d_.num_vertices,
+                             d_.capacity,            d_.generation(),     d_.size.light_faces,
+                             d_.size.light_grid,     d_.a.light_refs.size()};
   }
 
   // The stage timing events; inside a capture they become event-record nodes of the graph.
@@ -315,8 +374,70 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(cudaLaunchKernelEx(&config, cast_deep_kernel, p, cast));
     }
     stage_done("cast");
+    if (c.shadows()) {
+      encode_shadows(p, cast);
+      return;
+    }
     // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us.
     record_stage_event(kTimedStages);
+  }
+
+  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their split into light tiles, the triangles' split
+  // into the same tiles (its overflow marked as L1's), the tests, the shade.
+  void encode_shadows(const FrameParams& p, const CastTarget& cast) {
+    const FrameSize& c = d_.size;
+    FrameArrays<prim::DeviceBuffer>& a = d_.a;
+    FrameCounters* counters = d_.counters.data();
+    const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
+    const uint32_t columns = static_cast<uint32_t>(c.light_columns()), grid = static_cast<uint32_t>(c.light_grid);
+    record_stage_event(kTimedStages);
+    shadow_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
+    const SampleColumnEmitter sample_emitter{a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces};
+    size_t bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(pixels), sample_emitter,
+                                                    columns, a.light_samples_scratch.data(), pixels,
+                                                    a.light_sample_columns.data(), &counters->shadow_samples, stream_));
+    bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::segmented_split(d_.scratch.data(), bytes,
+                                              static_cast<const uint64_t*>(a.light_samples_scratch.data()),
+                                              a.light_samples.data(), pixels, a.light_sample_columns.data(), columns,
+                                              grid, SampleRowOf{static_cast<int>(grid)},
+                                              a.light_sample_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    stage_done("shadow samples");
+
+    record_stage_event(kTimedStages + 1);
+    const LightTileEmitter triangle_emitter{a.tri_verts.data(),
+                                            a.hidden_duplicate.size() > 0 ? a.hidden_duplicate.data() : nullptr,
+                                            a.light_on_device.data(), counters->light_faces};
+    const uint64_t light_capacity = a.light_refs.size();
+    bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(d_.num_triangles),
+                                                    triangle_emitter, columns, a.light_refs_scratch.data(),
+                                                    static_cast<int64_t>(light_capacity), a.light_ref_columns.data(),
+                                                    &counters->light_references, stream_));
+    guard_overflow_kernel<<<1, 256, 0, stream_>>>(a.light_ref_columns.data(), static_cast<int>(columns),
+                                                  &counters->light_references, light_capacity,
+                                                  &counters->light_overflow);
+    SLABCAST_CUDA_CHECK_LAUNCH(guard_overflow_kernel);
+    bytes = d_.scratch.bytes();
+    SLABCAST_CUDA_CHECK(prim::segmented_split(d_.scratch.data(), bytes,
+                                              static_cast<const uint64_t*>(a.light_refs_scratch.data()),
+                                              a.light_refs.data(), static_cast<int64_t>(light_capacity),
+                                              a.light_ref_columns.data(), columns, grid, LightRowOf{},
+                                              a.light_ref_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    stage_done("shadow bin");
+
+    record_stage_event(kTimedStages + 2);
+    shadow_test_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(shadow_test_kernel);
+    stage_done("shadow test");
+
+    record_stage_event(kTimedStages + 3);
+    shade_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p, cast);
+    SLABCAST_CUDA_CHECK_LAUNCH(shade_kernel);
+    stage_done("shade");
+    record_stage_event(kTimedStagesWithShadows);
   }
 
   RendererOptions options_;

@@ -104,6 +104,19 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(tiles, sizeof(uint64_t), a.tile_offsets.size());
   count_growth(cells, sizeof(uint64_t), a.cell_offsets.size());
   count_growth(tiles, sizeof(uint32_t), a.deep_tiles.size());
+  const size_t light_columns = c.shadows() ? c.light_columns() + 1 : 0, light_tiles = c.shadows() ? c.light_tiles() + 1 : 0;
+  const size_t shadow_pixels = c.shadows() ? pixels : 0;
+  const size_t light_capacity = c.shadows() ? initial_light_capacity(c, static_cast<uint64_t>(num_triangles)) : 0;
+  count_growth(shadow_pixels, sizeof(ShadowOrigin), a.shadow_origin.size());
+  count_growth(shadow_pixels, sizeof(uint8_t), a.shadow_mask.size());
+  count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples.size());
+  count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples_scratch.size());
+  count_growth(light_columns, sizeof(uint64_t), a.light_sample_columns.size());
+  count_growth(light_tiles, sizeof(uint64_t), a.light_sample_offsets.size());
+  count_growth(light_columns, sizeof(uint64_t), a.light_ref_columns.size());
+  count_growth(light_tiles, sizeof(uint64_t), a.light_ref_offsets.size());
+  count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
+  count_growth(light_capacity, sizeof(uint64_t), a.light_refs_scratch.size());
   const std::string what = "the per-pixel buffers of a " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                            " frame";
   size_t free_bytes = 0, total_bytes = 0;
@@ -119,6 +132,41 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   ensure(a.tile_offsets, tiles, "tile offsets");
   ensure(a.cell_offsets, cells, "cell offsets");
   ensure(a.deep_tiles, tiles, "the deep-tile list");
+  if (c.shadows()) {
+    ensure(a.shadow_origin, pixels, "the shadow samples");
+    ensure(a.shadow_mask, pixels, "the shadow mask");
+    ensure(a.light_on_device, 1, "the frame's light");
+    ensure(a.light_samples, pixels, "the shadow samples");
+    ensure(a.light_samples_scratch, pixels, "the shadow samples");
+    ensure(a.light_sample_columns, light_columns, "light-tile offsets");
+    ensure(a.light_sample_offsets, light_tiles, "light-tile offsets");
+    ensure(a.light_ref_columns, light_columns, "light-tile offsets");
+    ensure(a.light_ref_offsets, light_tiles, "light-tile offsets");
+    ensure(a.light_refs, light_capacity, "light-space triangle references");
+    ensure(a.light_refs_scratch, light_capacity, "light-space triangle references");
+  }
+}
+
+void DeviceArrays::grow_light_references(uint64_t new_capacity, const std::string& what) {
+  const uint64_t bytes = 2 * new_capacity * sizeof(uint64_t);
+  const uint64_t held = a.light_refs.bytes() + a.light_refs_scratch.bytes();
+  const uint64_t old_capacity = a.light_refs.size();
+  size_t free_bytes = 0, total_bytes = 0;
+  SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes > free_bytes + held) {
+    throw OutOfMemory(out_of_memory_message("GPU", mesh_name, bytes - held, what, free_bytes, total_bytes) +
+                      "; this frame is not drawn");
+  }
+  try {
+    allocate(a.light_refs, new_capacity, what);
+    allocate(a.light_refs_scratch, new_capacity, what);
+  } catch (const OutOfMemory& e) {
+    a.light_refs.release();
+    a.light_refs_scratch.release();
+    size = FrameSize{};  // the next render reserves the frame's buffers again
+    throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn (" + std::to_string(old_capacity) +
+                      " references were held)");
+  }
 }
 
 size_t DeviceArrays::mesh_bytes_held() const {
@@ -131,7 +179,10 @@ size_t DeviceArrays::mesh_bytes_held() const {
 size_t DeviceArrays::bytes_in_use() const {
   return mesh_bytes_held() + a.column_offsets.bytes() + a.tile_offsets.bytes() + a.cell_offsets.bytes() +
          a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
-         counters.bytes();
+         counters.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
+         a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_sample_columns.bytes() +
+         a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_refs_scratch.bytes() +
+         a.light_ref_columns.bytes() + a.light_ref_offsets.bytes();
 }
 
 // Bytes set_mesh allocates for a mesh: what it keeps, the adjacency build's temporaries and its sort's scratch.

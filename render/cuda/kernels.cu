@@ -7,6 +7,7 @@
 #include "render/cuda/build_block.cuh"
 #include "render/cuda/cast_block.cuh"
 #include "render/cuda/deform_block.cuh"
+#include "render/cuda/shadow_block.cuh"
 #include "render/stages/deform.h"
 
 namespace slabcast {
@@ -48,6 +49,21 @@ __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kerne
     cast_tile<kCastChunk, true>(p, target, p.deep_tiles[i]);
     __syncthreads();  // the tile's shared memory is read no more before the next tile's is written
   }
+}
+
+__global__ void __launch_bounds__(kPixelBlock) shadow_sample_kernel(FrameParams p) {
+  shadow_sample_block(p, item_index());
+}
+
+__global__ void __launch_bounds__(kPixelBlock) shadow_test_kernel(FrameParams p) {
+  shadow_test_block(p, item_index());
+}
+
+__global__ void __launch_bounds__(kPixelBlock) shade_kernel(FrameParams p, CastTarget target) {
+  const int64_t pix = item_index();
+  if (pix >= static_cast<int64_t>(p.view.width) * p.view.height) return;
+  const int px = static_cast<int>(pix % p.view.width), py = static_cast<int>(pix / p.view.width);
+  write_pixel(target, px, py, shade_one(p, px, py));
 }
 
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners) {

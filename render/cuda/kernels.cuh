@@ -21,6 +21,11 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
 __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
 constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
+// 4b. shadows (stages/shadow.h), between the splits of the samples and of the triangles into light tiles:
+__global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
+__global__ void shadow_test_kernel(FrameParams p);    // one thread a sample (in light-tile order), kPixelBlock
+__global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
+constexpr int kPixelBlock = 256;
 
 // ---- set_mesh: the vertex -> triangle adjacency (kTriangleBlock threads) ----
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners);

@@ -195,7 +195,11 @@ SC_HD bool bin_one(const FrameParams& p, int64_t t) {
   const BinResult r = bin_triangle(p.view, p.tiles_x, p.tiles_y, a, b, c);
   p.pixel_box[t] = r.pixels;
   p.nearest_depth[t] = r.nearest_depth;
-  if (is_culled(r.range)) return false;
+  // Every triangle can cast a shadow, also one the camera does not see: with shadows on, all are written.
+  if (is_culled(r.range)) {
+    if (p.light.shadows) p.tri_verts[t] = TriangleVerts{a, b, c};
+    return false;
+  }
   p.tri_verts[t] = TriangleVerts{a, b, c};
   return true;
 }

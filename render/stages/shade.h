@@ -1,6 +1,6 @@
-// Stage 5, shade (docs/architecture.md, frame step 5), shared by both backends: Blinn-Phong with a headlight (smooth
-// or flat normals) and the debug views of renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the
-// per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
+// Stage 5, shade (docs/architecture.md, frame step 5), shared by both backends: Blinn-Phong from the frame's light
+// (a headlight, a sun or a point light; smooth or flat normals; the shadow mask when shadows are on) and the debug
+// views of renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
 #pragma once
 #include <cstdint>
 
@@ -30,6 +30,7 @@ struct PixelSample {
   uint64_t tile_refs; // references in this pixel's tile (all slabs)
   float z_near, z_far;
   int slabs;
+  uint8_t shadow;     // the shadow mask's value (stages/shadow.h): 0 in shadow, 255 lit, 128 no hit
 };
 
 constexpr Rgba8 kBackground{28, 30, 38, 255};
@@ -67,6 +68,7 @@ SC_HD uint32_t hash_u32(uint32_t x) {  // lowbias32 (Chris Wellons)
 SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
   if (mode == ShadeMode::ray_tests) return heat(sc_div(static_cast<float>(p.ray_tests), kHeatRayTests));
   if (mode == ShadeMode::tile_triangles) return heat(sc_div(static_cast<float>(p.tile_refs), kHeatTileRefs));
+  if (mode == ShadeMode::shadow) return Rgba8{p.shadow, p.shadow, p.shadow, 255};  // the mask as it is
   if (p.id == kNoHit) return kBackground;
   switch (mode) {
     case ShadeMode::depth: {
@@ -90,19 +92,33 @@ SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
     }
     case ShadeMode::phong:
     case ShadeMode::flat:
-    default: {
-      // Headlight: light and eye both along -dir, so the half vector is the view vector itself.
-      Vec3 n = normalize_or_zero(p.normal_view);
-      const Vec3 v = -p.dir_view;
-      float ndv = dot(n, v);
-      if (ndv < 0.0f) ndv = -ndv;  // two-sided
-      float spec = ndv;            // ndv^64 by repeated squaring (powf differs between host and device)
-      for (int i = 0; i < 6; ++i) spec = spec * spec;
-      const float ambient = 0.08f, diffuse = 0.8f * ndv, specular = 0.35f * spec;
-      return rgb(ambient + diffuse * 0.90f + specular, ambient + diffuse * 0.78f + specular,
-                 ambient + diffuse * 0.62f + specular);
-    }
+    default: return Rgba8{0, 0, 0, 255};  // lit by the frame's light: shade_lit
   }
+}
+
+// Blinn-Phong from the frame's light plus an ambient term; a shadowed pixel keeps the ambient term only. The
+// headlight (light and eye both along -dir, so the half vector is the view vector itself) is the classic one.
+SC_HD Rgba8 shade_lit(const LightFrame& light, const PixelSample& p) {
+  Vec3 n = normalize_or_zero(p.normal_view);
+  const Vec3 v = -p.dir_view;
+  const float lit = p.shadow == 0 ? 0.0f : 1.0f;
+  const float ambient = 0.08f;
+  float diffuse_cos = 0.0f, half_cos = 0.0f;
+  if (light.kind == LightKind::headlight) {
+    diffuse_cos = sc_abs(dot(n, v));  // two-sided
+    half_cos = diffuse_cos;
+  } else {
+    if (dot(n, v) < 0.0f) n = -n;  // two-sided: the side facing the eye
+    const Vec3 l = light.kind == LightKind::sun ? light.direction
+                                                : normalize_or_zero(light.position - p.dir_view * p.t);
+    diffuse_cos = sc_max(0.0f, dot(n, l));
+    half_cos = diffuse_cos > 0.0f ? sc_max(0.0f, dot(n, normalize_or_zero(l + v))) : 0.0f;
+  }
+  float spec = half_cos;  // half_cos^64 by repeated squaring (powf differs between host and device)
+  for (int i = 0; i < 6; ++i) spec = spec * spec;
+  const float diffuse = 0.8f * diffuse_cos * lit, specular = 0.35f * spec * lit;
+  return rgb(ambient + diffuse * 0.90f + specular, ambient + diffuse * 0.78f + specular,
+             ambient + diffuse * 0.62f + specular);
 }
 
 // ---- per-pixel bodies ----
@@ -111,8 +127,9 @@ SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
 // its tile's references. The cuda caster calls this with the values it holds (it shades as it casts, writing straight
 // into the target); the cpu backend through shade_one below, from the cast's buffers.
 SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t, uint32_t ray_tests,
-                      uint64_t tile_refs) {
+                      uint64_t tile_refs, uint8_t shadow = 255) {
   PixelSample s;
+  s.shadow = shadow;
   s.id = id;
   s.t = t;
   s.dir_view = pixel_ray_view(p.view, px, py);
@@ -141,6 +158,7 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
       s.normal_view = cross(tv.b - tv.a, tv.c - tv.a);
     }
   }
+  if (s.id != kNoHit && (p.shading == ShadeMode::phong || p.shading == ShadeMode::flat)) return shade_lit(p.light, s);
   return shade_pixel(p.shading, s);
 }
 
@@ -148,7 +166,8 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
 SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
   const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
   return shade_ray(p, px, py, p.hit_id[pix], p.hit_t[pix], p.ray_tests[pix],
-                   tile_reference_count(p, px / kTileSize, py / kTileSize));
+                   tile_reference_count(p, px / kTileSize, py / kTileSize),
+                   p.light.shadows ? p.shadow_mask[pix] : static_cast<uint8_t>(255));
 }
 
 }  // namespace slabcast

@@ -1,0 +1,335 @@
+// Stage 4b, shadows (docs/architecture.md, "Shadows"): an irregular z-buffer built by the same splits as the
+// primary structure. The pixels' primary hits become the light's samples; samples and triangles are binned into
+// the same light-space tiles (a multi-split by light-tile column, then a segmented split by row, for each); every
+// sample then tests the triangles of its light tile, stopping at the first that blocks it. Shared by both backends:
+// the per-item bodies and the splits' functors are here.
+//
+// The rule. The pixel whose primary ray hits triangle T at p is in shadow when a triangle other than T crosses the
+// open segment from p to a point light, or the ray from p towards a sun. p is computed from the hit's barycentrics
+// and moved off T's plane, towards the light's side, by the bound of its own rounding error (shadow_origin), so
+// T's neighbours on a smooth surface cannot shadow it by rounding (no acne) and every real blocker further than
+// that bound, a few ulps of p's coordinates, is found: the segment test is the watertight one (intersect.h).
+// Answers can differ from an exact test only where a blocker lies within that bound of either end of the segment
+// or the segment grazes a blocker's edge.
+//
+// Light space. A sun projects orthographically onto the plane across its direction (one face); a point light
+// centrally onto the six faces of a cube around it, a sample going to the face of its direction's largest
+// component. Each face's grid (LightFrame::grid tiles a side) is fitted to the bounds of its samples. A triangle
+// goes to every tile its projection, widened by a margin for rounding, overlaps: on a cube face, the triangle
+// clipped to the face's pyramid first (a triangle can reach behind the light).
+#pragma once
+#include <cstdint>
+
+#include "render/camera.h"
+#include "render/constants.h"
+#include "render/frame_params.h"
+#include "render/hd_math.h"
+#include "render/intersect.h"
+#include "render/stages/build.h"
+
+namespace slabcast {
+
+// ---- light-space coordinates ----
+
+// A float's bits as an unsigned key that orders as the float does (finite values).
+SC_HD uint32_t ordered_key(float x) {
+  const uint32_t bits = sc_bit_cast<uint32_t>(x);
+  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+SC_HD float from_ordered_key(uint32_t key) {
+  return sc_bit_cast<float>((key & 0x80000000u) ? (key & 0x7FFFFFFFu) : ~key);
+}
+
+struct LightCoord {
+  int face;
+  float u, v;
+};
+
+// Where a point q (view units) lies in light space; false when it has no direction from the light (q is the point
+// light itself) or is not finite.
+SC_HD bool light_coord(const LightFrame& L, Vec3 q, LightCoord& c) {
+  if (L.kind == LightKind::sun) {
+    c.face = 0;
+    c.u = dot(q, L.axis_u);
+    c.v = dot(q, L.axis_v);
+    return sc_isfinite(c.u) && sc_isfinite(c.v);
+  }
+  const Vec3 d = q - L.position;
+  const float ax = sc_abs(d.x), ay = sc_abs(d.y), az = sc_abs(d.z);
+  const int axis = ax >= ay ? (ax >= az ? 0 : 2) : (ay >= az ? 1 : 2);
+  const float w = component(d, axis);
+  const float aw = sc_abs(w);
+  if (!(aw > 0.0f) || !sc_isfinite(aw)) return false;
+  c.face = 2 * axis + (w < 0.0f ? 1 : 0);
+  c.u = sc_div(component(d, axis == 2 ? 0 : axis + 1), aw);
+  c.v = sc_div(component(d, axis == 0 ? 2 : axis - 1), aw);
+  return true;
+}
+
+// A face's sample bounds from its keys (no sample: an empty box, lo > hi).
+struct LightBox {
+  float u0, u1, v0, v1;
+};
+SC_HD LightBox face_bounds(const LightFaceKeys& k) {
+  if (k.u_max == 0) return LightBox{1.0f, 0.0f, 1.0f, 0.0f};
+  return LightBox{from_ordered_key(~k.u_min), from_ordered_key(k.u_max), from_ordered_key(~k.v_min),
+                  from_ordered_key(k.v_max)};
+}
+SC_HD void accumulate_face(LightFaceKeys& k, float u, float v) {
+  const uint32_t u_lo = ~ordered_key(u), u_hi = ordered_key(u), v_lo = ~ordered_key(v), v_hi = ordered_key(v);
+  k.u_min = u_lo > k.u_min ? u_lo : k.u_min;
+  k.u_max = u_hi > k.u_max ? u_hi : k.u_max;
+  k.v_min = v_lo > k.v_min ? v_lo : k.v_min;
+  k.v_max = v_hi > k.v_max ? v_hi : k.v_max;
+}
+
+// The tile along one axis of a coordinate x of a face whose samples span [lo, hi]: monotone in x (every step is a
+// correctly rounded operation monotone in its input), so a triangle's box [x0, x1] holding x gives tiles that hold
+// x's tile.
+SC_HD int light_cell(float x, float lo, float hi, int grid) {
+  const float span = hi - lo;
+  if (!(span > 0.0f)) return 0;
+  const float s = sc_div(x - lo, span) * static_cast<float>(grid);
+  if (!(s > 0.0f)) return 0;
+  if (s >= static_cast<float>(grid)) return grid - 1;
+  return static_cast<int>(sc_floor(s));
+}
+
+// A light tile's index: column (face * grid + cell along u) major, then row (cell along v), the order the two splits
+// produce (light_sample_offsets, light_ref_offsets).
+SC_HD uint32_t light_tile(int face, int cu, int cv, int grid) {
+  return (static_cast<uint32_t>(face * grid + cu)) * static_cast<uint32_t>(grid) + static_cast<uint32_t>(cv);
+}
+
+// ---- the sample of a pixel ----
+
+// The relative rounding bound gamma(n) = n u / (1 - n u), u = 2^-24, of n float operations (Higham).
+SC_HD float gamma_bound(int n) {
+  const float u = 5.9604645e-8f;
+  return sc_div(static_cast<float>(n) * u, 1.0f - static_cast<float>(n) * u);
+}
+
+// The shadow ray's origin for a primary hit on triangle (a, b, c) along view direction dir: the hit point from the
+// barycentrics of the cast's own test (the same operations as the shading's), moved along the triangle's normal to
+// the light's side by twice the bound of its rounding error (p = b0 a + b1 b + b2 c is off the exact point by at most
+// gamma(7) (|b0 a| + |b1 b| + |b2 c|) a coordinate; Pharr, Jakob & Humphreys, PBR 3rd ed., 3.9).
+SC_HD Vec3 shadow_ray_origin(const LightFrame& L, Vec3 dir, Vec3 a, Vec3 b, Vec3 c) {
+  float t = 0.0f, bary[3] = {1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f};
+  intersect_watertight(make_ray_shear(dir), a, b, c, t, bary);
+  const Vec3 wa = a * bary[0], wb = b * bary[1], wc = c * bary[2];
+  const Vec3 p = wa + wb + wc;
+  const float g = gamma_bound(7);
+  const Vec3 err{(sc_abs(wa.x) + sc_abs(wb.x) + sc_abs(wc.x)) * g, (sc_abs(wa.y) + sc_abs(wb.y) + sc_abs(wc.y)) * g,
+                 (sc_abs(wa.z) + sc_abs(wb.z) + sc_abs(wc.z)) * g};
+  const Vec3 n = normalize_or_zero(cross(b - a, c - a));
+  const float offset = 2.0f * (sc_abs(n.x) * err.x + sc_abs(n.y) * err.y + sc_abs(n.z) * err.z);
+  const Vec3 to_light = L.kind == LightKind::sun ? L.direction : L.position - p;
+  const float side = dot(n, to_light) < 0.0f ? -offset : offset;
+  return p + n * side;
+}
+
+// Pixel pix's sample (its primary hit in hit_id / hit_t): writes its ShadowOrigin and its mask's first value (lit, or
+// 128 for no hit; the test writes the shadowed ones), and returns whether it is a sample, with its light coordinate.
+SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
+  const uint32_t id = p.hit_id[pix];
+  ShadowOrigin s{Vec3{0, 0, 0}, kNoHit};
+  bool sample = false;
+  if (id != kNoHit) {
+    const int px = static_cast<int>(pix % p.view.width), py = static_cast<int>(pix / p.view.width);
+    const TriangleVerts tv = p.tri_verts[id];
+    s.origin = shadow_ray_origin(p.light, pixel_ray_view(p.view, px, py), tv.a, tv.b, tv.c);
+    sample = light_coord(p.light, s.origin, c);
+    if (sample) s.id = id;
+  }
+  p.shadow_origin[pix] = s;
+  p.shadow_mask[pix] = id == kNoHit ? 128 : 255;
+  return sample;
+}
+
+// ---- the splits' functors ----
+
+// A sample's payload: its light tile above, its pixel below.
+SC_HD uint64_t pack_light_sample(uint32_t tile, uint32_t pixel) { return (static_cast<uint64_t>(tile) << 32) | pixel; }
+
+// Samples, first split: pixel i emits its sample to its light tile's column (none for no sample). The light and the
+// bounds are read through pointers: on the cuda backend the functor is fixed in the frame graph, and the sample
+// kernel copies the frame's light to light_on_device.
+struct SampleColumnEmitter {
+  const ShadowOrigin* samples;
+  const LightFrame* light;
+  const LightFaceKeys* faces;
+
+  template <class Emit>
+  SC_HD void operator()(int64_t i, Emit& emit) const {
+    const ShadowOrigin s = samples[i];
+    if (s.id == kNoHit) return;
+    const LightFrame L = *light;
+    LightCoord c;
+    if (!light_coord(L, s.origin, c)) return;
+    const LightBox b = face_bounds(faces[c.face]);
+    const int cu = light_cell(c.u, b.u0, b.u1, L.grid), cv = light_cell(c.v, b.v0, b.v1, L.grid);
+    emit(static_cast<uint32_t>(c.face * L.grid + cu),
+         pack_light_sample(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i)));
+  }
+};
+struct SampleRowOf {  // samples, second split: the row of the sample's tile
+  int grid;
+  SC_HD uint32_t operator()(const uint64_t& s) const { return static_cast<uint32_t>(s >> 32) % static_cast<uint32_t>(grid); }
+};
+
+// Margins that widen a triangle's light-space box against rounding (stages/shadow.h's banner): the sun's
+// coordinates are dot products of view-space points of at most a few view units (camera.h scales the scene so), off
+// by a few ulps; a cube face's are ratios in [-1, 1], off by a few ulps of their inputs' ratio, more for a point
+// clipped near the light, where the box then covers the whole face.
+constexpr float kSunMargin = 1.0f / 65536.0f;        // view units, times max(1, the largest coordinate)
+constexpr float kCubeMargin = 1.0f / 4096.0f;        // face coordinates
+constexpr float kCubeNearLight = 1.0f / 256.0f;      // a clipped corner this close to the light (relative): whole face
+
+// Triangle (a, b, c)'s box on cube face f of a point light at L (all view units); false when it does not reach
+// the face. The triangle is clipped to the face's pyramid (w >= |u|, w >= |v|, with w the distance along the face's
+// axis), then its corners projected.
+SC_HD bool cube_face_box(Vec3 light, int f, Vec3 a, Vec3 b, Vec3 c, LightBox& box) {
+  const int axis = f / 2;
+  const float sign = (f & 1) ? -1.0f : 1.0f;
+  const int ku = axis == 2 ? 0 : axis + 1, kv = axis == 0 ? 2 : axis - 1;
+  // Corners as (u, v, w) before the division: u, v along the face, w along its axis.
+  Vec3 poly[9], next[9];
+  int n = 3;
+  const Vec3 q[3] = {a - light, b - light, c - light};
+  for (int k = 0; k < 3; ++k) poly[k] = Vec3{component(q[k], ku), component(q[k], kv), sign * component(q[k], axis)};
+  if (poly[0].z <= 0.0f && poly[1].z <= 0.0f && poly[2].z <= 0.0f) return false;  // behind the face's plane
+  // Clip by the four planes w - u >= 0, w + u >= 0, w - v >= 0, w + v >= 0 (Sutherland-Hodgman).
+  for (int plane = 0; plane < 4 && n > 0; ++plane) {
+    const float su = plane == 0 ? -1.0f : (plane == 1 ? 1.0f : 0.0f);
+    const float sv = plane == 2 ? -1.0f : (plane == 3 ? 1.0f : 0.0f);
+    int m = 0;
+    for (int k = 0; k < n; ++k) {
+      const Vec3 p0 = poly[k], p1 = poly[k + 1 == n ? 0 : k + 1];
+      const float d0 = p0.z + su * p0.x + sv * p0.y, d1 = p1.z + su * p1.x + sv * p1.y;
+      if (d0 >= 0.0f) next[m++] = p0;
+      if ((d0 >= 0.0f) != (d1 >= 0.0f)) {
+        const float s = sc_div(d0, d0 - d1);
+        next[m++] = p0 + (p1 - p0) * s;
+      }
+    }
+    n = m;
+    for (int k = 0; k < n; ++k) poly[k] = next[k];
+  }
+  if (n == 0) return false;
+  float size = 0.0f;
+  for (int k = 0; k < 3; ++k) size = sc_max(size, sc_max(sc_abs(q[k].x), sc_max(sc_abs(q[k].y), sc_abs(q[k].z))));
+  box = LightBox{INFINITY, -INFINITY, INFINITY, -INFINITY};
+  for (int k = 0; k < n; ++k) {
+    const float w = poly[k].z;
+    if (!(w > kCubeNearLight * size)) {  // a corner at (or by rounding behind) the light: the whole face
+      box = LightBox{-1.0f, 1.0f, -1.0f, 1.0f};
+      return true;
+    }
+    const float u = sc_clamp(sc_div(poly[k].x, w), -1.0f, 1.0f), v = sc_clamp(sc_div(poly[k].y, w), -1.0f, 1.0f);
+    box.u0 = sc_min(box.u0, u);
+    box.u1 = sc_max(box.u1, u);
+    box.v0 = sc_min(box.v0, v);
+    box.v1 = sc_max(box.v1, v);
+  }
+  box.u0 -= kCubeMargin;
+  box.u1 += kCubeMargin;
+  box.v0 -= kCubeMargin;
+  box.v1 += kCubeMargin;
+  return true;
+}
+
+// Whether a triangle can block any shadow ray: finite, with area. (A degenerate one never passes the watertight
+// test.)
+SC_HD bool can_block(const TriangleVerts& t) {
+  const bool finite = sc_isfinite(t.a.x) && sc_isfinite(t.a.y) && sc_isfinite(t.a.z) && sc_isfinite(t.b.x) &&
+                      sc_isfinite(t.b.y) && sc_isfinite(t.b.z) && sc_isfinite(t.c.x) && sc_isfinite(t.c.y) &&
+                      sc_isfinite(t.c.z);
+  const Vec3 n = cross(t.b - t.a, t.c - t.a);
+  return finite && (n.x != 0.0f || n.y != 0.0f || n.z != 0.0f);
+}
+
+// Triangles, first split: triangle i emits one reference per light tile of its box, column by column, for each face
+// whose samples its box reaches. Hidden duplicates (mesh_duplicates.h) are left out: they are copies of a triangle
+// that is in, and would otherwise shadow their original's own points.
+struct LightTileEmitter {
+  const TriangleVerts* triangles;
+  const uint8_t* hidden_duplicate;  // nullptr: none
+  const LightFrame* light;
+  const LightFaceKeys* faces;
+
+  template <class Emit>
+  SC_HD void operator()(int64_t i, Emit& emit) const {
+    if (hidden_duplicate != nullptr && hidden_duplicate[i] != 0) return;
+    const TriangleVerts t = triangles[i];
+    if (!can_block(t)) return;
+    const LightFrame L = *light;
+    for (int f = 0; f < L.faces; ++f) {
+      const LightBox fb = face_bounds(faces[f]);
+      if (fb.u0 > fb.u1) continue;  // no sample on this face
+      LightBox box;
+      if (L.kind == LightKind::sun) {
+        const float ua = dot(t.a, L.axis_u), ub = dot(t.b, L.axis_u), uc = dot(t.c, L.axis_u);
+        const float va = dot(t.a, L.axis_v), vb = dot(t.b, L.axis_v), vc = dot(t.c, L.axis_v);
+        const float size = sc_max(1.0f, sc_max(sc_max(sc_max(sc_abs(ua), sc_abs(ub)), sc_max(sc_abs(uc), sc_abs(va))),
+                                               sc_max(sc_abs(vb), sc_abs(vc))));
+        const float margin = kSunMargin * size;
+        box = LightBox{sc_min(ua, sc_min(ub, uc)) - margin, sc_max(ua, sc_max(ub, uc)) + margin,
+                       sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin};
+      } else if (!cube_face_box(L.position, f, t.a, t.b, t.c, box)) {
+        continue;
+      }
+      if (box.u1 < fb.u0 || box.u0 > fb.u1 || box.v1 < fb.v0 || box.v0 > fb.v1) continue;  // misses every sample
+      const int cu0 = light_cell(box.u0, fb.u0, fb.u1, L.grid), cu1 = light_cell(box.u1, fb.u0, fb.u1, L.grid);
+      const int cv0 = light_cell(box.v0, fb.v0, fb.v1, L.grid), cv1 = light_cell(box.v1, fb.v0, fb.v1, L.grid);
+      for (int cu = cu0; cu <= cu1; ++cu) {
+        for (int cv = cv0; cv <= cv1; ++cv) {
+          emit(static_cast<uint32_t>(f * L.grid + cu), (static_cast<uint64_t>(cv) << 32) | static_cast<uint64_t>(i));
+        }
+      }
+    }
+  }
+};
+struct LightRowOf {  // triangles, second split
+  SC_HD uint32_t operator()(const uint64_t& r) const { return static_cast<uint32_t>(r >> 32); }
+};
+SC_HD uint32_t light_ref_triangle(uint64_t r) { return static_cast<uint32_t>(r); }
+
+// ---- the test ----
+
+// A shadow ray: from the sample's origin along `dir` (a sun's direction, or to the point light, whose position is
+// at t = 1), with the watertight test's per-ray shear.
+struct ShadowRay {
+  Vec3 origin;
+  RayShear shear;
+  bool bounded;  // a segment to a point light: only 0 < t < 1 blocks
+};
+SC_HD ShadowRay make_shadow_ray(const LightFrame& L, Vec3 origin) {
+  const Vec3 dir = L.kind == LightKind::sun ? L.direction : L.position - origin;
+  return ShadowRay{origin, make_ray_shear(dir), L.kind != LightKind::sun};
+}
+SC_HD bool blocks(const ShadowRay& r, const TriangleVerts& t) {
+  float hit_t = 0.0f, bary[3];
+  if (!intersect_watertight(r.shear, t.a - r.origin, t.b - r.origin, t.c - r.origin, hit_t, bary)) return false;
+  return !r.bounded || hit_t < 1.0f;
+}
+
+// Sample k (of the samples packed by light tile) against its tile's triangles, stopping at the first that blocks
+// it; writes 0 to its mask when one does. Adds the triangles it tested to `tests`.
+SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& tests) {
+  const uint64_t s = p.light_samples[k];
+  const uint32_t pixel = static_cast<uint32_t>(s), tile = static_cast<uint32_t>(s >> 32);
+  const ShadowOrigin o = p.shadow_origin[pixel];
+  const ShadowRay ray = make_shadow_ray(p.light, o.origin);
+  const uint64_t end = p.light_ref_offsets[tile + 1];
+  for (uint64_t r = p.light_ref_offsets[tile]; r < end; ++r) {
+    const uint32_t id = light_ref_triangle(p.light_refs[r]);
+    if (id == o.id) continue;  // a triangle never shadows its own points
+    ++tests;
+    if (blocks(ray, p.tri_verts[id])) {
+      p.shadow_mask[pixel] = 0;
+      return;
+    }
+  }
+}
+
+}  // namespace slabcast
