@@ -145,6 +145,13 @@ inline void expect_same_frame(const Frame& cpu, const Frame& gpu, const std::str
   EXPECT_EQ(id_mismatch, 0u) << "pixels whose triangle ID differs between cpu and cuda";
   EXPECT_EQ(depth_bad, 0u) << "pixels whose depth differs by more than 1e-5 relative";
   expect_same_counts(cpu.stats, gpu.stats);
+  // 4b. shadows
+  ASSERT_EQ(cpu.extras.shadow_mask.size(), gpu.extras.shadow_mask.size());
+  uint64_t mask_mismatch = 0;
+  for (size_t i = 0; i < cpu.extras.shadow_mask.size(); ++i) {
+    mask_mismatch += cpu.extras.shadow_mask[i] != gpu.extras.shadow_mask[i] ? 1 : 0;
+  }
+  EXPECT_EQ(mask_mismatch, 0u) << "pixels whose shadow mask differs between cpu and cuda";
   // 5. shade: the same operations on both sides; allow one step of rounding per channel.
   ASSERT_EQ(cpu.rgba.size(), gpu.rgba.size());
   int worst = 0;

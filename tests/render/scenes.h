@@ -137,6 +137,9 @@ inline void expect_same_counts(const FrameStats& a, const FrameStats& b) {
   EXPECT_EQ(a.hidden_duplicates, b.hidden_duplicates);
   EXPECT_EQ(a.ray_triangle_tests, b.ray_triangle_tests);
   EXPECT_EQ(a.pixels_hit, b.pixels_hit);
+  EXPECT_EQ(a.shadow_samples, b.shadow_samples);
+  EXPECT_EQ(a.light_references, b.light_references);
+  EXPECT_EQ(a.shadow_tests, b.shadow_tests);
 }
 
 inline Surface host_surface(std::vector<uint8_t>& pixels, int w, int h, size_t pad_bytes = 12) {

@@ -1,0 +1,183 @@
+// Shadows on the cpu backend against the exact test (shadow_oracle.h), and their light-space pieces.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "render/constants.h"
+#include "render/renderer.h"
+#include "render/shadow_oracle.h"
+#include "render/shadow_scenes.h"
+#include "render/stages/shadow.h"
+
+namespace slabcast::test {
+namespace {
+
+TEST(ShadowMath, OrderedKeysOrderAsTheFloats) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1e6f, 1e6f);
+  for (int i = 0; i < 10000; ++i) {
+    const float a = u(rng) * (i % 3 == 0 ? 1e-30f : 1.0f), b = u(rng);
+    EXPECT_EQ(a < b, ordered_key(a) < ordered_key(b)) << a << " " << b;
+    EXPECT_EQ(from_ordered_key(ordered_key(a)), a);
+  }
+  EXPECT_LT(ordered_key(-0.0f), ordered_key(1e-45f));
+}
+
+TEST(ShadowMath, LightCellIsMonotoneAndInRange) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  for (int i = 0; i < 2000; ++i) {
+    const float lo = u(rng), hi = lo + std::abs(u(rng)), x = u(rng), y = u(rng);
+    const int grid = 1 + i % 700;
+    const int cx = light_cell(x, lo, hi, grid), cy = light_cell(y, lo, hi, grid);
+    EXPECT_GE(cx, 0);
+    EXPECT_LT(cx, grid);
+    if (x <= y) {
+      EXPECT_LE(cx, cy);
+    }
+  }
+}
+
+// Every direction from a point light lands on the cube face of its largest component, inside [-1, 1]^2, and a
+// triangle around that direction has a box on that face that holds it.
+TEST(ShadowMath, CubeFaceBoxesHoldTheirTrianglesDirections) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f), small(-0.05f, 0.05f);
+  LightFrame L;
+  L.kind = LightKind::point;
+  L.position = Vec3{0.3f, -0.2f, 0.1f};
+  for (int i = 0; i < 5000; ++i) {
+    const Vec3 q{u(rng), u(rng), u(rng)};
+    LightCoord c;
+    ASSERT_TRUE(light_coord(L, q, c));
+    EXPECT_LE(std::abs(c.u), 1.0f);
+    EXPECT_LE(std::abs(c.v), 1.0f);
+    // A triangle around q, partly beyond the face's edges sometimes.
+    const float k = i % 2 ? 1.0f : 20.0f;
+    const Vec3 a = q + Vec3{small(rng) * k, small(rng) * k, small(rng) * k};
+    const Vec3 b = q + Vec3{small(rng) * k, small(rng) * k, small(rng) * k};
+    const Vec3 d = q * 3.0f - a - b;  // q is the triangle's centroid
+    LightBox box;
+    ASSERT_TRUE(cube_face_box(L.position, c.face, a, b, d, box)) << i;
+    EXPECT_LE(box.u0, c.u);
+    EXPECT_GE(box.u1, c.u);
+    EXPECT_LE(box.v0, c.v);
+    EXPECT_GE(box.v1, c.v);
+  }
+}
+
+class CpuShadows : public ::testing::TestWithParam<int> {};
+
+TEST_P(CpuShadows, MatchTheExactTest) {
+  const ShadowScene c = shadow_scenes()[static_cast<size_t>(GetParam())];
+  SCOPED_TRACE(shadow_case_label(c));
+  const FrameSettings f = shadow_settings(c, 96, 80);
+  auto renderer = make_renderer(Backend::cpu);
+  renderer->set_mesh(c.scene.mesh);
+  std::vector<uint8_t> pixels(4 * 96 * 80);
+  std::vector<uint8_t> poison_mask(96 * 80, 77);
+  FrameExtras extras;
+  extras.shadow_mask = poison_mask;  // the renderer must replace it
+  const FrameStats stats = renderer->render(f, Surface{pixels.data(), 96, 80, 4 * 96}, &extras);
+  ASSERT_EQ(extras.shadow_mask.size(), size_t(96 * 80));
+  const std::vector<ShadowTruth> truth =
+      oracle_shadows(renderer->last_deformed_positions(), c.scene.mesh.indices, f.camera, f.width, f.height,
+                     oracle_light(c.light, f.camera), extras.triangle_id);
+  const ShadowComparison r = compare_shadows(truth, extras.shadow_mask, f.width);
+  EXPECT_TRUE(r.ok()) << r.wrong << " wrong pixels of " << r.samples << " samples\n" << r.log;
+  // Each case is a real test of both answers, except where only one can occur.
+  EXPECT_GT(r.samples, 500u);
+  EXPECT_LE(r.rounding, r.samples / 50) << "rounding cases";
+  if (c.light.type == LightType::headlight) {
+    EXPECT_EQ(r.shadowed, 0u);
+  } else if (c.scene.label.find("closed room") == std::string::npos || c.light.type == LightType::point) {
+    EXPECT_GT(r.shadowed, 20u);
+    EXPECT_GT(r.lit, 20u);
+  } else {
+    EXPECT_GT(r.shadowed, r.samples / 2);  // a sun outside a closed room: its walls shadow almost everything
+  }
+  EXPECT_EQ(stats.shadow_samples, stats.pixels_hit);
+  EXPECT_GT(stats.light_references, 0u);
+  EXPECT_GT(stats.shadow_tests, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Scenes, CpuShadows, ::testing::Range(0, static_cast<int>(shadow_scenes().size())));
+
+// The shadow view shows the mask; the phong view keeps only the ambient term in shadow.
+TEST(CpuShadowShading, ShadowViewIsTheMaskAndShadowedPixelsAreAmbient) {
+  const ShadowScene c = shadow_scenes()[0];
+  FrameSettings f = shadow_settings(c, 64, 64);
+  auto renderer = make_renderer(Backend::cpu);
+  renderer->set_mesh(c.scene.mesh);
+  std::vector<uint8_t> phong(4 * 64 * 64), view(4 * 64 * 64);
+  FrameExtras extras;
+  renderer->render(f, Surface{phong.data(), 64, 64, 4 * 64}, &extras);
+  f.shading = Shading::shadow;
+  f.shadows = false;  // the shadow view turns them on itself
+  FrameExtras extras_view;
+  renderer->render(f, Surface{view.data(), 64, 64, 4 * 64}, &extras_view);
+  ASSERT_EQ(extras_view.shadow_mask, extras.shadow_mask);
+  int shadowed = 0;
+  for (size_t i = 0; i < extras.shadow_mask.size(); ++i) {
+    const uint8_t m = extras.shadow_mask[i];
+    EXPECT_EQ(view[4 * i], m);
+    EXPECT_EQ(view[4 * i + 1], m);
+    if (m == 0) {
+      ++shadowed;
+      EXPECT_EQ(phong[4 * i], static_cast<uint8_t>(0.08f * 255.0f + 0.5f)) << "pixel " << i;  // ambient only
+    }
+  }
+  EXPECT_GT(shadowed, 10);
+}
+
+// Without --shadows no mask is made and the frame is as before; the stage times and statistics stay 0.
+TEST(CpuShadowShading, NoShadowsNoMask) {
+  ShadowScene c = shadow_scenes()[0];
+  FrameSettings f = shadow_settings(c, 48, 48);
+  f.shadows = false;
+  auto renderer = make_renderer(Backend::cpu);
+  renderer->set_mesh(c.scene.mesh);
+  std::vector<uint8_t> pixels(4 * 48 * 48);
+  FrameExtras extras;
+  extras.shadow_mask.assign(10, 1);
+  const FrameStats stats = renderer->render(f, Surface{pixels.data(), 48, 48, 4 * 48}, &extras);
+  EXPECT_TRUE(extras.shadow_mask.empty());
+  EXPECT_EQ(stats.shadow_samples, 0u);
+  EXPECT_EQ(stats.shadow_tests, 0u);
+  EXPECT_EQ(stats.ms.shadow_test, 0.0f);
+}
+
+// The light's vector is checked: a zero sun and a non-finite point are refused with a message.
+TEST(CpuShadowShading, BadLightsAreRefused) {
+  ShadowScene c = shadow_scenes()[0];
+  auto renderer = make_renderer(Backend::cpu);
+  renderer->set_mesh(c.scene.mesh);
+  std::vector<uint8_t> pixels(4 * 16 * 16);
+  FrameSettings f = shadow_settings(c, 16, 16);
+  f.light = sun(0.0f, 0.0f, 0.0f);
+  EXPECT_THROW(renderer->render(f, Surface{pixels.data(), 16, 16, 64}), std::invalid_argument);
+  f.light = point_light(0.0f, NAN, 0.0f);
+  EXPECT_THROW(renderer->render(f, Surface{pixels.data(), 16, 16, 64}), std::invalid_argument);
+}
+
+// Any thread count gives the same mask and counts.
+TEST(CpuShadowShading, SameMaskOnAnyThreadCount) {
+  const ShadowScene c = shadow_scenes()[2];
+  const FrameSettings f = shadow_settings(c, 80, 64);
+  FrameExtras one, four;
+  FrameStats s1, s4;
+  for (int threads : {1, 4}) {
+    RendererOptions o;
+    o.threads = threads;
+    auto r = make_renderer(Backend::cpu, o);
+    r->set_mesh(c.scene.mesh);
+    std::vector<uint8_t> pixels(4 * 80 * 64);
+    (threads == 1 ? s1 : s4) = r->render(f, Surface{pixels.data(), 80, 64, 4 * 80}, threads == 1 ? &one : &four);
+  }
+  EXPECT_EQ(one.shadow_mask, four.shadow_mask);
+  expect_same_counts(s1, s4);
+}
+
+}  // namespace
+}  // namespace slabcast::test
