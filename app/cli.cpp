@@ -79,7 +79,8 @@ constexpr std::pair<const char*, Shading> kShadings[] = {
 constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}, {"cpu", Backend::cpu}};
 constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
 constexpr std::pair<const char*, BenchSuite> kBenchSuites[] = {
-    {"full", BenchSuite::full}, {"thesis", BenchSuite::thesis}, {"quick", BenchSuite::quick}};
+    {"full", BenchSuite::full}, {"thesis", BenchSuite::thesis}, {"quick", BenchSuite::quick},
+    {"shadows", BenchSuite::shadows}};
 constexpr std::pair<const char*, BenchReference> kBenchReferences[] = {
     {"gl_raster", BenchReference::gl_raster}, {"none", BenchReference::none}};
 constexpr std::pair<const char*, bool> kOnOff[] = {{"on", true}, {"off", false}};
@@ -501,7 +502,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   BenchOptions& b = result.bench;
   std::vector<std::string> bench_meshes, bench_procedurals;
   std::string bench_sizes, bench_slabs, bench_frames, bench_warmup, bench_deform, bench_fovy, bench_backend,
-      bench_reference, bench_display, bench_suite, bench_threads;
+      bench_reference, bench_display, bench_suite, bench_threads, bench_light;
+  bool bench_shadows = false, bench_floor = false;
+  bench->add_flag("--shadows", bench_shadows, "shadows from --light in every frame (the shadows suite: on)");
+  bench->add_flag("--floor", bench_floor, "a floor under every scene (the shadows suite: on)");
   CLI::Option* bench_mesh_opt = bench->add_option("--mesh", bench_meshes, "an OBJ mesh to benchmark (repeatable)")
                                     ->type_name("FILE.obj")->allow_extra_args(false);
   CLI::Option* bench_procedural_opt =
@@ -531,9 +535,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
        &bench_reference},
       {bench->add_option("--display", bench_display, "on: also time the display path (CUDA-GL interop or upload, "
                          "then texture + full-screen blit) (default); off")->type_name("on|off"), &bench_display},
+      {bench->add_option("--light", bench_light, "headlight (default), sun:DX,DY,DZ or point:X,Y,Z (the shadows "
+                         "suite: sun:1,2,1)")->type_name("LIGHT"), &bench_light},
       {bench->add_option("--suite", bench_suite, "full (default: the dragon and spheres of 1M, 4M and 16M "
                          "triangles at three sizes and four slab counts), thesis (the dragon at 1024x1024, slabs 1..64), "
-                         "quick (seconds, for a smoke test)")->type_name("NAME"),
+                         "shadows (the dragon and the 16M sphere on a floor under a sun, shadows on, 1024x1024 and "
+                         "3840x2160), quick (seconds, for a smoke test)")->type_name("NAME"),
        &bench_suite},
   };
   bench->add_option("--json", b.json_path, "write every row as JSON")->type_name("FILE.json");
@@ -652,6 +659,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (!bench_backend.empty()) b.backend = parse_backend("--backend", bench_backend);
       if (!bench_reference.empty()) b.reference = parse_bench_reference("--reference", bench_reference);
       if (!bench_display.empty()) b.display = parse_on_off("--display", bench_display);
+      if (b.suite == BenchSuite::shadows) {  // its scenes: on a floor, under a sun, with shadows
+        b.shadows = true;
+        b.floor = true;
+        b.light = Light{LightType::sun, kBenchSun};
+      }
+      if (!bench_light.empty()) b.light = parse_light("--light", bench_light);
+      b.shadows = b.shadows || bench_shadows;
+      b.floor = b.floor || bench_floor;
       if (!b.json_path.empty()) check_output_path("--json", b.json_path, ".json");
       if (!b.csv_path.empty()) check_output_path("--csv", b.csv_path, ".csv");
     } else {

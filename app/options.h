@@ -82,12 +82,16 @@ enum class BenchSuite : uint8_t {
   full,    // dragon + spheres 1M/4M/16M x 1024x1024, 1920x1080, 3840x2160 x slabs 1/4/8/16
   thesis,  // the thesis's tables (7.1, 7.2): the dragon at 1024x1024, slabs 1..64
   quick,   // a small sphere at small sizes: seconds even on the cpu backend
+  shadows, // the dragon and the 16M sphere on a floor, under a sun, shadows on, 1024x1024 and 3840x2160
 };
 enum class BenchReference : uint8_t { gl_raster, none };
 
 struct ImageSize {
   int width = 0, height = 0;
 };
+
+// The shadows suite's sun: high, from the front right.
+inline const glm::vec3 kBenchSun{1.0f, 2.0f, 1.0f};
 
 struct BenchOptions {
   BenchSuite suite = BenchSuite::full;
@@ -98,6 +102,9 @@ struct BenchOptions {
   std::optional<int> warmup;          // untimed frames before them (>= 0); unset: the suite's (20, quick 3)
   DeformParams deform{Deformer::twist, 1.0f, 0.0f};  // animated: time advances 1/60 s per frame from deform.time
   float fovy_degrees = 45.0f;         // the camera frames the model (frame_mesh) with this field of view
+  bool shadows = false;               // --shadows (the shadows suite: on)
+  Light light;                        // --light (the shadows suite: a sun, kBenchSun, unless given)
+  bool floor = false;                 // --floor: a floor under every scene (the shadows suite: on)
   std::optional<Backend> backend;     // empty: cuda where a CUDA device exists, else cpu (with a note)
   BenchReference reference = BenchReference::gl_raster;
   bool display = true;                // also measure the display path (interop / upload + blit), where possible

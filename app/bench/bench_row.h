@@ -21,6 +21,9 @@ struct BenchRow {
 
   // Per-stage times, ms (median and p99 over the timed frames). build = l1 + l2 + l3 of each frame.
   Summary deform, bin, l1, l2, l3, build, cast, shade, total;
+  // With shadows: the shadow stages (samples, light-space split, tests) and their sum.
+  bool shadows = false;
+  Summary shadow_samples, shadow_bin, shadow_test, shadow;
   // The host's wall time of one Renderer::render call, ms: building and launching the frame (on the cuda backend:
   // setting the frame's arguments on its CUDA graph, captured again only when the frame's shape changes), the wait
   // for it and the statistics' read-back. 1000 / host is the frame rate a loop of render() calls reaches;
@@ -36,6 +39,7 @@ struct BenchRow {
 
   // Per frame, medians over the timed frames.
   double references = 0, ray_triangle_tests = 0, triangles_binned = 0, pixels_hit = 0;
+  double light_references = 0, shadow_tests = 0;  // with shadows
   int frames_redone = 0;    // during the timed frames (buffers grew); should be 0 after the warm-up
 
   uint64_t renderer_peak_bytes = 0;  // max of Renderer::device_bytes_in_use() over the row's frames

@@ -105,9 +105,13 @@ class GlRasterReference final : public Reference {
 
 GlSide open_gl(const BenchOptions& options, Backend backend) {
   GlSide side;
-  const bool want_reference = options.reference == BenchReference::gl_raster;
+  // The reference draws no shadows (it has no shadow map): with --shadows it would time a different image.
+  const bool want_reference = options.reference == BenchReference::gl_raster && !options.shadows;
   if (!options.display) side.display_absent = "--display off";
-  if (!want_reference) side.reference_absent = "--reference none";
+  if (options.reference == BenchReference::none) side.reference_absent = "--reference none";
+  if (options.shadows && options.reference != BenchReference::none) {
+    side.reference_absent = "the gl-raster reference draws no shadows";
+  }
   if (!options.display && !want_reference) return side;
 #if SLABCAST_HAVE_GL
   int cuda_device = -1;

@@ -61,6 +61,8 @@ FrameSettings settings_for(const BenchOptions& options, const Camera& camera, Im
   s.deform.time = float(frame_time(options, frame));
   s.slabs = slabs;
   s.shading = Shading::phong;
+  s.light = options.light;
+  s.shadows = options.shadows;
   return s;
 }
 
@@ -140,8 +142,10 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   const int total = ctx.plan.warmup + ctx.plan.frames;
   std::vector<double> deform, bin, l1, l2, l3, build, cast, shade, all, host, feed, blit, shown;
   std::vector<double> references, tests, binned, hit;
+  std::vector<double> shadow_samples, shadow_bin, shadow_test, shadow, light_references, shadow_tests;
   for (std::vector<double>* v : {&deform, &bin, &l1, &l2, &l3, &build, &cast, &shade, &all, &host, &feed, &blit,
-                                 &shown, &references, &tests, &binned, &hit}) {
+                                 &shown, &references, &tests, &binned, &hit, &shadow_samples, &shadow_bin,
+                                 &shadow_test, &shadow, &light_references, &shadow_tests}) {
     v->reserve(size_t(ctx.plan.frames));
   }
   for (int i = 0; i < total; ++i) {
@@ -183,6 +187,12 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
       build.push_back(double(t.l1) + double(t.l2) + double(t.l3));
       cast.push_back(t.cast);
       shade.push_back(t.shade);
+      shadow_samples.push_back(t.shadow_samples);
+      shadow_bin.push_back(t.shadow_bin);
+      shadow_test.push_back(t.shadow_test);
+      shadow.push_back(double(t.shadow_samples) + double(t.shadow_bin) + double(t.shadow_test));
+      light_references.push_back(double(stats.light_references));
+      shadow_tests.push_back(double(stats.shadow_tests));
       all.push_back(t.total);
       host.push_back(host_ms);
       feed.push_back(feed_ms);
@@ -211,6 +221,13 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   row.build = summarize(build);
   row.cast = summarize(cast);
   row.shade = summarize(shade);
+  row.shadows = ctx.options.shadows;
+  row.shadow_samples = summarize(shadow_samples);
+  row.shadow_bin = summarize(shadow_bin);
+  row.shadow_test = summarize(shadow_test);
+  row.shadow = summarize(shadow);
+  row.light_references = median_of(light_references);
+  row.shadow_tests = median_of(shadow_tests);
   row.total = summarize(all);
   row.host = summarize(host);
 #if SLABCAST_HAVE_GL

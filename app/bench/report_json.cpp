@@ -30,6 +30,13 @@ std::string json_escape(const std::string& s) {
 
 std::string quote(const std::string& s) { return "\"" + json_escape(s) + "\""; }
 
+std::string light_text(const Light& l) {
+  if (l.type == LightType::headlight) return "headlight";
+  std::ostringstream t;
+  t << (l.type == LightType::sun ? "sun:" : "point:") << l.vector.x << "," << l.vector.y << "," << l.vector.z;
+  return t.str();
+}
+
 std::string summary_json(const Summary& s) {
   return "{\"median\": " + number(s.median) + ", \"p99\": " + number(s.p99) + "}";
 }
@@ -51,7 +58,9 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
     << ", \"deform_amount\": " << number(options.deform.amount) << ", \"time_start_s\": "
     << number(options.deform.time) << ", \"time_step_s\": " << number(kBenchFrameSeconds) << ", \"fovy_degrees\": "
     << number(options.fovy_degrees) << ", \"reference\": " << quote(to_string(options.reference))
-    << ", \"display\": " << (options.display ? "true" : "false") << ",\n    \"timing\": "
+    << ", \"display\": " << (options.display ? "true" : "false") << ", \"shadows\": "
+    << (options.shadows ? "true" : "false") << ", \"light\": " << quote(light_text(options.light))
+    << ", \"floor\": " << (options.floor ? "true" : "false") << ",\n    \"timing\": "
     << quote(env.backend == "cuda" ? "stage times from CUDA events around each stage; total = first to last event "
                                      "(deform + bin + L1 + L2 + L3 + cast + shade into the surface)"
                                    : "stage times by the host's wall clock (cpu backend)")
@@ -75,7 +84,13 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
       << ",\n     \"ms\": {\"deform\": " << summary_json(r.deform) << ", \"bin\": " << summary_json(r.bin)
       << ", \"l1\": " << summary_json(r.l1) << ", \"l2\": " << summary_json(r.l2) << ", \"l3\": " << summary_json(r.l3)
       << ",\n            \"build\": " << summary_json(r.build) << ", \"cast\": " << summary_json(r.cast)
-      << ", \"shade\": " << summary_json(r.shade) << ", \"total\": " << summary_json(r.total) << "},\n     \"host_ms\": "
+      << ", \"shade\": " << summary_json(r.shade) << ", \"total\": " << summary_json(r.total);
+    if (r.shadows) {
+      f << ",\n            \"shadow_samples\": " << summary_json(r.shadow_samples) << ", \"shadow_bin\": "
+        << summary_json(r.shadow_bin) << ", \"shadow_test\": " << summary_json(r.shadow_test)
+        << ", \"shadows\": " << summary_json(r.shadow);
+    }
+    f << "},\n     \"host_ms\": "
       << summary_json(r.host) << ",\n     \"display\": ";
     if (r.display_measured) {
       f << "{\"feed\": " << quote(r.display_feed) << ", \"feed_ms\": " << summary_json(r.feed) << ", \"blit_ms\": "
@@ -85,7 +100,11 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
     }
     f << ",\n     \"references\": " << number(r.references) << ", \"ray_triangle_tests\": "
       << number(r.ray_triangle_tests) << ", \"triangles_binned\": " << number(r.triangles_binned)
-      << ", \"pixels_hit\": " << number(r.pixels_hit) << ", \"frames_redone\": " << r.frames_redone
+      << ", \"pixels_hit\": " << number(r.pixels_hit)
+      << (r.shadows ? ", \"light_references\": " + number(r.light_references) + ", \"shadow_tests\": " +
+                          number(r.shadow_tests)
+                    : std::string())
+      << ", \"frames_redone\": " << r.frames_redone
       << ", \"renderer_peak_bytes\": " << r.renderer_peak_bytes << ", \"device_delta_bytes\": "
       << (r.device_delta_bytes >= 0 ? std::to_string(r.device_delta_bytes) : std::string("null"))
       << ",\n     \"reference\": ";

@@ -39,6 +39,23 @@ std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 19)) >> 
 
 }  // namespace
 
+// The shadow stages of the rows that have them: samples (and their split), the triangles' light-space split, the
+// tests; the light references and shadow-ray tests per frame.
+void print_shadow_table(std::ostream& out, const std::vector<BenchRow>& rows) {
+  std::vector<std::vector<std::string>> cells = {{"scene", "size", "slabs", "cast", "samples", "light bin", "test",
+                                                  "shadows", "shade", "total", "light refs", "shadow tests"}};
+  for (const BenchRow& r : rows) {
+    if (!r.shadows) continue;
+    cells.push_back({r.scene, size_text(r.width, r.height), std::to_string(r.slabs), short_ms(r.cast.median),
+                     short_ms(r.shadow_samples.median), short_ms(r.shadow_bin.median), short_ms(r.shadow_test.median),
+                     short_ms(r.shadow.median), short_ms(r.shade.median), short_ms(r.total.median),
+                     millions(r.light_references), millions(r.shadow_tests)});
+  }
+  if (cells.size() == 1) return;
+  out << "\nshadows: the shadow stages, medians, ms (shadows = samples + light bin + test; shade runs after them)\n";
+  print_table(out, cells);
+}
+
 void print_bench_tables(std::ostream& out, const std::vector<BenchRow>& rows) {
   if (rows.empty()) return;
   std::vector<std::vector<std::string>> cells = {
@@ -59,6 +76,7 @@ void print_bench_tables(std::ostream& out, const std::vector<BenchRow>& rows) {
          "call; refs and tests per frame; peak = the renderer's device memory; raster = the gl-raster reference; "
          "speedup = raster / total\n";
   print_table(out, cells);
+  print_shadow_table(out, rows);
 
   // The thesis's tables for the first scene, at its first size: Table 7.2 (build, cast, total vs slabs) and
   // Table 7.1 (ray-triangle tests per frame with 16 slabs vs 1).

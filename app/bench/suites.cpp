@@ -35,6 +35,12 @@ SuiteDefaults suite_defaults(BenchSuite suite) {
       d.sizes = {{1024, 1024}};
       d.slabs = {1, 2, 4, 8, 16, 32, 64};
       break;
+    case BenchSuite::shadows:  // the shadow targets' scenes: the dragon and the 16M sphere on a floor
+      d.dragon = true;
+      d.scenes = {procedural("sphere", 16000000)};
+      d.sizes = {{1024, 1024}, {3840, 2160}};
+      d.slabs = {1, 16};
+      break;
     case BenchSuite::quick:  // small enough for the cpu backend to finish in seconds
       d.scenes = {procedural("sphere", 20000)};
       d.sizes = {{128, 128}, {192, 108}};
@@ -77,6 +83,9 @@ BenchPlan plan_bench(const BenchOptions& options) {
     }
     plan.scenes.insert(plan.scenes.end(), d.scenes.begin(), d.scenes.end());
     if (plan.scenes.empty()) plan.scenes.push_back(procedural("sphere", 1000000));
+  }
+  if (options.floor) {
+    for (SceneSpec& s : plan.scenes) s.floor = true;
   }
   plan.sizes = options.sizes.empty() ? d.sizes : options.sizes;
   plan.slabs = options.slabs.empty() ? d.slabs : options.slabs;
