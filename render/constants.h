@@ -63,11 +63,16 @@ constexpr uint64_t kInitialRefsPerTriangle = 2;
 constexpr uint64_t kMinReferenceCapacity = uint64_t(1) << 16;
 constexpr double kReferenceGrowth = 1.5;
 
-// Shadows (stages/shadow.h): a face of light space gets about one light tile per kLightTileSamples pixels of the frame
-// (a sun's one face: 512 x 512 tiles at 1024x1024), so a sample tests only the triangles near its own shadow ray.
-// A face has at most kMaxLightColumns / faces tiles a side (the first split's buckets are the columns of all faces).
+// Shadows (stages/shadow.h): light space gets a tile per kLightTileSamples pixels of the frame, or per
+// kLightTileTriangles triangles of the mesh where that is more (a sun's one face: 512 x 512 tiles for the dragon at
+// 1024x1024, 1414 x 1414 for the 16M sphere), so that a sample's tile holds few triangles besides those near its own
+// shadow ray. A face has at most (kMaxLightColumns - 1) / faces tiles a side: the first split's buckets are the
+// columns of all faces and one for the large triangles. A triangle over more than kLargeLightTriangle tiles is a
+// large one: instead of a reference in each, it goes to a list that every sample tests (a floor under the scene).
 constexpr int kLightTileSamples = 4;
+constexpr int kLightTileTriangles = 8;
 constexpr int kMaxLightColumns = 2048;
+constexpr uint64_t kLargeLightTriangle = 256;
 // Light-space references a frame first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
 // (a floor under the scene covers every tile).
 constexpr uint64_t kInitialLightRefsPerTile = 2;

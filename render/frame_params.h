@@ -82,6 +82,11 @@ struct LightFaceKeys {
 };
 constexpr int kMaxLightFaces = 6;
 
+// A box in one face's light-space coordinates (stages/shadow.h); empty when u0 > u1.
+struct LightBox {
+  float u0, u1, v0, v1;
+};
+
 // A shadow sample: the origin of its shadow ray (the primary hit moved off its triangle by its rounding error,
 // stages/shadow.h) and the triangle it lies on; id = kNoHit: no sample (a miss, or a point on the light itself).
 struct alignas(16) ShadowOrigin {
@@ -166,10 +171,13 @@ struct FrameParams {
   uint64_t* light_samples_scratch; // [view.height * view.width]
   uint64_t* light_sample_columns;  // [faces * grid + 1]: the samples' first split, by light-tile column
   uint64_t* light_sample_offsets;  // [faces * grid * grid + 1]: light tile k's samples are [k], [k + 1])
+  LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
+                                   //   (widened for rounding; empty where it cannot block a sample of that face)
   uint64_t light_capacity;         // elements of the light reference arrays
   uint64_t* light_refs;            // [light_capacity]: (tile row << 32 | triangle ID) packed by light tile
   uint64_t* light_refs_scratch;    // [light_capacity]
-  uint64_t* light_ref_columns;     // [faces * grid + 1]
+  uint64_t* light_ref_columns;     // [faces * grid + 2]: the last bucket holds the large triangles (every sample
+                                   //   tests them), left in light_refs_scratch
   uint64_t* light_ref_offsets;     // [faces * grid * grid + 1]: light tile k's triangles
 
   // ---- statistics, every stage ----

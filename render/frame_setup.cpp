@@ -102,7 +102,7 @@ void check_target(const FrameSettings& settings, const Surface& target) {
   }
 }
 
-FrameSize frame_size(const FrameSettings& s) {
+FrameSize frame_size(const FrameSettings& s, uint64_t triangles) {
   FrameSize size;
   size.width = s.width;
   size.height = s.height;
@@ -111,9 +111,10 @@ FrameSize frame_size(const FrameSettings& s) {
   size.tiles_y = tiles_for(s.height);
   if (frame_has_shadows(s)) {
     size.light_faces = s.light.type == LightType::sun ? 1 : kMaxLightFaces;
-    const double tiles = static_cast<double>(s.width) * s.height / kLightTileSamples;
+    const double tiles = std::max(static_cast<double>(s.width) * s.height / kLightTileSamples,
+                                  static_cast<double>(triangles) / kLightTileTriangles) / size.light_faces;
     const int grid = static_cast<int>(std::ceil(std::sqrt(tiles)));
-    size.light_grid = std::clamp(grid, 1, kMaxLightColumns / size.light_faces);
+    size.light_grid = std::clamp(grid, 1, (kMaxLightColumns - 1) / size.light_faces);
   }
   return size;
 }

@@ -49,7 +49,8 @@ struct FrameSize {
   uint64_t light_columns() const { return static_cast<uint64_t>(light_faces) * light_grid; }
   uint64_t light_tiles() const { return light_columns() * light_grid; }
 };
-FrameSize frame_size(const FrameSettings& settings);
+// `triangles`: the mesh's, which with the frame's pixels sizes light space's grid.
+FrameSize frame_size(const FrameSettings& settings, uint64_t triangles);
 // The frame's light in view space (`view` as make_view_params made it; faces and grid from `size`).
 LightFrame make_light_frame(const FrameSettings& settings, const ViewParams& view, const FrameSize& size);
 // Light references a frame of `size` first has room for, for a mesh of `triangles`.
@@ -91,6 +92,7 @@ struct FrameArrays {
   Array<LightFrame> light_on_device;  // cuda backend
   Array<uint64_t> light_samples, light_samples_scratch, light_sample_columns, light_sample_offsets;
   Array<uint64_t> light_refs, light_refs_scratch, light_ref_columns, light_ref_offsets;
+  Array<LightBox> light_boxes;
 };
 
 // The frame's parameter block over a backend's arrays (both backends fill it here and only here).
@@ -163,6 +165,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.light_samples_scratch = a.light_samples_scratch.data();
   p.light_sample_columns = a.light_sample_columns.data();
   p.light_sample_offsets = a.light_sample_offsets.data();
+  p.light_boxes = a.light_boxes.data();
   p.light_capacity = a.light_refs.size();
   p.light_refs = a.light_refs.data();
   p.light_refs_scratch = a.light_refs_scratch.data();

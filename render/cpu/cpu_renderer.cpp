@@ -320,12 +320,11 @@ class CpuRenderer final : public Renderer {
     counters.shadow_samples = samples;
     stats.ms.shadow_samples = ms_since(t);
 
-    const LightTileEmitter triangle_emitter{a_.tri_verts.data(),
-                                            a_.hidden_duplicate.empty() ? nullptr : a_.hidden_duplicate.data(),
-                                            &p.light, counters.light_faces};
+    parallel_for(T, threads_, kItemsPerChunk, [&](int64_t i) { light_box_one(p, i); });
+    const LightTileEmitter triangle_emitter{a_.light_boxes.data(), T, &p.light, counters.light_faces};
     uint64_t references = 0;
     for (;;) {
-      prim::reference::multi_split(T, triangle_emitter, columns, a_.light_refs_scratch.data(),
+      prim::reference::multi_split(T, triangle_emitter, columns + 1, a_.light_refs_scratch.data(),
                                    static_cast<int64_t>(a_.light_refs.size()), a_.light_ref_columns.data(),
                                    &references);
       if (references <= a_.light_refs.size()) break;
@@ -366,7 +365,7 @@ class CpuRenderer final : public Renderer {
 
   // The frame's sizes change only here; the arrays grow to them (resize keeps what fits).
   void resize(const FrameSettings& s) {
-    const FrameSize size = frame_size(s);
+    const FrameSize size = frame_size(s, a_.indices.size() / 3);
     const int tiles_x = size.tiles_x, tiles_y = size.tiles_y;
     const size_t pixels = static_cast<size_t>(s.width) * s.height;
     const size_t cells = static_cast<size_t>(tiles_x) * tiles_y * s.slabs;
@@ -377,7 +376,7 @@ class CpuRenderer final : public Renderer {
         size.shadows() ? std::max<uint64_t>(a_.light_refs.size(), initial_light_capacity(size, a_.indices.size() / 3)) : 0;
     const uint64_t shadow_bytes =
         size.shadows() ? pixels * (sizeof(ShadowOrigin) + 1 + 16) + 2 * 8 * (size.light_tiles() + size.light_columns()) +
-                             16 * light_capacity
+                             16 * light_capacity + sizeof(LightBox) * size.light_faces * (a_.indices.size() / 3)
                        : 0;
     const std::string what = "the per-pixel buffers of a " + std::to_string(s.width) + "x" +
                              std::to_string(s.height) + " frame";
@@ -390,7 +389,8 @@ class CpuRenderer final : public Renderer {
         a_.light_samples_scratch.resize(pixels);
         a_.light_sample_columns.resize(size.light_columns() + 1);
         a_.light_sample_offsets.resize(size.light_tiles() + 1);
-        a_.light_ref_columns.resize(size.light_columns() + 1);
+        a_.light_ref_columns.resize(size.light_columns() + 2);
+        a_.light_boxes.resize(static_cast<size_t>(size.light_faces) * (a_.indices.size() / 3));
         a_.light_ref_offsets.resize(size.light_tiles() + 1);
         a_.light_refs.resize(light_capacity);
         a_.light_refs_scratch.resize(light_capacity);

@@ -81,7 +81,7 @@ class CudaRenderer final : public Renderer {
     }
     check_settings(settings);
     check_target(settings, target);
-    configure(frame_size(settings));
+    configure(frame_size(settings, static_cast<uint64_t>(d_.num_triangles)));
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
@@ -263,9 +263,9 @@ class CudaRenderer final : public Renderer {
                                                           kBuildSegmentedOptions));
       need = std::max(need, bytes);
       const int64_t light_capacity = static_cast<int64_t>(d_.a.light_refs.size());
-      const LightTileEmitter no_triangles{nullptr, nullptr, nullptr, nullptr};
+      const LightTileEmitter no_triangles{nullptr, 0, nullptr, nullptr};
       SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_triangles,
-                                                      columns, nullptr, light_capacity, d_.a.light_ref_columns.data(),
+                                                      columns + 1, nullptr, light_capacity, d_.a.light_ref_columns.data(),
                                                       &d_.counters.data()->light_references, stream_));
       need = std::max(need, bytes);
       SLABCAST_CUDA_CHECK(prim::segmented_split<uint64_t>(nullptr, bytes, nullptr, nullptr, light_capacity,
@@ -407,16 +407,17 @@ class CudaRenderer final : public Renderer {
     stage_done("shadow samples");
 
     record_stage_event(kTimedStages + 1);
-    const LightTileEmitter triangle_emitter{a.tri_verts.data(),
-                                            a.hidden_duplicate.size() > 0 ? a.hidden_duplicate.data() : nullptr,
-                                            a.light_on_device.data(), counters->light_faces};
+    light_box_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_box_kernel);
+    const LightTileEmitter triangle_emitter{a.light_boxes.data(), d_.num_triangles, a.light_on_device.data(),
+                                            counters->light_faces};
     const uint64_t light_capacity = a.light_refs.size();
     bytes = d_.scratch.bytes();
     SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(d_.num_triangles),
-                                                    triangle_emitter, columns, a.light_refs_scratch.data(),
+                                                    triangle_emitter, columns + 1, a.light_refs_scratch.data(),
                                                     static_cast<int64_t>(light_capacity), a.light_ref_columns.data(),
                                                     &counters->light_references, stream_));
-    guard_overflow_kernel<<<1, 256, 0, stream_>>>(a.light_ref_columns.data(), static_cast<int>(columns),
+    guard_overflow_kernel<<<1, 256, 0, stream_>>>(a.light_ref_columns.data(), static_cast<int>(columns) + 1,
                                                   &counters->light_references, light_capacity,
                                                   &counters->light_overflow);
     SLABCAST_CUDA_CHECK_LAUNCH(guard_overflow_kernel);

@@ -104,7 +104,8 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(tiles, sizeof(uint64_t), a.tile_offsets.size());
   count_growth(cells, sizeof(uint64_t), a.cell_offsets.size());
   count_growth(tiles, sizeof(uint32_t), a.deep_tiles.size());
-  const size_t light_columns = c.shadows() ? c.light_columns() + 1 : 0, light_tiles = c.shadows() ? c.light_tiles() + 1 : 0;
+  const size_t light_columns = c.shadows() ? c.light_columns() + 2 : 0, light_tiles = c.shadows() ? c.light_tiles() + 1 : 0;
+  const size_t light_boxes = c.shadows() ? static_cast<size_t>(c.light_faces) * static_cast<size_t>(num_triangles) : 0;
   const size_t shadow_pixels = c.shadows() ? pixels : 0;
   const size_t light_capacity = c.shadows() ? initial_light_capacity(c, static_cast<uint64_t>(num_triangles)) : 0;
   count_growth(shadow_pixels, sizeof(ShadowOrigin), a.shadow_origin.size());
@@ -116,6 +117,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(light_columns, sizeof(uint64_t), a.light_ref_columns.size());
   count_growth(light_tiles, sizeof(uint64_t), a.light_ref_offsets.size());
   count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
+  count_growth(light_boxes, sizeof(LightBox), a.light_boxes.size());
   count_growth(light_capacity, sizeof(uint64_t), a.light_refs_scratch.size());
   const std::string what = "the per-pixel buffers of a " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                            " frame";
@@ -143,6 +145,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
     ensure(a.light_ref_columns, light_columns, "light-tile offsets");
     ensure(a.light_ref_offsets, light_tiles, "light-tile offsets");
     ensure(a.light_refs, light_capacity, "light-space triangle references");
+    ensure(a.light_boxes, light_boxes, "the triangles' light-space boxes");
     ensure(a.light_refs_scratch, light_capacity, "light-space triangle references");
   }
 }
@@ -182,7 +185,7 @@ size_t DeviceArrays::bytes_in_use() const {
          counters.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_sample_columns.bytes() +
          a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_refs_scratch.bytes() +
-         a.light_ref_columns.bytes() + a.light_ref_offsets.bytes();
+         a.light_ref_columns.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes();
 }
 
 // Bytes set_mesh allocates for a mesh: what it keeps, the adjacency build's temporaries and its sort's scratch.

@@ -59,8 +59,8 @@ void FrameGraph::capture(const FrameParams& p, const Shape& shape, cudaStream_t 
   SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   template_ = graph;  // kept: its nodes name the executable graph's nodes to update
   // The frame launches deform, bin and the two casters once, the two normal kernels when the shading needs them, and
-  // with shadows the sample, test and shade kernels.
-  const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 3 : 0);
+  // with shadows the sample, light box, test and shade kernels.
+  const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 4 : 0);
   const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, expected);
   const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
   if (status == cudaErrorMemoryAllocation) {
@@ -90,6 +90,7 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
                                  reinterpret_cast<const void*>(vertex_normal_kernel),
                                  reinterpret_cast<const void*>(bin_kernel),
                                  reinterpret_cast<const void*>(shadow_sample_kernel),
+                                 reinterpret_cast<const void*>(light_box_kernel),
                                  reinterpret_cast<const void*>(shadow_test_kernel)};
   const void* casters[] = {reinterpret_cast<const void*>(cast_kernel), reinterpret_cast<const void*>(cast_deep_kernel),
                            reinterpret_cast<const void*>(shade_kernel)};

@@ -67,9 +67,6 @@ SC_HD bool light_coord(const LightFrame& L, Vec3 q, LightCoord& c) {
 }
 
 // A face's sample bounds from its keys (no sample: an empty box, lo > hi).
-struct LightBox {
-  float u0, u1, v0, v1;
-};
 SC_HD LightBox face_bounds(const LightFaceKeys& k) {
   if (k.u_max == 0) return LightBox{1.0f, 0.0f, 1.0f, 0.0f};
   return LightBox{from_ordered_key(~k.u_min), from_ordered_key(k.u_max), from_ordered_key(~k.v_min),
@@ -248,42 +245,76 @@ SC_HD bool can_block(const TriangleVerts& t) {
   return finite && (n.x != 0.0f || n.y != 0.0f || n.z != 0.0f);
 }
 
-// Triangles, first split: triangle i emits one reference per light tile of its box, column by column, for each face
-// whose samples its box reaches. Hidden duplicates (mesh_duplicates.h) are left out: they are copies of a triangle
-// that is in, and would otherwise shadow their original's own points.
+SC_HD LightBox empty_light_box() { return LightBox{1.0f, 0.0f, 1.0f, 0.0f}; }
+SC_HD bool box_holds(const LightBox& b, float u, float v) { return u >= b.u0 && u <= b.u1 && v >= b.v0 && v <= b.v1; }
+
+// Triangle i's box on each face of light space (empty where it cannot block: a hidden duplicate, a degenerate or
+// non-finite triangle, a face it does not reach). Hidden duplicates (mesh_duplicates.h) are copies of a triangle that
+// is in, and would otherwise shadow their original's own points.
+SC_HD void light_box_one(const FrameParams& p, int64_t i) {
+  const LightFrame& L = p.light;
+  const bool hidden = p.hidden_duplicate != nullptr && p.hidden_duplicate[i] != 0;
+  const TriangleVerts t = hidden ? TriangleVerts{} : p.tri_verts[i];  // the bin stage writes none for a hidden one
+  const bool blocks_at_all = !hidden && can_block(t);
+  for (int f = 0; f < L.faces; ++f) {
+    LightBox box = empty_light_box();
+    if (blocks_at_all && L.kind == LightKind::sun) {
+      const float ua = dot(t.a, L.axis_u), ub = dot(t.b, L.axis_u), uc = dot(t.c, L.axis_u);
+      const float va = dot(t.a, L.axis_v), vb = dot(t.b, L.axis_v), vc = dot(t.c, L.axis_v);
+      const float size = sc_max(1.0f, sc_max(sc_max(sc_max(sc_abs(ua), sc_abs(ub)), sc_max(sc_abs(uc), sc_abs(va))),
+                                             sc_max(sc_abs(vb), sc_abs(vc))));
+      const float margin = kSunMargin * size;
+      box = LightBox{sc_min(ua, sc_min(ub, uc)) - margin, sc_max(ua, sc_max(ub, uc)) + margin,
+                     sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin};
+    } else if (blocks_at_all && !cube_face_box(L.position, f, t.a, t.b, t.c, box)) {
+      box = empty_light_box();
+    }
+    p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = box;
+  }
+}
+
+// A triangle's light tiles on one face: its box against the face's sample bounds; false when it misses them.
+struct LightCells {
+  int u0, u1, v0, v1;
+};
+SC_HD bool light_cells(const LightBox& box, const LightBox& fb, int grid, LightCells& c) {
+  if (box.u0 > box.u1 || fb.u0 > fb.u1) return false;                                   // empty box, or no samples
+  if (box.u1 < fb.u0 || box.u0 > fb.u1 || box.v1 < fb.v0 || box.v0 > fb.v1) return false;  // misses every sample
+  c = LightCells{light_cell(box.u0, fb.u0, fb.u1, grid), light_cell(box.u1, fb.u0, fb.u1, grid),
+                 light_cell(box.v0, fb.v0, fb.v1, grid), light_cell(box.v1, fb.v0, fb.v1, grid)};
+  return true;
+}
+
+// Triangles, first split: triangle i emits one reference per light tile of its boxes, column by column, face by face;
+// a large triangle (more than kLargeLightTriangle tiles in all) emits one reference to the last bucket instead, the
+// large triangles' list.
 struct LightTileEmitter {
-  const TriangleVerts* triangles;
-  const uint8_t* hidden_duplicate;  // nullptr: none
+  const LightBox* boxes;  // [faces * triangles]
+  int64_t triangles;
   const LightFrame* light;
   const LightFaceKeys* faces;
 
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
-    if (hidden_duplicate != nullptr && hidden_duplicate[i] != 0) return;
-    const TriangleVerts t = triangles[i];
-    if (!can_block(t)) return;
-    const LightFrame L = *light;
-    for (int f = 0; f < L.faces; ++f) {
-      const LightBox fb = face_bounds(faces[f]);
-      if (fb.u0 > fb.u1) continue;  // no sample on this face
-      LightBox box;
-      if (L.kind == LightKind::sun) {
-        const float ua = dot(t.a, L.axis_u), ub = dot(t.b, L.axis_u), uc = dot(t.c, L.axis_u);
-        const float va = dot(t.a, L.axis_v), vb = dot(t.b, L.axis_v), vc = dot(t.c, L.axis_v);
-        const float size = sc_max(1.0f, sc_max(sc_max(sc_max(sc_abs(ua), sc_abs(ub)), sc_max(sc_abs(uc), sc_abs(va))),
-                                               sc_max(sc_abs(vb), sc_abs(vc))));
-        const float margin = kSunMargin * size;
-        box = LightBox{sc_min(ua, sc_min(ub, uc)) - margin, sc_max(ua, sc_max(ub, uc)) + margin,
-                       sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin};
-      } else if (!cube_face_box(L.position, f, t.a, t.b, t.c, box)) {
-        continue;
+    const int n_faces = light->faces, grid = light->grid;
+    uint64_t tiles = 0;
+    LightCells cells[kMaxLightFaces];
+    bool reaches[kMaxLightFaces];
+    for (int f = 0; f < n_faces; ++f) {
+      reaches[f] = light_cells(boxes[static_cast<int64_t>(f) * triangles + i], face_bounds(faces[f]), grid, cells[f]);
+      if (reaches[f]) {
+        tiles += static_cast<uint64_t>(cells[f].u1 - cells[f].u0 + 1) * static_cast<uint64_t>(cells[f].v1 - cells[f].v0 + 1);
       }
-      if (box.u1 < fb.u0 || box.u0 > fb.u1 || box.v1 < fb.v0 || box.v0 > fb.v1) continue;  // misses every sample
-      const int cu0 = light_cell(box.u0, fb.u0, fb.u1, L.grid), cu1 = light_cell(box.u1, fb.u0, fb.u1, L.grid);
-      const int cv0 = light_cell(box.v0, fb.v0, fb.v1, L.grid), cv1 = light_cell(box.v1, fb.v0, fb.v1, L.grid);
-      for (int cu = cu0; cu <= cu1; ++cu) {
-        for (int cv = cv0; cv <= cv1; ++cv) {
-          emit(static_cast<uint32_t>(f * L.grid + cu), (static_cast<uint64_t>(cv) << 32) | static_cast<uint64_t>(i));
+    }
+    if (tiles > kLargeLightTriangle) {
+      emit(static_cast<uint32_t>(n_faces * grid), static_cast<uint64_t>(i));
+      return;
+    }
+    for (int f = 0; f < n_faces; ++f) {
+      if (!reaches[f]) continue;
+      for (int cu = cells[f].u0; cu <= cells[f].u1; ++cu) {
+        for (int cv = cells[f].v0; cv <= cells[f].v1; ++cv) {
+          emit(static_cast<uint32_t>(f * grid + cu), (static_cast<uint64_t>(cv) << 32) | static_cast<uint64_t>(i));
         }
       }
     }
@@ -313,19 +344,34 @@ SC_HD bool blocks(const ShadowRay& r, const TriangleVerts& t) {
   return !r.bounded || hit_t < 1.0f;
 }
 
-// Sample k (of the samples packed by light tile) against its tile's triangles, stopping at the first that blocks
-// it; writes 0 to its mask when one does. Adds the triangles it tested to `tests`.
-SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& tests) {
+// Sample k (of the samples packed by light tile) against its tile's triangles and the large ones, stopping at the
+// first that blocks it; writes 0 to its mask when one does. A triangle whose box on the sample's face leaves out the
+// sample's coordinate is not tested: the segment cannot cross it (the same guarantee that put it in the tile). Adds
+// the (sample, triangle) pairs it looked at, those included, to `pairs`.
+SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& pairs) {
   const uint64_t s = p.light_samples[k];
   const uint32_t pixel = static_cast<uint32_t>(s), tile = static_cast<uint32_t>(s >> 32);
   const ShadowOrigin o = p.shadow_origin[pixel];
+  LightCoord c{0, 0.0f, 0.0f};
+  light_coord(p.light, o.origin, c);  // true: it made the sample
+  const LightBox* boxes = p.light_boxes + static_cast<int64_t>(c.face) * p.num_triangles;
   const ShadowRay ray = make_shadow_ray(p.light, o.origin);
+  const auto blocked_by = [&](uint32_t id) {
+    if (id == o.id) return false;  // a triangle never shadows its own points
+    ++pairs;
+    return box_holds(boxes[id], c.u, c.v) && blocks(ray, p.tri_verts[id]);
+  };
   const uint64_t end = p.light_ref_offsets[tile + 1];
   for (uint64_t r = p.light_ref_offsets[tile]; r < end; ++r) {
-    const uint32_t id = light_ref_triangle(p.light_refs[r]);
-    if (id == o.id) continue;  // a triangle never shadows its own points
-    ++tests;
-    if (blocks(ray, p.tri_verts[id])) {
+    if (blocked_by(light_ref_triangle(p.light_refs[r]))) {
+      p.shadow_mask[pixel] = 0;
+      return;
+    }
+  }
+  const uint64_t large = static_cast<uint64_t>(p.light.faces) * static_cast<uint64_t>(p.light.grid);
+  const uint64_t large_end = p.light_ref_columns[large + 1];
+  for (uint64_t r = p.light_ref_columns[large]; r < large_end; ++r) {
+    if (blocked_by(light_ref_triangle(p.light_refs_scratch[r]))) {
       p.shadow_mask[pixel] = 0;
       return;
     }
