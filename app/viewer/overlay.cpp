@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace slabcast::viewer {
@@ -22,7 +23,9 @@ const ImVec4 kErrorColour(1.0f, 0.4f, 0.35f, 1.0f);
 
 const char* const kDeformers[] = {"none", "twist", "bend", "wave", "pulse"};
 const char* const kShadings[] = {"phong (smooth)", "flat",       "depth",          "normals",
-                                 "triangle ID",    "slab index", "ray tests (heat)", "triangles per tile (heat)"};
+                                 "triangle ID",    "slab index", "ray tests (heat)", "triangles per tile (heat)",
+                                 "shadow mask"};
+const char* const kLights[] = {"headlight", "sun", "point light"};
 
 std::string grouped(uint64_t n) {  // 1234567 -> "1,234,567"
   const std::string digits = std::to_string(n);
@@ -71,13 +74,22 @@ void stats_section(Session& s) {
       float ms;
       const char* unit;
     };
-    const Row rows[] = {{"deform", ms.deform, render_unit}, {"bin", ms.bin, render_unit},
-                        {"L1 split", ms.l1, render_unit},    {"L2 split", ms.l2, render_unit},
-                        {"L3 split", ms.l3, render_unit},    {"cast", ms.cast, render_unit},
-                        {"shade", ms.shade, render_unit},    {"render total", ms.total, render_unit},
+    const Row rows[] = {{"deform", ms.deform, render_unit},
+                        {"bin", ms.bin, render_unit},
+                        {"L1 split", ms.l1, render_unit},
+                        {"L2 split", ms.l2, render_unit},
+                        {"L3 split", ms.l3, render_unit},
+                        {"cast", ms.cast, render_unit},
+                        {"shadow samples", ms.shadow_samples, render_unit},
+                        {"shadow light bin", ms.shadow_bin, render_unit},
+                        {"shadow test", ms.shadow_test, render_unit},
+                        {"shade", ms.shade, render_unit},
+                        {"render total", ms.total, render_unit},
                         {"display", s.display_ms, "ms GL"}};
+    const bool shadows = frame_has_shadows(s.settings);
     if (ImGui::BeginTable("stages", 2, ImGuiTableFlags_SizingStretchProp)) {
       for (const Row& row : rows) {
+        if (!shadows && std::strncmp(row.name, "shadow", 6) == 0) continue;
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(row.name);
@@ -95,6 +107,11 @@ void stats_section(Session& s) {
     ImGui::Text("non-empty cells      %s", grouped(st.nonempty_cells).c_str());
     ImGui::Text("max refs per tile    %s", grouped(st.max_refs_per_tile).c_str());
     ImGui::Text("ray-triangle tests   %s", grouped(st.ray_triangle_tests).c_str());
+    if (frame_has_shadows(s.settings)) {
+      ImGui::Text("shadow samples       %s", grouped(st.shadow_samples).c_str());
+      ImGui::Text("light references     %s", grouped(st.light_references).c_str());
+      ImGui::Text("shadow-ray tests     %s", grouped(st.shadow_tests).c_str());
+    }
     if (st.frame_redone > 0) ImGui::Text("frame redone         %d (buffers grew)", st.frame_redone);
     if (s.cuda_available) {
       ImGui::Text("GPU memory, renderer  %.1f MiB", mib(s.renderer_bytes));
@@ -202,6 +219,30 @@ void rendering_section(Session& s) {
   if (s.windowed) ImGui::Checkbox("vsync", &s.vsync);
 }
 
+// The light: kind, the sun's direction (azimuth and elevation, or Ctrl + left drag in the view) or the point light's
+// position, and the shadows.
+void light_section(Session& s) {
+  if (!ImGui::CollapsingHeader("Light", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  Light& light = s.settings.light;
+  int kind = static_cast<int>(light.type);
+  if (ImGui::Combo("light", &kind, kLights, IM_ARRAYSIZE(kLights))) {
+    light.type = static_cast<LightType>(kind);
+    if (light.type == LightType::sun) light.vector = sun_direction(s.sun_azimuth, s.sun_elevation);
+    if (light.type == LightType::point) light.vector = s.default_point_light();
+  }
+  if (light.type == LightType::sun) {
+    bool moved = ImGui::SliderFloat("azimuth", &s.sun_azimuth, -180.0f, 180.0f, "%.0f deg");
+    moved = ImGui::SliderFloat("elevation", &s.sun_elevation, 1.0f, 90.0f, "%.0f deg") || moved;
+    if (moved) light.vector = sun_direction(s.sun_azimuth, s.sun_elevation);
+    ImGui::TextDisabled("Ctrl + left drag: move the sun");
+  } else if (light.type == LightType::point) {
+    ImGui::DragFloat3("position", &light.vector.x, s.point_light_step(), 0.0f, 0.0f, "%.3g");
+  }
+  if (s.gl_raster) ImGui::BeginDisabled();
+  ImGui::Checkbox("shadows (exact)", &s.settings.shadows);
+  if (s.gl_raster) ImGui::EndDisabled();
+}
+
 void camera_section(Session& s) {
   if (!ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (ImGui::Button("reset")) s.camera.reset();
@@ -216,7 +257,7 @@ void camera_section(Session& s) {
 }  // namespace
 
 const char* controls_help() {
-  return "left drag: orbit   right/middle drag: pan   wheel: zoom   F: frame model   "
+  return "left drag: orbit   Ctrl + left drag: sun   right/middle drag: pan   wheel: zoom   F: frame model   "
          "Space: pause   H: hide overlay   P/F12: screenshot   Esc: quit";
 }
 
@@ -251,6 +292,7 @@ void build_overlay(Session& s) {
   if (ImGui::Begin("controls", nullptr, flags)) {
     scene_section(s);
     rendering_section(s);
+    light_section(s);
     camera_section(s);
     if (!s.last_error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);

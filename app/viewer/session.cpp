@@ -178,6 +178,30 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   frame_times.clear();
 }
 
+glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees) {
+  const float az = glm::radians(azimuth_degrees), el = glm::radians(elevation_degrees);
+  return glm::vec3(std::cos(el) * std::sin(az), std::sin(el), std::cos(el) * std::cos(az));
+}
+
+glm::vec3 Session::default_point_light() const {
+  if (!mesh_) return glm::vec3(0.0f, 2.0f, 0.0f);
+  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect());
+  return framed.target + glm::vec3(0.0f, glm::length(framed.eye - framed.target), 0.0f);
+}
+
+float Session::point_light_step() const {
+  if (!mesh_) return 0.01f;
+  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect());
+  return 0.01f * glm::length(framed.eye - framed.target);
+}
+
+void Session::drag_sun(float dx, float dy) {
+  sun_azimuth = std::remainder(sun_azimuth + 0.4f * dx, 360.0f);
+  sun_elevation = std::clamp(sun_elevation - 0.4f * dy, 1.0f, 90.0f);
+  settings.light.type = LightType::sun;
+  settings.light.vector = sun_direction(sun_azimuth, sun_elevation);
+}
+
 void Session::frame_model() {
   if (mesh_) camera.set_home(frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect()));
 }

@@ -35,6 +35,9 @@ struct PixelRect {
   int x = 0, y = 0, width = 0, height = 0;
 };
 
+// The direction towards a sun at `azimuth` (from +Z towards +X) and `elevation` (above the XZ plane), degrees.
+glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees);
+
 class Session {
  public:
   // `gl_on_cuda_device`: the GL context runs on the CUDA device (interop is possible). Loads the scene of
@@ -86,6 +89,7 @@ class Session {
   std::string last_message;               // e.g. "saved slabcast-20261123-101500.png"
   bool screenshot_requested = false;
   bool quit_requested = false;
+  float sun_azimuth = 35.0f, sun_elevation = 55.0f;  // degrees, the overlay's sun (sun_direction)
 
   // --- statistics ---
   FrameStats stats;
@@ -101,6 +105,11 @@ class Session {
   int render_width() const { return raster_ ? raster_->width() : display_.width(); }
   int render_height() const { return raster_ ? raster_->height() : display_.height(); }
   void frame_model();  // F: the camera frames the model (keeps the field of view)
+  // A point light's first place: above the model's framed centre by its framing distance.
+  glm::vec3 default_point_light() const;
+  float point_light_step() const;  // the position field's drag speed: a hundredth of the framing distance
+  // Ctrl + left drag: the sun's azimuth and elevation follow the mouse (the light becomes a sun).
+  void drag_sun(float dx, float dy);
 
  private:
   RendererOptions renderer_options() const {

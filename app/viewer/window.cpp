@@ -77,7 +77,11 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
 void handle_mouse(Session& s) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantCaptureMouse) return;
-  if (io.MouseDown[ImGuiMouseButton_Left]) s.camera.orbit(io.MouseDelta.x, io.MouseDelta.y);
+  if (io.MouseDown[ImGuiMouseButton_Left] && io.KeyCtrl) {
+    s.drag_sun(io.MouseDelta.x, io.MouseDelta.y);
+  } else if (io.MouseDown[ImGuiMouseButton_Left]) {
+    s.camera.orbit(io.MouseDelta.x, io.MouseDelta.y);
+  }
   if (io.MouseDown[ImGuiMouseButton_Right] || io.MouseDown[ImGuiMouseButton_Middle]) {
     s.camera.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
   }

@@ -54,6 +54,13 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--deform", "twist:nan"}, "--deform"},
       {{"render", "--deform", "twist:1e9"}, "--deform"},
       {{"render", "--shading", "toon"}, "--shading"},
+      {{"render", "--light", "moon:1,2,3"}, "--light"},
+      {{"render", "--light", "sun:0,0,0"}, "--light"},
+      {{"render", "--light", "sun:1,2"}, "--light"},
+      {{"render", "--light", "point:1,nan,3"}, "--light"},
+      {{"render", "--light", "point"}, "--light"},
+      {{"render", "--shadow-mask", "mask.png"}, "--shadow-mask"},
+      {{"render", "--shadows", "--backend", "gl-raster"}, "--shadows"},
       {{"render", "--backend", "opencl"}, "--backend"},
       {{"render", "--eye", "1,2"}, "--eye"},
       {{"render", "--eye", "a,b,c"}, "--eye"},
@@ -186,6 +193,29 @@ TEST(Cli, CamerasOfAnyScaleAndTheFieldOfViewRangeAreAccepted) {
     const Parsed run = parse(args);
     EXPECT_EQ(run.parsed.command, Command::render) << args[1] << " " << args[2] << ": " << run.err;
   }
+}
+
+TEST(Cli, LightsAndShadows) {
+  const ParsedCommandLine a = parse({"render", "--light", "sun:1,2,-3", "--shadows", "--floor"}).parsed;
+  ASSERT_EQ(a.command, Command::render);
+  EXPECT_EQ(a.render.frame.light.type, LightType::sun);
+  EXPECT_EQ(a.render.frame.light.vector, glm::vec3(1, 2, -3));
+  EXPECT_TRUE(a.render.frame.shadows);
+  EXPECT_TRUE(a.render.scene.floor);
+  const ParsedCommandLine b = parse({"render", "--light", "Point: 0.5, -1, 2", "--shadow-mask", "m.pgm"}).parsed;
+  EXPECT_EQ(b.render.frame.light.type, LightType::point);
+  EXPECT_EQ(b.render.frame.light.vector, glm::vec3(0.5f, -1, 2));
+  EXPECT_TRUE(b.render.frame.shadows) << "--shadow-mask turns the shadows on";
+  EXPECT_EQ(b.render.shadow_mask_path, "m.pgm");
+  const ParsedCommandLine c = parse({"render"}).parsed;
+  EXPECT_EQ(c.render.frame.light.type, LightType::headlight);
+  EXPECT_FALSE(c.render.frame.shadows);
+  const ParsedCommandLine d = parse({"bench", "--suite", "shadows"}).parsed;
+  EXPECT_TRUE(d.bench.shadows);
+  EXPECT_TRUE(d.bench.floor);
+  EXPECT_EQ(d.bench.light.type, LightType::sun);
+  const ParsedCommandLine e = parse({"view", "--headless", "--light", "headlight", "--shading", "shadow"}).parsed;
+  EXPECT_EQ(e.view.frame.shading, Shading::shadow);
 }
 
 TEST(Cli, MeshPath) {

@@ -93,6 +93,33 @@ TEST(CliExe, HelpExitsZero) {
   }
 }
 
+// Shadows on the cpu backend: the mask is a W x H PGM of 0 / 128 / 255 with both shadowed and lit pixels, 128
+// exactly where the ID file says no hit, and the shadow statistics are printed.
+TEST(CliExe, RenderWritesTheShadowMask) {
+  const std::string dir = test::output_dir("render_writes_the_shadow_mask");
+  const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--floor",
+                                          "--size", "96x80", "--light", "sun:1,2,0.5", "--out", dir + "/f.png",
+                                          "--ids", dir + "/f.ids", "--shadow-mask", dir + "/m.pgm"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  for (const char* line : {"shadow samples", "light references", "shadow-ray tests", "shadow test", "m.pgm"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " missing from\n" << r.out;
+  }
+  const GrayImage mask = read_pgm(dir + "/m.pgm");
+  const IdImage ids = read_ids(dir + "/f.ids");
+  ASSERT_EQ(mask.width, 96);
+  ASSERT_EQ(mask.height, 80);
+  size_t shadowed = 0, lit = 0;
+  for (size_t i = 0; i < mask.pixels.size(); ++i) {
+    const uint8_t m = mask.pixels[i];
+    EXPECT_EQ(m == 128, ids.ids[i] == 0xFFFFFFFFu) << "pixel " << i;
+    EXPECT_TRUE(m == 0 || m == 128 || m == 255) << "pixel " << i << ": " << int(m);
+    shadowed += m == 0 ? 1 : 0;
+    lit += m == 255 ? 1 : 0;
+  }
+  EXPECT_GT(shadowed, 50u);
+  EXPECT_GT(lit, 50u);
+}
+
 TEST(CliExe, RenderWritesEveryOutput) {
   const std::string dir = test::output_dir("render_writes_every_output");
   const test::ExeResult r = run_slabcast({"render", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--size", "97x61",

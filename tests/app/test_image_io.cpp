@@ -82,6 +82,27 @@ TEST(ImageIo, IdsRoundTripAndLayout) {
   EXPECT_EQ(bytes[8 + 3 * 4 + 3], 0x12);
 }
 
+TEST(ImageIo, PgmRoundTripAndLayout) {
+  const int w = 3, h = 2;
+  const std::vector<uint8_t> gray = {0, 128, 255, 7, 8, 9};
+  const std::string path = temp_path("m.pgm");
+  write_pgm(path, gray.data(), w, h);
+  const GrayImage back = read_pgm(path);
+  EXPECT_EQ(back.width, w);
+  EXPECT_EQ(back.height, h);
+  EXPECT_EQ(back.pixels, gray);
+  const std::vector<uint8_t> bytes = file_bytes(path);
+  const std::string header = "P5\n3 2\n255\n";
+  ASSERT_EQ(bytes.size(), header.size() + gray.size());
+  EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + long(header.size())), header);
+  EXPECT_EQ(bytes[header.size() + 3], 7);  // top row first
+  const std::string broken = temp_path("broken.pgm");
+  std::ofstream(broken, std::ios::binary) << "P5\n3 2\n255\nabc";
+  EXPECT_THROW(read_pgm(broken), std::runtime_error);
+  std::ofstream(broken, std::ios::binary) << "P2\n1 1\n255\n0";
+  EXPECT_THROW(read_pgm(broken), std::runtime_error);
+}
+
 TEST(ImageIo, ReadersRejectBrokenFilesNamingThem) {
   const std::string path = temp_path("broken.ids");
   std::ofstream(path, std::ios::binary) << "abc";
