@@ -54,6 +54,13 @@ constexpr int kTriangleBlock = 256;
 constexpr int kWarpSumValence = 64;
 constexpr int kWarpSumLanes = 32;
 
+// L1 emits a triangle's references from one thread, one tile after the other: a triangle over more than
+// kLargeTriangleTiles tiles (a floor under the scene, a triangle across the camera plane: the whole frame) would hold
+// the split up for as long as its thousands of tiles take. The bin stage lists such a triangle's columns instead, as
+// pieces, each an input of L1 of its own that emits that column's tiles (stages/build.h).
+constexpr uint64_t kLargeTriangleTiles = 64;
+constexpr uint64_t kInitialPieceCapacity = uint64_t(1) << 14;
+
 // Reference capacity (triangle references after L1): initial guess per triangle, and growth factor on overflow.
 // Binning by pixel centres makes about one reference per triangle on the target scenes (cpu backend counts: dragon
 // 0.94 at 1024x1024 and 1.53 at 3840x2160, sphere 4M 0.81 at 1024x1024, sphere 16M 0.89 at 3840x2160), so two per

@@ -105,6 +105,8 @@ struct FrameCounters {
   uint64_t overflow;           // 1 when L1 needed more than the reference capacity
   uint64_t depth_sorted_cells; // cells ordered by near depth for the cast (stages/cast.h)
   uint64_t deep_tiles;         // cuda backend: entries of FrameParams::deep_tiles
+  uint64_t pieces;             // large triangles' columns listed by the bin stage (also beyond piece_capacity)
+  uint64_t l1_inputs;          // cuda backend: L1's inputs, the triangles and the pieces
   uint64_t shadow_samples;     // pixels with a primary hit sent to the light (the samples' split total)
   uint64_t light_references;   // triangle references in light tiles (what the split reported, also over capacity)
   uint64_t light_overflow;     // 1 when the light references needed more than their capacity
@@ -148,6 +150,9 @@ struct FrameParams {
   TriangleVerts* tri_verts;     // [num_triangles], view space (written for binned triangles; with shadows for
                                 //   all but hidden duplicates)
   DepthRangeKeys* depth_range;  // [1], the in-front triangles' nearest depths, min and max as keys
+  uint64_t piece_capacity;      // elements of `pieces`
+  uint64_t* pieces;             // [piece_capacity]: a large triangle's columns, (ID << 32 | tile column) each
+                                //   (stages/build.h); the first counters->pieces, in no particular order
 
   // ---- stage 3 (build: L1 / L2 / L3) output / stage 4 input ----
   uint64_t reference_capacity;   // elements of the reference arrays

@@ -79,6 +79,7 @@ struct FrameArrays {
   Array<PixelBox> pixel_box;
   Array<float> nearest_depth;
   Array<TriangleVerts> tri_verts;
+  Array<uint64_t> pieces;  // the large triangles' columns (stages/build.h)
   // stage 3: L1 -> refs_a (by column_offsets), L2 refs_a -> refs_b (tile_offsets), L3 refs_b -> refs_a (cell_offsets)
   Array<TriangleRef> refs_a, refs_b;
   Array<uint64_t> column_offsets, tile_offsets, cell_offsets;
@@ -149,6 +150,8 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.nearest_depth = a.nearest_depth.data();
   p.tri_verts = a.tri_verts.data();
   p.depth_range = &counters->depth_range;  // zeroed with the counters at the frame's start
+  p.piece_capacity = a.pieces.size();
+  p.pieces = a.pieces.data();
   p.reference_capacity = reference_capacity;
   p.cell_refs = a.refs_a.data();
   p.cell_refs_scratch = a.refs_b.data();

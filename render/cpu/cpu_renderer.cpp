@@ -175,10 +175,20 @@ class CpuRenderer final : public Renderer {
 
     // ---- 3. build: L1 multi-split by column (grow and redo on overflow), L2 by row, L3 by slab ----
     const int tiles_x = size_.tiles_x, tiles_y = size_.tiles_y, slabs = size_.slabs;
-    const TileColumnEmitter emitter{a_.pixel_box.data(), a_.nearest_depth.data(), &counters.depth_range, slabs};
+    // The large triangles' columns, as L1's pieces (stages/build.h), in triangle order.
+    a_.pieces.clear();
+    for (int64_t i = 0; i < T; ++i) {
+      const TileRange r = tile_range_of(a_.pixel_box[i]);
+      if (!is_large(r)) continue;
+      for (int column = r.x0; column <= r.x1; ++column) a_.pieces.push_back(pack_piece(i, column));
+    }
+    counters.pieces = a_.pieces.size();
+    const TileColumnEmitter emitter{a_.pixel_box.data(), a_.nearest_depth.data(), &counters.depth_range, slabs, T,
+                                    a_.pieces.data()};
+    const int64_t l1_inputs = T + static_cast<int64_t>(a_.pieces.size());
     uint64_t total = 0;
     for (;;) {
-      prim::reference::multi_split(T, emitter, static_cast<uint32_t>(tiles_x), a_.refs_a.data(),
+      prim::reference::multi_split(l1_inputs, emitter, static_cast<uint32_t>(tiles_x), a_.refs_a.data(),
                                    static_cast<int64_t>(capacity_), a_.column_offsets.data(), &total);
       if (total <= capacity_) break;
       grow_references(grown_reference_capacity(capacity_, total), total, settings);

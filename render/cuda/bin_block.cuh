@@ -18,6 +18,21 @@ __device__ __forceinline__ void bin_block(const FrameParams& p, int64_t t) {
   static_assert(kTriangleBlock % 32 == 0, "whole warps");
   __shared__ uint32_t warp_nearest[kWarps], warp_farthest[kWarps];
   const bool binned = t < p.num_triangles && bin_one(p, t);
+  if (t == 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->l1_inputs),
+              static_cast<unsigned long long>(p.num_triangles));
+  }
+  if (binned) {  // a large triangle's columns become L1's pieces (stages/build.h)
+    const TileRange r = tile_range_of(p.pixel_box[t]);
+    if (is_large(r)) {
+      const unsigned long long columns = static_cast<unsigned long long>(r.x1 - r.x0 + 1);
+      const unsigned long long first = atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pieces), columns);
+      atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->l1_inputs), columns);
+      for (unsigned long long k = 0; k < columns && first + k < p.piece_capacity; ++k) {
+        p.pieces[first + k] = pack_piece(t, r.x0 + static_cast<int>(k));
+      }
+    }
+  }
   const float depth = binned ? p.nearest_depth[t] : kCulledDepth;  // bin_one wrote it; culled ones have no key
   const uint32_t nearest = __reduce_max_sync(0xffffffffu, nearest_depth_key(depth));
   const uint32_t farthest = __reduce_max_sync(0xffffffffu, farthest_depth_key(depth));

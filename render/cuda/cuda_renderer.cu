@@ -101,10 +101,12 @@ class CudaRenderer final : public Renderer {
                                           cudaMemcpyDeviceToHost, stream_));
       SLABCAST_CUDA_CHECK(cudaEventRecord(events_[kEventCount - 1], stream_));
       SLABCAST_CUDA_CHECK(cudaEventSynchronize(events_[kEventCount - 1]));  // the frame's one wait
-      if (host_counters_->overflow == 0 && host_counters_->light_overflow == 0) break;
+      const bool pieces_overflow = host_counters_->pieces > d_.a.pieces.size();
+      if (host_counters_->overflow == 0 && host_counters_->light_overflow == 0 && !pieces_overflow) break;
+      if (pieces_overflow) grow_pieces(settings);
       // L1 (or the light-space split) needed more references than the buffer holds: grow it (and the scratch sized
       // by it), redo the frame.
-      if (host_counters_->overflow != 0) {
+      if (host_counters_->overflow != 0 && !pieces_overflow) {  // (L1 wrote nothing when the pieces overflowed)
         grow_references(grown_reference_capacity(d_.capacity, host_counters_->references),
                         host_counters_->references, settings);
       }
@@ -200,6 +202,27 @@ class CudaRenderer final : public Renderer {
     }
   }
 
+  // L1's inputs: the triangles and the pieces of the large ones (stages/build.h), counted on the device by the bin
+  // stage; more than the pieces' capacity makes L1 write nothing, and the frame is redone with more.
+  prim::ItemCount l1_inputs() const {
+    return prim::ItemCount(d_.num_triangles + static_cast<int64_t>(d_.a.pieces.size()), &d_.counters.data()->l1_inputs);
+  }
+
+  // After the bin stage listed more pieces than there is room for: room for them, then the scratch.
+  void grow_pieces(const FrameSettings& s) {
+    const uint64_t needed = host_counters_->pieces;
+    const std::string what = "the large triangles' columns (this " + std::to_string(s.width) + "x" +
+                             std::to_string(s.height) + " frame has " + std::to_string(needed) + ")";
+    const FrameSize size = d_.size;
+    d_.allocate(d_.a.pieces, grown_reference_capacity(d_.a.pieces.size(), needed), what);
+    try {
+      size_scratch(size);
+    } catch (const OutOfMemory& e) {
+      d_.size = FrameSize{};
+      throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn");
+    }
+  }
+
   // After the light-space split overflowed: its arrays grow, then the scratch.
   void grow_light_references(const FrameSettings& s) {
     const uint64_t needed = host_counters_->light_references;
@@ -229,9 +252,9 @@ class CudaRenderer final : public Renderer {
   // of their size queries, which depend on the triangle count, the tile counts, the slabs and the capacity.
   void size_scratch(const FrameSize& c) {
     size_t need = 0, bytes = 0;
-    const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs};
+    const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs, d_.num_triangles, nullptr};
     // The size queries validate their pointer arguments too, so they get the real offsets / counters.
-    SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_emitter,
+    SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(nullptr, bytes, l1_inputs(), no_emitter,
                                                        static_cast<uint32_t>(c.tiles_x), nullptr,
                                                        static_cast<int64_t>(d_.capacity), d_.a.column_offsets.data(),
                                                        &d_.counters.data()->references, stream_));
@@ -328,9 +351,10 @@ class CudaRenderer final : public Renderer {
 
     // ---- 3. build: L1 by tile column (one reference per covered tile), L2 by row, L3 by slab ----
     record_stage_event(2);
-    const TileColumnEmitter emitter{a.pixel_box.data(), a.nearest_depth.data(), p.depth_range, c.slabs};
+    const TileColumnEmitter emitter{a.pixel_box.data(), a.nearest_depth.data(), p.depth_range, c.slabs, T,
+                                    a.pieces.data()};
     size_t bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(d_.scratch.data(), bytes, prim::ItemCount(T), emitter,
+    SLABCAST_CUDA_CHECK(prim::multi_split<TriangleRef>(d_.scratch.data(), bytes, l1_inputs(), emitter,
                                                        static_cast<uint32_t>(c.tiles_x), a.refs_a.data(),
                                                        static_cast<int64_t>(d_.capacity), a.column_offsets.data(),
                                                        &counters->references, stream_));

@@ -104,6 +104,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(tiles, sizeof(uint64_t), a.tile_offsets.size());
   count_growth(cells, sizeof(uint64_t), a.cell_offsets.size());
   count_growth(tiles, sizeof(uint32_t), a.deep_tiles.size());
+  count_growth(kInitialPieceCapacity, sizeof(uint64_t), a.pieces.size());
   const size_t light_columns = c.shadows() ? c.light_columns() + 2 : 0, light_tiles = c.shadows() ? c.light_tiles() + 1 : 0;
   const size_t light_boxes = c.shadows() ? static_cast<size_t>(c.light_faces) * static_cast<size_t>(num_triangles) : 0;
   const size_t shadow_pixels = c.shadows() ? pixels : 0;
@@ -134,6 +135,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   ensure(a.tile_offsets, tiles, "tile offsets");
   ensure(a.cell_offsets, cells, "cell offsets");
   ensure(a.deep_tiles, tiles, "the deep-tile list");
+  ensure(a.pieces, kInitialPieceCapacity, "the large triangles' columns");
   if (c.shadows()) {
     ensure(a.shadow_origin, pixels, "the shadow samples");
     ensure(a.shadow_mask, pixels, "the shadow mask");
@@ -182,7 +184,7 @@ size_t DeviceArrays::mesh_bytes_held() const {
 size_t DeviceArrays::bytes_in_use() const {
   return mesh_bytes_held() + a.column_offsets.bytes() + a.tile_offsets.bytes() + a.cell_offsets.bytes() +
          a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
-         counters.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
+         counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_sample_columns.bytes() +
          a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_refs_scratch.bytes() +
          a.light_ref_columns.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes();

@@ -44,6 +44,15 @@ SC_HD TileRange tile_range_of(const PixelBox& b) {
   return make_tile_range(b.x0 / kTileSize, b.y0 / kTileSize, b.x1 / kTileSize, b.y1 / kTileSize);
 }
 
+// A large triangle (constants.h: kLargeTriangleTiles): L1 takes it a column at a time, as pieces (stages/build.h).
+SC_HD bool is_large(const TileRange& r) {
+  const uint64_t columns = static_cast<uint64_t>(r.x1 - r.x0 + 1), rows = static_cast<uint64_t>(r.y1 - r.y0 + 1);
+  return r.x0 <= r.x1 && columns > 1 && columns * rows > kLargeTriangleTiles;
+}
+SC_HD uint64_t pack_piece(int64_t triangle, int column) {
+  return (static_cast<uint64_t>(triangle) << 32) | static_cast<uint32_t>(column);
+}
+
 // Nearest depth of a triangle that crosses the camera plane (a vertex at view depth <= 0): it goes to slab 0
 // and stays out of the per-frame depth-range fit, so one such triangle does not stretch the slabs to depth 0.
 constexpr float kStraddleDepth = -1.0f;

@@ -42,21 +42,38 @@ SC_HD uint32_t ref_slab(TriangleRef r) { return static_cast<uint32_t>((r >> kRef
 // L1 emitter: the same functor runs the multi-split's count pass and its emit pass (style.md 7), so the two
 // cannot disagree about how many references a triangle makes. Emits, column by column and within a column
 // row by row, one reference per tile of the triangle's range.
+//
+// L1's inputs are the triangles, then the pieces of the large ones (FrameParams::pieces): a large triangle emits
+// nothing itself, and each of its pieces emits its column's tiles, so that no input emits more than a column.
 struct TileColumnEmitter {
   const PixelBox* pixel_box;          // [triangles] (stages/bin.h)
   const float* nearest_depth;         // [triangles], view depth (stages/bin.h)
   const DepthRangeKeys* depth_range;  // the frame's depth range (stages/bin.h)
   int slabs;
+  int64_t triangles;
+  const uint64_t* pieces;             // inputs from `triangles` on
 
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
-    const TileRange r = tile_range_of(pixel_box[i]);
+    int64_t t = i;
+    int first_column = 0, last_column = 0;
+    if (i >= triangles) {  // a piece: one column of a large triangle
+      const uint64_t piece = pieces[i - triangles];
+      t = static_cast<int64_t>(piece >> 32);
+      first_column = last_column = static_cast<int>(static_cast<uint32_t>(piece));
+    }
+    const TileRange r = tile_range_of(pixel_box[t]);
     if (is_culled(r)) return;
+    if (i < triangles) {
+      if (is_large(r)) return;  // its pieces emit it
+      first_column = r.x0;
+      last_column = r.x1;
+    }
     const SlabRange sr = make_slab_range(*depth_range, slabs);
-    const uint32_t slab = slab_of_depth(sr, nearest_depth[i]);
-    for (int tx = r.x0; tx <= r.x1; ++tx) {
+    const uint32_t slab = slab_of_depth(sr, nearest_depth[t]);
+    for (int tx = first_column; tx <= last_column; ++tx) {
       for (int ty = r.y0; ty <= r.y1; ++ty) {
-        emit(static_cast<uint32_t>(tx), pack_ref(static_cast<uint32_t>(i), static_cast<uint32_t>(ty), slab));
+        emit(static_cast<uint32_t>(tx), pack_ref(static_cast<uint32_t>(t), static_cast<uint32_t>(ty), slab));
       }
     }
   }
