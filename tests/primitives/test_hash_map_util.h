@@ -6,7 +6,6 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "prim/detail/core/hash_map_types.h"
@@ -114,17 +113,35 @@ std::vector<K> colliding_keys(uint64_t count, K first_hash) {
 }
 
 // What a map holds after inserting these pairs (values == nullptr: 0): the smallest value of every key but the
-// reserved one.
+// reserved one. A sorted array, not a hash map, so that 2^26 keys cost seconds.
 template <typename K, typename V>
-std::unordered_map<K, V> expected_contents(const std::vector<K>& keys, const V* values) {
-  std::unordered_map<K, V> m;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    if (keys[i] == prim::hash_map_empty_key<K>()) continue;
-    const V v = values ? values[i] : V{0};
-    auto [it, inserted] = m.emplace(keys[i], v);
-    if (!inserted && v < it->second) it->second = v;
+class ExpectedMap {
+ public:
+  ExpectedMap(const std::vector<K>& keys, const V* values) {
+    pairs_.reserve(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] != prim::hash_map_empty_key<K>()) pairs_.emplace_back(keys[i], values ? values[i] : V{0});
+    }
+    std::sort(pairs_.begin(), pairs_.end());  // by key, then value: the first of each key has its smallest value
+    pairs_.erase(std::unique(pairs_.begin(), pairs_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                 pairs_.end());
   }
-  return m;
+  // The value of `key`, or null.
+  const V* find(K key) const {
+    const auto it = std::lower_bound(pairs_.begin(), pairs_.end(), key,
+                                     [](const std::pair<K, V>& p, K k) { return p.first < k; });
+    return it != pairs_.end() && it->first == key ? &it->second : nullptr;
+  }
+  size_t size() const { return pairs_.size(); }
+  const std::vector<std::pair<K, V>>& pairs() const { return pairs_; }
+
+ private:
+  std::vector<std::pair<K, V>> pairs_;
+};
+
+template <typename K, typename V>
+ExpectedMap<K, V> expected_contents(const std::vector<K>& keys, const V* values) {
+  return ExpectedMap<K, V>(keys, values);
 }
 
 // The invariants of a table, "" when they hold (else the first broken one):
@@ -135,8 +152,7 @@ std::unordered_map<K, V> expected_contents(const std::vector<K>& keys, const V* 
 //     occupied slots is sorted by hash.
 template <typename K, typename V>
 std::string table_invariants(const std::vector<typename prim::HashMapView<K, V>::Slot>& slots, uint64_t capacity,
-                             prim::HashMapProbing probing, const std::unordered_map<K, V>& expected,
-                             bool subset = false) {
+                             prim::HashMapProbing probing, const ExpectedMap<K, V>& expected, bool subset = false) {
   using View = prim::HashMapView<K, V>;
   constexpr K kEmpty = prim::hash_map_empty_key<K>();
   const uint64_t W = View::kWindowSlots;
@@ -146,22 +162,19 @@ std::string table_invariants(const std::vector<typename prim::HashMapView<K, V>:
     return err.str();
   }
   auto key = [&](uint64_t i) { return prim::detail::slot_key(slots[i]); };
-  std::unordered_map<K, uint64_t> seen;
+  std::vector<K> held;
   for (uint64_t i = 0; i < slots.size(); ++i) {
     const K k = key(i);
     if (k == kEmpty) continue;
+    held.push_back(k);
     const V v = static_cast<V>(prim::detail::slot_value(slots[i]));
-    const auto e = expected.find(k);
-    if (e == expected.end()) {
+    const V* e = expected.find(k);
+    if (e == nullptr) {
       err << "slot " << i << ": key " << k << " was never inserted";
       return err.str();
     }
-    if (e->second != v) {
-      err << "slot " << i << ": key " << k << " has value " << v << ", expected " << e->second;
-      return err.str();
-    }
-    if (!seen.emplace(k, i).second) {
-      err << "key " << k << " in slots " << seen[k] << " and " << i;
+    if (*e != v) {
+      err << "slot " << i << ": key " << k << " has value " << v << ", expected " << *e;
       return err.str();
     }
     const uint64_t position = prim::detail::hash_position(k);
@@ -191,8 +204,14 @@ std::string table_invariants(const std::vector<typename prim::HashMapView<K, V>:
       }
     }
   }
-  if (!subset && seen.size() != expected.size()) {
-    err << seen.size() << " keys in the table, expected " << expected.size();
+  std::sort(held.begin(), held.end());
+  const auto twice = std::adjacent_find(held.begin(), held.end());
+  if (twice != held.end()) {
+    err << "key " << *twice << " in two slots";
+    return err.str();
+  }
+  if (!subset && held.size() != expected.size()) {
+    err << held.size() << " keys in the table, expected " << expected.size();
     return err.str();
   }
   return "";
