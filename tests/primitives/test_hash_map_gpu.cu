@@ -50,6 +50,8 @@ TEST(HashMap, EdgeSizesAtLoadsHalfToOne) {
       const auto keys = slabtest::distinct_keys<uint32_t>(n, 5);
       const auto values = slabtest::random_values<uint32_t>(n, 6 + n);
       for (double load : {0.5, 0.8, 0.9, 1.0}) {
+        // A full linear table costs about n^1.5 probes to fill (and as much to check): load 1 on the smaller sizes.
+        if (load == 1.0 && n > 65537) continue;
         check_map(keys, values, capacity_at<uint32_t, uint32_t>(n, load), probing);
       }
     }
@@ -111,7 +113,7 @@ TEST(HashMap, CollidingHomesFillOneRun) {
 TEST(HashMap, FullTableCountsFailuresAndEnds) {
   // Distinct keys, three times the capacity: every slot ends occupied, the rest is counted, nothing loops.
   for (HashMapProbing probing : kBothProbings) {
-    for (uint64_t capacity : {uint64_t(4), uint64_t(1024), uint64_t(65536)}) {
+    for (uint64_t capacity : {uint64_t(4), uint64_t(1024), uint64_t(16384)}) {
       const auto keys = slabtest::distinct_keys<uint32_t>(3 * capacity + 1, 11);
       check_map(keys, slabtest::random_values<uint32_t>(keys.size(), 12), capacity, probing, true);
     }
