@@ -162,21 +162,11 @@ std::string table_invariants(const std::vector<typename prim::HashMapView<K, V>:
     return err.str();
   }
   auto key = [&](uint64_t i) { return prim::detail::slot_key(slots[i]); };
-  std::vector<K> held;
+  std::vector<std::pair<K, V>> held;  // what the table holds, sorted below to compare with `expected` in one pass
   for (uint64_t i = 0; i < slots.size(); ++i) {
     const K k = key(i);
     if (k == kEmpty) continue;
-    held.push_back(k);
-    const V v = static_cast<V>(prim::detail::slot_value(slots[i]));
-    const V* e = expected.find(k);
-    if (e == nullptr) {
-      err << "slot " << i << ": key " << k << " was never inserted";
-      return err.str();
-    }
-    if (*e != v) {
-      err << "slot " << i << ": key " << k << " has value " << v << ", expected " << *e;
-      return err.str();
-    }
+    held.emplace_back(k, static_cast<V>(prim::detail::slot_value(slots[i])));
     const uint64_t position = prim::detail::hash_position(k);
     if (probing == prim::HashMapProbing::linear) {
       const uint64_t windows = capacity / W;
@@ -205,10 +195,22 @@ std::string table_invariants(const std::vector<typename prim::HashMapView<K, V>:
     }
   }
   std::sort(held.begin(), held.end());
-  const auto twice = std::adjacent_find(held.begin(), held.end());
-  if (twice != held.end()) {
-    err << "key " << *twice << " in two slots";
-    return err.str();
+  const auto& want = expected.pairs();
+  size_t e = 0;
+  for (size_t h = 0; h < held.size(); ++h) {
+    if (h > 0 && held[h].first == held[h - 1].first) {
+      err << "key " << held[h].first << " in two slots";
+      return err.str();
+    }
+    while (e < want.size() && want[e].first < held[h].first) ++e;
+    if (e == want.size() || want[e].first != held[h].first) {
+      err << "key " << held[h].first << " was never inserted";
+      return err.str();
+    }
+    if (want[e].second != held[h].second) {
+      err << "key " << held[h].first << " has value " << held[h].second << ", expected " << want[e].second;
+      return err.str();
+    }
   }
   if (!subset && held.size() != expected.size()) {
     err << held.size() << " keys in the table, expected " << expected.size();
