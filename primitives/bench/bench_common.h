@@ -44,6 +44,7 @@ struct Row {
   double bytes = 0;      // essential bytes read + written by the operation
   double target = 0;     // the target ratio (peer / ours) at 2^26; 0: none
   std::string check;     // "ok", "MISMATCH ...", "skipped: ..."
+  double target_gitems = 0;  // a target rate instead, in G items / s at 2^26 (the hash map's rows); 0: none
 };
 
 // A floor (bench_floors.cu): the bytes of a row's split in the same pattern, with no ranking and no look-back.
@@ -139,9 +140,10 @@ class Buffer {
 void measure(Context& ctx, Row row, const std::function<cudaError_t()>& ours, const std::function<cudaError_t()>& peer,
              const std::function<std::string()>& check);
 
-// Row groups (bench_split.cu, bench_move.cu).
+// Row groups (bench_split.cu, bench_move.cu, bench_hash_map.cu).
 void run_split_rows(Context& ctx, int64_t n, Dist dist);
 void run_move_rows(Context& ctx, int64_t n);
+void run_hash_map_rows(Context& ctx, int64_t n);
 void run_floor_rows(Context& ctx, int64_t n, const std::vector<Dist>& dists);  // bench_floors.cu
 
 }  // namespace bench

@@ -285,7 +285,8 @@ void print_floors(const std::vector<Row>& rows, const std::vector<bench::FloorRo
 void print_table(const DeviceInfo& info, const std::vector<Row>& rows) {
   std::printf("\n%s | driver %s | CUDA runtime %s | CCCL %s | nvcc %s\n", info.name.c_str(), info.driver.c_str(),
               info.runtime.c_str(), info.cccl.c_str(), info.nvcc.c_str());
-  std::printf("ratio = peer ms / ours ms (> 1: ours faster); target = the target ratio at 2^26; copy = a D2D copy of the same bytes\n\n");
+  std::printf("ratio = peer ms / ours ms (> 1: ours faster); target = the target ratio at 2^26, or a rate (G items / s);\n"
+              "copy = a D2D copy of the same bytes\n\n");
   std::printf("%-40s %-46s %-11s %5s %9s %9s %6s %6s %9s %8s %9s  %s\n", "op", "peer", "dist", "n", "ours ms", "peer ms",
               "ratio", "target", "Gitems/s", "GB/s", "copy ms", "check");
   for (const Row& r : rows) {
@@ -293,6 +294,7 @@ void print_table(const DeviceInfo& info, const std::vector<Row>& rows) {
     const double gbs = r.ours_ms > 0 ? r.bytes / (r.ours_ms * 1e6) : 0;
     char target[16] = "-";
     if (r.target > 0) std::snprintf(target, sizeof(target), "%.2f", r.target);
+    if (r.target_gitems > 0) std::snprintf(target, sizeof(target), "%.0fG/s", r.target_gitems);
     std::printf("%-40s %-46s %-11s 2^%-3.0f %9.3f %9.3f %6.2f %6s %9.2f %8.0f %9.3f  %s\n", r.op.c_str(), r.peer.c_str(),
                 r.dist.c_str(), std::log2(double(r.n)), r.ours_ms, r.peer_ms, ratio(r), target, gitems, gbs, r.copy_ms,
                 r.check.c_str());
@@ -313,7 +315,8 @@ bool write_json(const std::string& path, const DeviceInfo& info, const bench::Op
     const Row& r = rows[i];
     f << "    {\"op\": \"" << json_escape(r.op) << "\", \"peer\": \"" << json_escape(r.peer) << "\", \"dist\": \""
       << r.dist << "\", \"n\": " << r.n << ", \"ours_ms\": " << r.ours_ms << ", \"peer_ms\": " << r.peer_ms
-      << ", \"ratio\": " << ratio(r) << ", \"target_ratio\": " << r.target << ", \"items_per_s\": "
+      << ", \"ratio\": " << ratio(r) << ", \"target_ratio\": " << r.target
+      << ", \"target_items_per_s\": " << r.target_gitems * 1e9 << ", \"items_per_s\": "
       << (r.ours_ms > 0 ? r.n / (r.ours_ms * 1e-3) : 0) << ", \"bytes\": " << r.bytes << ", \"gb_per_s\": "
       << (r.ours_ms > 0 ? r.bytes / (r.ours_ms * 1e6) : 0) << ", \"copy_ms\": " << r.copy_ms << ", \"check\": \""
       << json_escape(r.check) << "\"}" << (i + 1 < rows.size() ? "," : "") << "\n";
@@ -423,6 +426,7 @@ int main(int argc, char** argv) {
     const int64_t n = int64_t(1) << k;
     for (bench::Dist d : dists) bench::run_split_rows(ctx, n, d);
     bench::run_move_rows(ctx, n);
+    bench::run_hash_map_rows(ctx, n);
     if (opt.floors) bench::run_floor_rows(ctx, n, dists);
   }
   print_table(info, ctx.rows);

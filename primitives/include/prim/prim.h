@@ -22,3 +22,4 @@
 #include "prim/uint128.h"          // uint128 keys
 
 #include "prim/gather_scatter.h"   // gather / scatter of records of any size
+#include "prim/hash_map.h"         // HashMap / HashMapView: bulk insert, find, contains (u32 / u64 keys and values)

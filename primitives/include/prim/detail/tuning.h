@@ -11,6 +11,7 @@
 //   one-sweep pass, u32 + u32 pairs        384    20, a block a tile        7680                2   OneSweepShape
 //   segmented tile engine                  256    16 / 8 / 4 / 2 by record  4096                2 (<= 4 B), 3
 //   multi-split count / emit               256    1                         -                   -   MultiSplitPolicy
+//   hash map insert / find / contains      256    1 key                     -                   -   HashMapPolicy
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -98,6 +99,13 @@ struct MultiSplitPolicy {
   static constexpr int kCountThreads = 256;       // count and emit passes: one thread per element
   static constexpr int kFinalizeThreads = 1024;   // one block scans the bucket histogram
   static constexpr uint32_t kMaxSharedHistogram = 8192;  // larger histograms are counted in global memory
+  static constexpr int64_t kMaxGrid = int64_t{1} << 30;  // grid-stride beyond this many blocks
+};
+
+// The hash map's bulk calls: one thread a key, a probe a 32-byte window (the window is part of the table's layout:
+// core/hash_map_types.h). Untuned: a thread's state is a window and a key, so any block size keeps 2048 threads an SM.
+struct HashMapPolicy {
+  static constexpr int kBlockThreads = 256;
   static constexpr int64_t kMaxGrid = int64_t{1} << 30;  // grid-stride beyond this many blocks
 };
 
