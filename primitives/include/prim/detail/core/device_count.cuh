@@ -22,6 +22,13 @@ __device__ __forceinline__ int64_t count_on_device(const ItemCount& n) {
   return c <= static_cast<uint64_t>(n.max) ? static_cast<int64_t>(c) : 0;
 }
 
+// The counts of a call with two inputs: both 0 when either is above its bound (such a call writes nothing).
+__device__ __forceinline__ void counts_on_device(const ItemCount& n1, const ItemCount& n2, int64_t& c1, int64_t& c2) {
+  const bool usable = count_in_bound(n1) && count_in_bound(n2);
+  c1 = usable ? count_on_device(n1) : 0;
+  c2 = usable ? count_on_device(n2) : 0;
+}
+
 // The items a count above its bound makes invalid: all of them (0 for a usable count).
 __device__ __forceinline__ uint64_t count_above_bound(const ItemCount& n) {
   if (n.device == nullptr) return 0;

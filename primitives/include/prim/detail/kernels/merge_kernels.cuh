@@ -16,15 +16,15 @@ namespace detail {
 constexpr int kMergePartitionThreads = 256;
 
 // partitions[t] = the first input's items among the merged output's first t * TILE_ITEMS (clipped to the end), for
-// t <= the tiles of the real counts. A count above its bound leaves the partitions alone (the merge kernel then has
-// no tile) and is counted invalid by thread 0.
+// t <= the tiles of the real counts. A count above its bound makes both counts 0 (counts_on_device: the merge kernel
+// then has no tile) and is counted invalid by thread 0.
 template <int TILE_ITEMS, class K, class TakeSecond>
 __global__ void __launch_bounds__(kMergePartitionThreads)
     merge_partition_kernel(const K* __restrict__ keys1, ItemCount n1, const K* __restrict__ keys2, ItemCount n2,
                            int64_t* __restrict__ partitions, TakeSecond take_second, uint64_t* num_invalid) {
   if (blockIdx.x == 0 && threadIdx.x == 0) add_invalid(num_invalid, count_above_bound(n1) + count_above_bound(n2));
-  const int64_t c1 = count_on_device(n1);
-  const int64_t c2 = count_on_device(n2);
+  int64_t c1 = 0, c2 = 0;
+  counts_on_device(n1, n2, c1, c2);
   const int64_t total = c1 + c2;
   const int64_t t = static_cast<int64_t>(blockIdx.x) * kMergePartitionThreads + threadIdx.x;
   if (t * TILE_ITEMS >= total + TILE_ITEMS) return;  // past the boundary after the last real tile
@@ -41,8 +41,9 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
   wait_for_earlier_kernels();  // first: the partitions are the previous kernel's
   using Agent = MergeAgent<Policy, PAIRS, K, V, TakeSecond>;
   extern __shared__ __align__(16) unsigned char merge_smem[];
-  Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(merge_smem), io, partitions, count_on_device(n1),
-             count_on_device(n2), take_second);
+  int64_t c1 = 0, c2 = 0;
+  counts_on_device(n1, n2, c1, c2);
+  Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(merge_smem), io, partitions, c1, c2, take_second);
 }
 
 }  // namespace detail

@@ -21,7 +21,8 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
   wait_for_earlier_kernels();  // first: the partitions are the previous kernel's
   using Agent = SearchSweepAgent<Policy, NEEDLES_FIRST, K, Index, TakeSecond>;
   extern __shared__ __align__(16) unsigned char sweep_smem[];
-  const int64_t nn = count_on_device(num_needles), nh = count_on_device(num_haystack);
+  int64_t nn = 0, nh = 0;
+  counts_on_device(num_needles, num_haystack, nn, nh);
   Agent::run(*reinterpret_cast<typename Agent::TempStorage*>(sweep_smem), needles, haystack, out, partitions,
              NEEDLES_FIRST ? nn : nh, NEEDLES_FIRST ? nh : nn, take_second);
 }
