@@ -131,6 +131,18 @@ TEST(Search, DeviceResidentCounts) {
   }
 }
 
+// A haystack just below its bound samples with a smaller stride than the bound does, so it has more samples than the
+// bound's sampling (kSamples of them against kSamples / 2 + 1): the samples' scratch must hold them.
+TEST(Search, DeviceCountsSampleMoreThanTheBound) {
+  const auto haystack = random_keys<uint32_t>(static_cast<size_t>(kSamples), 0, kSeed + 21, true);
+  const auto needles = random_keys<uint32_t>(50000, 0, kSeed + 22, false);
+  SearchOptions opt;
+  opt.device_counts = true;
+  opt.slack = 1;
+  check_search<Bound::lower>(haystack, needles, opt);
+  check_search<Bound::upper>(haystack, needles, opt);
+}
+
 // A device count above its bound: nothing is written, the count is added to the invalid counter, and the Workspace
 // overload reports cudaErrorInvalidValue; on both routes.
 TEST(Search, DeviceCountAboveBoundWritesNothing) {

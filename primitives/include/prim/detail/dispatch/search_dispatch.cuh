@@ -82,12 +82,17 @@ struct SampledSearch {
   using Agent = SampledSearchAgent<SearchPolicy, K, Index, Before>;
   static constexpr int kMaxSamples = Agent::kMaxSamples;
 
+  // Samples of any haystack of up to max_haystack items: a shorter one may take more than the bound's sampling (a
+  // smaller stride), never more than min(kMaxSamples, its count).
+  static int64_t max_samples(const ItemCount& num_haystack) {
+    return std::min<int64_t>(kMaxSamples, num_haystack.max);
+  }
+
   static cudaError_t launch(const K* haystack, ItemCount num_haystack, const K* needles, ItemCount num_needles,
                             Index* out, K* samples, Compare comp, cudaStream_t stream, uint64_t* d_num_invalid) {
     // ---- sampling (also counts a count above its bound as invalid) ----
-    const int64_t max_samples = HaystackSampling::of(num_haystack.max, kMaxSamples).count;
-    const unsigned sample_blocks =
-        static_cast<unsigned>(std::max<int64_t>(1, ceil_div(max_samples, SearchPolicy::kSampleThreads)));
+    const unsigned sample_blocks = static_cast<unsigned>(
+        std::max<int64_t>(1, ceil_div(max_samples(num_haystack), SearchPolicy::kSampleThreads)));
     search_samples_kernel<kMaxSamples><<<sample_blocks, SearchPolicy::kSampleThreads, 0, stream>>>(
         haystack, num_haystack, num_needles, samples, d_num_invalid);
     PRIM_TRY_LAUNCH();
@@ -133,7 +138,7 @@ cudaError_t dispatch_search(void* d_temp, size_t& temp_bytes, const K* haystack,
   if (sweep) {
     partitions = carver.take<int64_t>(static_cast<size_t>(Sweep::max_tiles(num_haystack, num_needles) + 1));
   } else {
-    samples = carver.take<K>(static_cast<size_t>(HaystackSampling::of(num_haystack.max, Sampled::kMaxSamples).count));
+    samples = carver.take<K>(static_cast<size_t>(Sampled::max_samples(num_haystack)));
   }
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
