@@ -67,15 +67,21 @@ cudaError_t launch_any_vector(const RecordPlan& plan, const void* d_in, void* d_
   }
 }
 
-// Shared front half of both entry points: validation and the size query.
+// What the size query reports: gather and scatter use no scratch, but a call must still pass this much (the library's
+// convention), and Workspace needs a non-zero size to pass a real pointer on its second call.
+constexpr size_t kReportedTempBytes = 1;
+
+// Shared front half of both entry points: validation, the size query and the scratch check.
 cudaError_t begin_call(void* d_temp, size_t& temp_bytes, const void* d_in, void* d_out, const void* d_map,
                        const ItemCount& n, int64_t bound, size_t record_bytes, bool& done) {
   done = true;
   if (n.max < 0 || bound < 0 || record_bytes == 0) return cudaErrorInvalidValue;
   if (d_temp == nullptr) {  // no scratch needed; report 1 byte so Workspace passes a real pointer next time
-    temp_bytes = 1;
+    temp_bytes = kReportedTempBytes;
     return cudaSuccess;
   }
+  // The convention of every call: fewer bytes than the size query reported is an error, even where none is used.
+  if (temp_bytes < kReportedTempBytes) return cudaErrorInvalidValue;
   if (n.max == 0) return cudaSuccess;
   if (d_in == nullptr || d_out == nullptr || d_map == nullptr) return cudaErrorInvalidValue;
   done = false;

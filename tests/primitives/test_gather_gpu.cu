@@ -297,6 +297,31 @@ TEST(Gather, DeviceResidentCount) {
   }
 }
 
+// The size query reports 1 byte; a call with fewer (0) returns cudaErrorInvalidValue and writes nothing, as every
+// call of the library does with less scratch than its query reported, although gather and scatter use none.
+TEST(Gather, ScratchBelowTheReportedSizeIsRejected) {
+  const int64_t n = 1000;
+  const auto map = make_permutation<uint32_t>(n, Perm::random, 66);
+  std::vector<uint32_t> in(n);
+  std::iota(in.begin(), in.end(), 7u);
+  DeviceBuffer<uint32_t> d_in(in), d_out(n), d_map(map);
+  size_t reported = 0;
+  ASSERT_EQ(cudaSuccess, prim::gather(nullptr, reported, d_in.get(), d_out.get(), d_map.get(), n, n));
+  ASSERT_EQ(cudaSuccess, prim::scatter(nullptr, reported, d_in.get(), d_out.get(), d_map.get(), n, n));
+  EXPECT_EQ(reported, 1u);
+  DeviceBuffer<unsigned char> d_temp(1);
+  size_t too_few = 0;
+  EXPECT_EQ(cudaErrorInvalidValue, prim::gather(d_temp.get(), too_few, d_in.get(), d_out.get(), d_map.get(), n, n));
+  EXPECT_EQ(cudaErrorInvalidValue, prim::scatter(d_temp.get(), too_few, d_in.get(), d_out.get(), d_map.get(), n, n));
+  EXPECT_EQ(cudaErrorInvalidValue, prim::gather(d_temp.get(), too_few, d_in.get(), d_out.get(), d_map.get(), 0, n));
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  uint32_t poison;
+  std::memset(&poison, slabtest::kPoisonByte, sizeof(poison));
+  for (uint32_t v : d_out.download()) ASSERT_EQ(v, poison) << "a rejected call wrote its output";
+  ASSERT_EQ(cudaSuccess, prim::gather(d_temp.get(), reported, d_in.get(), d_out.get(), d_map.get(), n, n));
+  EXPECT_EQ(d_out.download_one(0), in[map[0]]);
+}
+
 TEST(Gather, InsideCudaGraphCapture) {
   const int64_t n = 100000;
   const auto map = make_permutation<uint32_t>(n, Perm::random, 55);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -89,6 +90,28 @@ TEST(Histogram, InvalidBucketIdsAreCountedNotStored) {
 
 TEST(Histogram, EmptyInputZeroesTheCounters) {
   check_buckets(std::vector<uint32_t>{}, 16, LowBits{15});
+}
+
+// The size query reports 1 byte; a call with fewer (0) returns cudaErrorInvalidValue and leaves the counters alone,
+// as every call of the library does with less scratch than its query reported, although this one uses none.
+TEST(Histogram, ScratchBelowTheReportedSizeIsRejected) {
+  const auto in = random_keys(1000, 8);
+  DeviceBuffer<uint32_t> d_in(in);
+  DeviceBuffer<uint64_t> d_counts(16);
+  size_t reported = 0;
+  ASSERT_EQ(cudaSuccess, prim::histogram_buckets(nullptr, reported, d_in.get(), 1000, 16, LowBits{15}, d_counts.get()));
+  EXPECT_EQ(reported, 1u);
+  DeviceBuffer<unsigned char> d_temp(1);
+  size_t too_few = 0;
+  EXPECT_EQ(cudaErrorInvalidValue,
+            prim::histogram_buckets(d_temp.get(), too_few, d_in.get(), 1000, 16, LowBits{15}, d_counts.get()));
+  ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+  uint64_t poison;
+  std::memset(&poison, slabtest::kPoisonByte, sizeof(poison));
+  for (uint64_t c : d_counts.download()) ASSERT_EQ(c, poison) << "a rejected call wrote the counters";
+  ASSERT_EQ(cudaSuccess,
+            prim::histogram_buckets(d_temp.get(), reported, d_in.get(), 1000, 16, LowBits{15}, d_counts.get()));
+  EXPECT_EQ(d_counts.download(), prim::reference::histogram_buckets(in, 16, LowBits{15}));
 }
 
 TEST(Histogram, EvenBinsOfIntegers) {

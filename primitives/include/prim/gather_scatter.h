@@ -14,6 +14,9 @@
 //   prim::gather(nullptr, bytes, d_in, d_out, d_map, n, in_size);       // size query (these need no scratch:
 //   prim::gather(d_temp, bytes, d_in, d_out, d_map, n, in_size, s);     // 1 byte is reported)
 //
+// Scratch: the size query reports 1 byte and the call uses none of it, but as every call of the library it returns
+// cudaErrorInvalidValue when d_temp is non-null and temp_bytes is below what the query reported (0 bytes).
+//
 // Conventions as the rest of the library: caller scratch, stream-ordered, no allocation, no host sync (the
 // dispatch reads device attributes only), 64-bit counts, cudaError_t results.
 //   - n: an ItemCount: a host count, or a device-resident count with a host upper bound (the grid is sized

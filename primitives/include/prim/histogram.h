@@ -89,18 +89,21 @@ __global__ void __launch_bounds__(HistogramBucketsPolicy::kBlockThreads)
 // d_counts[b] = number of i < n with bucket_of(d_in[i]) == b, for b < num_buckets (d_counts is overwritten).
 // bucket_of: a __device__ callable T -> an unsigned integer; ids >= num_buckets are not counted in any bucket
 // but added to *d_num_invalid (device uint64, the call adds to it, as in the split family) when it is non-null.
-// No scratch is used; the size query reports 1 byte. The Workspace overload synchronises and returns
-// cudaErrorInvalidValue if any id was invalid.
+// No scratch is used; the size query reports 1 byte, and a call with a non-null d_temp and temp_bytes below it (0)
+// returns cudaErrorInvalidValue, as every call of the library does with less than its query reported. The Workspace
+// overload synchronises and returns cudaErrorInvalidValue if any id was invalid.
 template <typename T, typename BucketOp>
 cudaError_t histogram_buckets(void* d_temp, size_t& temp_bytes, const T* d_in, int64_t n, uint32_t num_buckets,
                               BucketOp bucket_of, uint64_t* d_counts, cudaStream_t stream = 0,
                               uint64_t* d_num_invalid = nullptr) {
   using P = detail::HistogramBucketsPolicy;
   if (n < 0 || num_buckets == 0) return cudaErrorInvalidValue;
+  constexpr size_t kReportedTempBytes = 1;  // none is used; Workspace needs a non-zero size
   if (d_temp == nullptr) {
-    temp_bytes = 1;
+    temp_bytes = kReportedTempBytes;
     return cudaSuccess;
   }
+  if (temp_bytes < kReportedTempBytes) return cudaErrorInvalidValue;
   PRIM_TRY(cudaMemsetAsync(d_counts, 0, sizeof(uint64_t) * num_buckets, stream));
   if (n == 0) return cudaSuccess;
   int device = 0, sms = 0;

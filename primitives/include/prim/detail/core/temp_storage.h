@@ -28,11 +28,12 @@ class TempCarver {
   // in a real call fail with cudaErrorInvalidValue if the caller's blob is too small.
   cudaError_t finish(size_t& temp_bytes, bool& size_query_done) const {
     size_query_done = is_size_query();
+    const size_t reported = used_ > 0 ? used_ : 1;  // at least 1 byte, so Workspace passes a real pointer
     if (size_query_done) {
-      temp_bytes = used_ > 0 ? used_ : 1;
+      temp_bytes = reported;
       return cudaSuccess;
     }
-    return temp_bytes >= used_ ? cudaSuccess : cudaErrorInvalidValue;
+    return temp_bytes >= reported ? cudaSuccess : cudaErrorInvalidValue;
   }
 
  private:

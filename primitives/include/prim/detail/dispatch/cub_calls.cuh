@@ -19,11 +19,12 @@ cudaError_t cub_two_phase(void* d_temp, size_t& temp_bytes, CubCall&& call) {
   size_t needed = 0;
   cudaError_t status = call(static_cast<void*>(nullptr), needed);
   if (status != cudaSuccess) return status;
+  const size_t reported = needed > 0 ? needed : 1;
   if (d_temp == nullptr) {
-    temp_bytes = needed > 0 ? needed : 1;
+    temp_bytes = reported;
     return cudaSuccess;
   }
-  if (temp_bytes < needed) return cudaErrorInvalidValue;
+  if (temp_bytes < reported) return cudaErrorInvalidValue;
   return call(d_temp, needed);
 }
 
