@@ -76,6 +76,9 @@ int finish(int exit_code) {
 }  // namespace slabcast
 
 int main(int argc, char** argv) {
+  // Line by line also where standard output is a pipe or a file (a log, a CI job): each line of progress, every
+  // frame's figures, every file written shows when it happens, not all at exit.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   try {
     return slabcast::finish(slabcast::run(argc, argv));
   } catch (const slabcast::UsageError& e) {

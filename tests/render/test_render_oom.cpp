@@ -214,6 +214,42 @@ TEST(CpuOutOfMemory, ReferencesThatDoNotFitKeepTheOldBuffers) {
   EXPECT_EQ(near.extras.triangle_id, render_image(*fresh, s.camera, 1024, 1024).extras.triangle_id);
 }
 
+// Shadows add per-pixel and light-space buffers: a frame whose shadow buffers do not fit is refused with the message,
+// and frames of the previous settings, with or without shadows, render as before.
+TEST(CpuOutOfMemory, ShadowBuffersThatDoNotFitKeepTheOtherFramesWorking) {
+  std::unique_ptr<Renderer> r = make_renderer(Backend::cpu);
+  const Scene s = procedural_scene("sphere", 2000);
+  r->set_mesh(s.mesh);
+  FrameSettings small;
+  small.width = small.height = 64;
+  small.camera = s.camera;
+  small.light = Light{LightType::sun, glm::vec3(1.0f, 2.0f, 0.5f)};
+  small.shadows = true;
+  std::vector<uint8_t> small_target(4 * 64 * 64);
+  FrameExtras before;
+  r->render(small, Surface{small_target.data(), 64, 64, 4 * 64}, &before);
+  ASSERT_EQ(before.shadow_mask.size(), size_t(64 * 64));
+  const int big = 2000;  // 4M pixels: about 130 MB of shadow samples, mask and sample slots
+  std::vector<uint8_t> target(4 * static_cast<size_t>(big) * big);
+  FrameSettings large = small;
+  large.width = large.height = big;
+  {
+    AddressSpaceCap cap(kHeadroom);
+    ASSERT_TRUE(cap.active());
+    try {
+      r->render(large, Surface{target.data(), big, big, 4 * static_cast<size_t>(big)});
+      FAIL() << "a " << big << "x" << big << " frame with shadows rendered under a " << kHeadroom << "-byte headroom";
+    } catch (const std::runtime_error& e) {
+      expect_host_report(e.what(), s.mesh.name, 16.0 * big * big, "2000x2000", "");
+    }
+  }
+  FrameExtras after;
+  r->render(small, Surface{small_target.data(), 64, 64, 4 * 64}, &after);
+  EXPECT_EQ(after.shadow_mask, before.shadow_mask);
+  const FrameStats stats = r->render(large, Surface{target.data(), big, big, 4 * static_cast<size_t>(big)});
+  EXPECT_GT(stats.shadow_samples, 0u);
+}
+
 #endif  // SLABCAST_TEST_UNDER_ASAN
 
 }  // namespace
