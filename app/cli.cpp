@@ -218,8 +218,9 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.light.empty()) s.frame.light = parse_light("--light", raw.light);
   s.frame.shadows = raw.shadows;
   s.scene.floor = raw.floor;
-  if (s.gl_raster && frame_has_shadows(s.frame)) {
-    usage(raw.shadows ? "--shadows" : "--shading", "not available with --backend gl-raster");
+  if (s.gl_raster && s.frame.shading == Shading::shadow) usage("--shading", "not available with --backend gl-raster");
+  if (s.gl_raster && s.frame.shadows && s.frame.light.type != LightType::sun) {
+    usage("--shadows", "the gl-raster reference's shadow map is for a sun only (--light sun:DX,DY,DZ)");
   }
 }
 
@@ -467,6 +468,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   render->add_option("--depth", r.depth_path, "also write depth (distance along the ray; miss = +inf)")->type_name("FILE.pfm");
   render->add_option("--ids", r.ids_path, "also write triangle IDs (uint32; miss = 0xFFFFFFFF)")->type_name("FILE.ids");
   render->add_option("--deformed-mesh", r.deformed_mesh_path, "also write the deformed mesh")->type_name("FILE.obj");
+  std::string render_shadow_map_size;
+  render->add_option("--shadow-map-size", render_shadow_map_size, "texels a side of --backend gl-raster's shadow map "
+                     "(default 2048)")->type_name("N");
   render->add_option("--shadow-mask", r.shadow_mask_path, "also write the shadow mask (8-bit: 0 in shadow, 255 lit, "
                      "128 no hit; turns --shadows on)")->type_name("FILE.pgm");
   std::string render_frames_text, fps_text, turntable_text;
@@ -504,6 +508,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   std::string bench_sizes, bench_slabs, bench_frames, bench_warmup, bench_deform, bench_fovy, bench_backend,
       bench_reference, bench_display, bench_suite, bench_threads, bench_light;
   bool bench_shadows = false, bench_floor = false;
+  std::string bench_shadow_map_size;
+  bench->add_option("--shadow-map-size", bench_shadow_map_size, "texels a side of the gl-raster reference's shadow map "
+                    "with --shadows and a sun (default 2048)")->type_name("N");
   bench->add_flag("--shadows", bench_shadows, "shadows from --light in every frame (the shadows suite: on)");
   bench->add_flag("--floor", bench_floor, "a floor under every scene (the shadows suite: on)");
   CLI::Option* bench_mesh_opt = bench->add_option("--mesh", bench_meshes, "an OBJ mesh to benchmark (repeatable)")
@@ -595,8 +602,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (!r.deformed_mesh_path.empty()) check_output_path("--deformed-mesh", r.deformed_mesh_path, ".obj");
       if (!r.shadow_mask_path.empty()) {
         check_output_path("--shadow-mask", r.shadow_mask_path, ".pgm");
-        if (r.gl_raster) usage("--shadow-mask", "not available with --backend gl-raster");
+        if (r.gl_raster && r.frame.light.type != LightType::sun) {
+          usage("--shadow-mask", "the gl-raster reference's shadow map is for a sun only (--light sun:DX,DY,DZ)");
+        }
         r.frame.shadows = true;
+      }
+      if (!render_shadow_map_size.empty()) {
+        r.shadow_map_size = parse_int("--shadow-map-size", render_shadow_map_size, 1, 16384);
       }
       if (!render_frames_text.empty()) r.frames = parse_int("--frames", render_frames_text, 1, 1000000);
       if (!fps_text.empty()) r.fps = parse_finite("--fps", fps_text, 1e-3f, 1e6f);
@@ -666,6 +678,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       }
       if (!bench_light.empty()) b.light = parse_light("--light", bench_light);
       b.shadows = b.shadows || bench_shadows;
+      if (!bench_shadow_map_size.empty()) b.shadow_map_size = parse_int("--shadow-map-size", bench_shadow_map_size, 1, 16384);
       b.floor = b.floor || bench_floor;
       if (!b.json_path.empty()) check_output_path("--json", b.json_path, ".json");
       if (!b.csv_path.empty()) check_output_path("--csv", b.csv_path, ".csv");

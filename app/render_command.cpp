@@ -133,7 +133,7 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
   int cuda_device = -1;
   if (cudaGetDevice(&cuda_device) != cudaSuccess) cuda_device = -1;
   (void)cudaGetLastError();  // no device: GL on Mesa's software device
-  const gl::GlRasterFrame f = gl::render_gl_raster_frame(mesh, frame, cuda_device);
+  const gl::GlRasterFrame f = gl::render_gl_raster_frame(mesh, frame, cuda_device, 0, options.shadow_map_size);
   const size_t pixels = size_t(frame.width) * size_t(frame.height);
   if (f.color.size() != pixels * 4) throw std::runtime_error("the gl-raster reference returned no colour image");
   out << std::setprecision(6) << "slabcast render: " << mesh.name << " (" << counted(mesh.triangle_count(), "triangle", "triangles")
@@ -156,6 +156,11 @@ int run_render_gl_raster(const RenderOptions& options, const Mesh& mesh, const F
     if (f.triangle_ids.size() != pixels) throw std::runtime_error("the gl-raster reference returned no triangle-ID buffer");
     write_ids(options.ids_path, f.triangle_ids.data(), frame.width, frame.height, &outputs);
     written.push_back(options.ids_path + " (triangle IDs, uint32, miss = 0xFFFFFFFF)");
+  }
+  if (!options.shadow_mask_path.empty()) {
+    if (f.shadow_mask.size() != pixels) throw std::runtime_error("the gl-raster reference returned no shadow mask");
+    write_pgm(options.shadow_mask_path, f.shadow_mask.data(), frame.width, frame.height, &outputs);
+    written.push_back(options.shadow_mask_path + " (the shadow map's mask, PGM: 0 in shadow, 255 lit, 128 no hit)");
   }
   land(outputs, written, out);
   return kExitOk;

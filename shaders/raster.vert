@@ -29,6 +29,9 @@ layout(location = 8) uniform vec3 u_up;            // view-space +Y
 layout(location = 9) uniform vec3 u_back;          // view-space +Z (= -forward)
 layout(location = 10) uniform vec2 u_ndc_scale;    // 1 / (tan(fovy/2) * aspect), 1 / tan(fovy/2)
 layout(location = 11) uniform float u_near;        // the near plane (view depth), tiny: see gl_raster.cpp
+// The shadow map's pass from a sun (orthographic): (far, 1 / (far - near)) of the light's depths, stored reversed
+// (nearer the sun = larger). y = 0: the camera's perspective pass.
+layout(location = 14) uniform vec2 u_ortho_depth;
 
 out vec3 v_view;  // view-space position: the fragment stage's ray direction and face normal
 // World-space deformed position: the fragment stage's world normal, and what transform feedback captures when
@@ -117,5 +120,9 @@ void main() {
   v_world = world;
   v_view = view;
   float depth = -view.z;  // positive in front of the camera
-  gl_Position = vec4(view.x * u_ndc_scale.x, view.y * u_ndc_scale.y, u_near, depth);
+  if (u_ortho_depth.y > 0.0) {
+    gl_Position = vec4(view.x * u_ndc_scale.x, view.y * u_ndc_scale.y, (u_ortho_depth.x - depth) * u_ortho_depth.y, 1.0);
+  } else {
+    gl_Position = vec4(view.x * u_ndc_scale.x, view.y * u_ndc_scale.y, u_near, depth);
+  }
 }

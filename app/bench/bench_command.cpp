@@ -100,7 +100,9 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
       for (const int slabs : plan.slabs) {
         progress.begin(label + " " + size_text(size.width, size.height) + " " + std::to_string(slabs) + " slabs");
         std::vector<uint32_t> ids;
-        BenchRow row = bench::run_row(ctx, mesh, label, camera, size, slabs, ref.measured ? &ids : nullptr);
+        std::vector<uint8_t> mask;
+        BenchRow row = bench::run_row(ctx, mesh, label, camera, size, slabs, ref.measured ? &ids : nullptr,
+                                      ref.measured ? &mask : nullptr);
         if (ref.measured) {
           row.reference_measured = true;
           row.reference_timed = ref.timed;
@@ -115,10 +117,12 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
             untimed_noted = true;
           }
           row.ids = reference->compare(ids, ref.ids, size.width, size.height);
+          bench::compare_shadow_masks(mask, ref.shadow_mask, ids, ref.ids, row);
         }
         std::string result = "total " + short_ms(row.total.median) + " ms (p99 " + short_ms(row.total.p99) + ")";
         if (row.reference_timed) result += ", raster " + short_ms(row.reference_ms.median) + " ms, " + fixed(row.speedup, 2) + "x";
         if (row.reference_measured) result += ", IDs " + fixed(100 * row.ids.fraction(), 2) + "% equal";
+        if (row.shadow_map_measured) result += ", shadow map wrong on " + std::to_string(row.shadow_map_wrong) + " px";
         progress.row_done(result);
         rows.push_back(std::move(row));
         // Every row so far on disk: a run cut short by a time limit keeps what it measured.

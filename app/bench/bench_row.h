@@ -51,6 +51,10 @@ struct BenchRow {
   Summary reference_ms;
   double speedup = 0;       // reference median / our total median (> 1: ours is faster)
   IdAgreementCounts ids;    // our IDs vs the reference's, one frame at the last timed frame's time
+  // With shadows: the reference's shadow map against our exact mask at that frame, over the pixels where both hit
+  // the same triangle: how many were compared and how many the shadow map gets wrong (its aliasing and bias).
+  bool shadow_map_measured = false;
+  uint64_t shadow_map_compared = 0, shadow_map_wrong = 0;
 };
 
 }  // namespace slabcast

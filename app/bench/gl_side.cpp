@@ -80,10 +80,13 @@ namespace {
 #if SLABCAST_HAVE_GL
 class GlRasterReference final : public Reference {
  public:
-  explicit GlRasterReference(const Mesh& mesh) : raster_(mesh) {}
+  GlRasterReference(const Mesh& mesh, int shadow_map_size) : raster_(mesh) {
+    raster_.set_shadow_map_size(shadow_map_size);
+  }
   double render(const FrameSettings& settings) override { return double(raster_.render(settings)); }
   void render_untimed(const FrameSettings& settings) override { raster_.render_untimed(settings); }
   std::vector<uint32_t> triangle_ids() const override { return raster_.read_triangle_ids(); }
+  std::vector<uint8_t> shadow_mask() const override { return raster_.read_shadow_mask(); }
   IdAgreementCounts compare(const std::vector<uint32_t>& ours, const std::vector<uint32_t>& theirs, int width,
                             int height) const override {
     const gl::IdAgreement a = gl::compare_triangle_ids(ours, theirs, width, height);
@@ -105,12 +108,15 @@ class GlRasterReference final : public Reference {
 
 GlSide open_gl(const BenchOptions& options, Backend backend) {
   GlSide side;
-  // The reference draws no shadows (it has no shadow map): with --shadows it would time a different image.
-  const bool want_reference = options.reference == BenchReference::gl_raster && !options.shadows;
+  // With shadows the reference draws a classic shadow map, which it has for a sun only: for another light it would
+  // time a different image.
+  const bool sun = options.light.type == LightType::sun;
+  const bool want_reference = options.reference == BenchReference::gl_raster && (!options.shadows || sun);
+  side.shadow_map_size = options.shadow_map_size;
   if (!options.display) side.display_absent = "--display off";
   if (options.reference == BenchReference::none) side.reference_absent = "--reference none";
-  if (options.shadows && options.reference != BenchReference::none) {
-    side.reference_absent = "the gl-raster reference draws no shadows";
+  if (options.shadows && !sun && options.reference != BenchReference::none) {
+    side.reference_absent = "the gl-raster reference's shadow map is for a sun only";
   }
   if (!options.display && !want_reference) return side;
 #if SLABCAST_HAVE_GL
@@ -154,7 +160,7 @@ GlSide open_gl(const BenchOptions& options, Backend backend) {
 std::unique_ptr<Reference> make_reference(const GlSide& side, const Mesh& mesh) {
   if (!side.reference_absent.empty()) return nullptr;
 #if SLABCAST_HAVE_GL
-  return std::make_unique<GlRasterReference>(mesh);
+  return std::make_unique<GlRasterReference>(mesh, side.shadow_map_size);
 #else
   (void)mesh;
   return nullptr;

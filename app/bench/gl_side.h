@@ -59,6 +59,7 @@ class Reference {
   virtual double render(const FrameSettings& settings) = 0;  // GPU ms of the frame (waits for it)
   virtual void render_untimed(const FrameSettings& settings) = 0;  // warm-up
   virtual std::vector<uint32_t> triangle_ids() const = 0;    // the last frame's, row 0 = top, miss = 0xFFFFFFFF
+  virtual std::vector<uint8_t> shadow_mask() const = 0;      // the last frame's shadow map mask; empty without one
   // Pixels where two ID buffers agree; differences next to a silhouette or triangle edge are expected.
   virtual IdAgreementCounts compare(const std::vector<uint32_t>& ours, const std::vector<uint32_t>& theirs,
                                     int width, int height) const = 0;
@@ -72,6 +73,7 @@ struct GlSide {
   std::string description;       // the context, for the JSON; empty without one
   std::string display_absent;    // why the display cost is not measured; empty when it is
   std::string reference_absent;  // why the reference is not run; empty when it is
+  int shadow_map_size = 2048;    // the reference's shadow map, with shadows (BenchOptions::shadow_map_size)
 #if SLABCAST_HAVE_GL
   std::optional<gl::Feed> feed;
 #endif

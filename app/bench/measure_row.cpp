@@ -87,13 +87,28 @@ ReferenceResult run_reference(RowContext& ctx, Reference& reference, const Camer
   r.measured = true;
   r.timed = std::all_of(ms.begin(), ms.end(), [](double m) { return std::isfinite(m); });
   if (r.timed) r.ms = summarize(ms);
-  // The IDs of the last timed frame, still in the reference's framebuffer.
+  // The IDs (and the shadow map's mask) of the last timed frame, still in the reference's framebuffer.
   r.ids = reference.triangle_ids();
+  r.shadow_mask = reference.shadow_mask();
   return r;
 }
 
+void compare_shadow_masks(const std::vector<uint8_t>& exact, const std::vector<uint8_t>& map,
+                          const std::vector<uint32_t>& exact_ids, const std::vector<uint32_t>& map_ids, BenchRow& row) {
+  if (exact.empty() || exact.size() != map.size() || exact_ids.size() != exact.size() ||
+      map_ids.size() != exact.size()) {
+    return;
+  }
+  row.shadow_map_measured = true;
+  for (size_t i = 0; i < exact.size(); ++i) {
+    if (exact[i] == 128 || map[i] == 128 || exact_ids[i] != map_ids[i]) continue;
+    ++row.shadow_map_compared;
+    if (exact[i] != map[i]) ++row.shadow_map_wrong;
+  }
+}
+
 BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
-                 int slabs, std::vector<uint32_t>* ids) {
+                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask) {
   BenchRow row;
   row.scene = label;
   row.triangles = mesh.triangle_count();
@@ -211,6 +226,7 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
     FrameExtras extras;
     renderer->render(settings_for(ctx.options, camera, size, slabs, total - 1), plain.surface(), &extras);
     *ids = std::move(extras.triangle_id);
+    if (shadow_mask != nullptr) *shadow_mask = std::move(extras.shadow_mask);
   }
 
   row.deform = summarize(deform);

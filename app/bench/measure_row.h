@@ -34,6 +34,7 @@ struct ReferenceResult {
   bool timed = false;  // every timed frame had a GPU time (gl_raster.h: NaN where the GL timer is unusable)
   Summary ms;
   std::vector<uint32_t> ids;  // at the last timed frame's time
+  std::vector<uint8_t> shadow_mask;  // the shadow map's, at the same time (empty without one)
 };
 
 // The reference over the row's warm-up and timed frames (slabs do not apply to it).
@@ -41,7 +42,12 @@ ReferenceResult run_reference(RowContext& ctx, Reference& reference, const Camer
 
 // One row: warm-up and timed frames with a fresh renderer. `ids` (optional) gets our triangle IDs at the last timed
 // frame's time, from one more, untimed frame into plain memory.
+// `ids` (and `shadow_mask` when the frame has shadows), when given, receive the last timed frame's.
 BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
-                 int slabs, std::vector<uint32_t>* ids);
+                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask = nullptr);
+
+// Pixels where a shadow map's mask differs from the exact one, among those where both frames hit the same triangle.
+void compare_shadow_masks(const std::vector<uint8_t>& exact, const std::vector<uint8_t>& map,
+                          const std::vector<uint32_t>& exact_ids, const std::vector<uint32_t>& map_ids, BenchRow& row);
 
 }  // namespace slabcast::bench

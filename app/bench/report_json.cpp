@@ -104,6 +104,9 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
       << (r.shadows ? ", \"light_references\": " + number(r.light_references) + ", \"shadow_tests\": " +
                           number(r.shadow_tests)
                     : std::string())
+      << (r.shadow_map_measured ? ", \"shadow_map_compared_pixels\": " + std::to_string(r.shadow_map_compared) +
+                                      ", \"shadow_map_wrong_pixels\": " + std::to_string(r.shadow_map_wrong)
+                                : std::string())
       << ", \"frames_redone\": " << r.frames_redone
       << ", \"renderer_peak_bytes\": " << r.renderer_peak_bytes << ", \"device_delta_bytes\": "
       << (r.device_delta_bytes >= 0 ? std::to_string(r.device_delta_bytes) : std::string("null"))

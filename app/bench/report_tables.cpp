@@ -43,16 +43,24 @@ std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 19)) >> 
 // tests; the light references and shadow-ray tests per frame.
 void print_shadow_table(std::ostream& out, const std::vector<BenchRow>& rows) {
   std::vector<std::vector<std::string>> cells = {{"scene", "size", "slabs", "cast", "samples", "light bin", "test",
-                                                  "shadows", "shade", "total", "light refs", "shadow tests"}};
+                                                  "shadows", "shade", "total", "light refs", "shadow tests",
+                                                  "shadow map", "speedup", "map wrong px"}};
   for (const BenchRow& r : rows) {
     if (!r.shadows) continue;
     cells.push_back({r.scene, size_text(r.width, r.height), std::to_string(r.slabs), short_ms(r.cast.median),
                      short_ms(r.shadow_samples.median), short_ms(r.shadow_bin.median), short_ms(r.shadow_test.median),
                      short_ms(r.shadow.median), short_ms(r.shade.median), short_ms(r.total.median),
-                     millions(r.light_references), millions(r.shadow_tests)});
+                     millions(r.light_references), millions(r.shadow_tests),
+                     r.reference_timed ? short_ms(r.reference_ms.median) : "-",
+                     r.reference_timed ? fixed(r.speedup, 2) + "x" : "-",
+                     r.shadow_map_measured ? std::to_string(r.shadow_map_wrong) + " of " +
+                                                 std::to_string(r.shadow_map_compared)
+                                           : "-"});
   }
   if (cells.size() == 1) return;
-  out << "\nshadows: the shadow stages, medians, ms (shadows = samples + light bin + test; shade runs after them)\n";
+  out << "\nshadows: the shadow stages, medians, ms (shadows = samples + light bin + test; shade runs after them); "
+         "shadow map = the gl-raster reference with a shadow map, its whole frame; map wrong px = pixels (of those where "
+         "both hit the same triangle) where its mask differs from the exact one\n";
   print_table(out, cells);
 }
 

@@ -34,9 +34,24 @@ enum Uniform : GLint {
   kUniformNear = 11,
   kUniformShading = 12,
   kUniformDepthRange = 13,
+  kUniformOrthoDepth = 14,
+  kUniformLightKind = 15,
+  kUniformSunView = 16,
+  kUniformShadowMapOn = 17,
+  kUniformLightEye = 18,
+  kUniformLightRight = 19,
+  kUniformLightUp = 20,
+  kUniformLightBack = 21,
+  kUniformLightScale = 22,
+  kUniformLightDepth = 23,
+  kUniformShadowBias = 24,
 };
 constexpr GLuint kPositionAttribute = 0;  // a_rest
-constexpr GLuint kColorAttachment = 0, kIdAttachment = 1;
+constexpr GLuint kColorAttachment = 0, kIdAttachment = 1, kMaskAttachment = 2;
+constexpr GLuint kShadowMapUnit = 0;  // raster.frag's u_shadow_map binding
+// The shadow map's depth bias, in its normalized depth (the scene's deformed bounding sphere spans [0, 1] along the
+// sun): a classic constant bias against self-shadowing, 1/1024 of the scene's diameter.
+constexpr float kShadowBias = 1.0f / 1024.0f;
 
 // The near plane as a fraction of the scene's extent (eye-to-centre distance + radius). With reversed, infinite
 // float depth the near plane costs no precision, so it can sit this close: the ray caster shows any hit with
@@ -202,12 +217,13 @@ GlRaster::GlRaster(const Mesh& mesh)
 
 GlRaster::~GlRaster() = default;
 
-void GlRaster::resize(int width, int height) {
-  if (width == width_ && height == height_ && fbo_) return;
+void GlRaster::resize(int width, int height, bool with_mask) {
+  if (width == width_ && height == height_ && fbo_ && with_mask == static_cast<bool>(mask_)) return;
   fbo_.reset();
   color_.reset();
   ids_.reset();
   depth_.reset();
+  mask_.reset();
   width_ = height_ = 0;
   const uint64_t pixels = static_cast<uint64_t>(width) * static_cast<uint64_t>(height);
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
@@ -221,14 +237,24 @@ void GlRaster::resize(int width, int height) {
   glTextureStorage2D(depth_.get(), 1, GL_DEPTH_COMPONENT32F, width, height);
   check_allocation(mesh_name_, ("the " + size + " depth buffer").c_str(), pixels * 4);
 
+  if (with_mask) {
+    mask_.reset(create_texture());
+    glTextureStorage2D(mask_.get(), 1, GL_R8UI, width, height);
+    check_allocation(mesh_name_, ("the " + size + " shadow mask").c_str(), pixels);
+  }
+
   GLuint id = 0;
   glCreateFramebuffers(1, &id);
   fbo_.reset(id);
   SLABCAST_GL_CHECK(glNamedFramebufferTexture(fbo_.get(), GL_COLOR_ATTACHMENT0 + kColorAttachment, color_.get(), 0));
   SLABCAST_GL_CHECK(glNamedFramebufferTexture(fbo_.get(), GL_COLOR_ATTACHMENT0 + kIdAttachment, ids_.get(), 0));
+  if (with_mask) {
+    SLABCAST_GL_CHECK(glNamedFramebufferTexture(fbo_.get(), GL_COLOR_ATTACHMENT0 + kMaskAttachment, mask_.get(), 0));
+  }
   SLABCAST_GL_CHECK(glNamedFramebufferTexture(fbo_.get(), GL_DEPTH_ATTACHMENT, depth_.get(), 0));
-  const GLenum draw_buffers[2] = {GL_COLOR_ATTACHMENT0 + kColorAttachment, GL_COLOR_ATTACHMENT0 + kIdAttachment};
-  SLABCAST_GL_CHECK(glNamedFramebufferDrawBuffers(fbo_.get(), 2, draw_buffers));
+  const GLenum draw_buffers[3] = {GL_COLOR_ATTACHMENT0 + kColorAttachment, GL_COLOR_ATTACHMENT0 + kIdAttachment,
+                                  GL_COLOR_ATTACHMENT0 + kMaskAttachment};
+  SLABCAST_GL_CHECK(glNamedFramebufferDrawBuffers(fbo_.get(), with_mask ? 3 : 2, draw_buffers));
   SLABCAST_GL_CHECK(glNamedFramebufferReadBuffer(fbo_.get(), GL_COLOR_ATTACHMENT0 + kColorAttachment));
   const GLenum status = glCheckNamedFramebufferStatus(fbo_.get(), GL_FRAMEBUFFER);
   if (status != GL_FRAMEBUFFER_COMPLETE) {
@@ -250,11 +276,12 @@ void GlRaster::set_uniforms(const FrameSettings& settings) {
   glProgramUniform3f(p, kUniformCenter, bounds_center_.x, bounds_center_.y, bounds_center_.z);
   glProgramUniform1f(p, kUniformInvRadius, 1.0f / bounds_radius_);  // as deform_vertex's sc_div(1, radius)
   glProgramUniform1f(p, kUniformRadius, bounds_radius_);
-  glProgramUniform3f(p, kUniformEye, view.eye.x, view.eye.y, view.eye.z);
-  glProgramUniform3f(p, kUniformRight, view.right.x, view.right.y, view.right.z);
-  glProgramUniform3f(p, kUniformUp, view.up.x, view.up.y, view.up.z);
-  glProgramUniform3f(p, kUniformBack, view.back.x, view.back.y, view.back.z);
-  glProgramUniform2f(p, kUniformNdcScale, 1.0f / (view.tan_half_fovy * view.aspect), 1.0f / view.tan_half_fovy);
+  frame_camera_ = PassCamera{glm::vec3(view.eye.x, view.eye.y, view.eye.z),
+                             glm::vec3(view.right.x, view.right.y, view.right.z),
+                             glm::vec3(view.up.x, view.up.y, view.up.z), glm::vec3(view.back.x, view.back.y, view.back.z),
+                             glm::vec2(1.0f / (view.tan_half_fovy * view.aspect), 1.0f / view.tan_half_fovy)};
+  set_camera_uniforms(frame_camera_.eye, frame_camera_.right, frame_camera_.up, frame_camera_.back,
+                      frame_camera_.ndc_scale);
 
   // The scene's extent around the rest bounds, grown by how far the deformer can move a vertex.
   const glm::vec3 eye = settings.camera.eye;
@@ -267,7 +294,74 @@ void GlRaster::set_uniforms(const FrameSettings& settings) {
   const float centre_depth = glm::dot(bounds_center_ - eye, forward);
   glProgramUniform2f(p, kUniformDepthRange, std::max(centre_depth - reach, 0.0f), centre_depth + reach);
   glProgramUniform1i(p, kUniformShading, static_cast<GLint>(settings.shading));
+
+  // The light. A sun shades as the ray caster's does; with shadows, its map's camera looks along the sun onto the
+  // scene's deformed bounding sphere from outside it, the sphere's diameter its depth range.
+  const bool sun = settings.light.type == LightType::sun;
+  glm::vec3 to_sun(0.0f, 0.0f, 1.0f);
+  if (sun) to_sun = glm::normalize(settings.light.vector);
+  glProgramUniform1i(p, kUniformLightKind, sun ? 1 : 0);
+  const glm::vec3 sun_view(glm::dot(frame_camera_.right, to_sun), glm::dot(frame_camera_.up, to_sun),
+                           glm::dot(frame_camera_.back, to_sun));
+  glProgramUniform3f(p, kUniformSunView, sun_view.x, sun_view.y, sun_view.z);
+  shadow_pass_ = has_shadow_map(settings);
+  glProgramUniform1i(p, kUniformShadowMapOn, shadow_pass_ ? 1 : 0);
+  glProgramUniform2f(p, kUniformOrthoDepth, 0.0f, 0.0f);
+  if (shadow_pass_) {
+    const glm::vec3 helper = std::fabs(to_sun.y) < 0.9f ? glm::vec3(0, 1, 0) : glm::vec3(1, 0, 0);
+    const glm::vec3 right = glm::normalize(glm::cross(helper, to_sun));
+    const glm::vec3 up = glm::cross(to_sun, right);
+    light_camera_ = PassCamera{bounds_center_ + to_sun * (2.0f * reach), right, up, to_sun, glm::vec2(1.0f / reach)};
+    light_depth_ = glm::vec2(3.0f * reach, 1.0f / (2.0f * reach));  // depths [reach, 3 reach] from its eye
+    glProgramUniform3f(p, kUniformLightEye, light_camera_.eye.x, light_camera_.eye.y, light_camera_.eye.z);
+    glProgramUniform3f(p, kUniformLightRight, right.x, right.y, right.z);
+    glProgramUniform3f(p, kUniformLightUp, up.x, up.y, up.z);
+    glProgramUniform3f(p, kUniformLightBack, to_sun.x, to_sun.y, to_sun.z);
+    glProgramUniform2f(p, kUniformLightScale, light_camera_.ndc_scale.x, light_camera_.ndc_scale.y);
+    glProgramUniform2f(p, kUniformLightDepth, light_depth_.x, light_depth_.y);
+    glProgramUniform1f(p, kUniformShadowBias, kShadowBias);
+  }
   check_gl("setting the gl-raster reference's uniforms", __FILE__, __LINE__);
+}
+
+void GlRaster::set_camera_uniforms(const glm::vec3& eye, const glm::vec3& right, const glm::vec3& up,
+                                   const glm::vec3& back, const glm::vec2& ndc_scale) {
+  const GLuint p = program_.get();
+  glProgramUniform3f(p, kUniformEye, eye.x, eye.y, eye.z);
+  glProgramUniform3f(p, kUniformRight, right.x, right.y, right.z);
+  glProgramUniform3f(p, kUniformUp, up.x, up.y, up.z);
+  glProgramUniform3f(p, kUniformBack, back.x, back.y, back.z);
+  glProgramUniform2f(p, kUniformNdcScale, ndc_scale.x, ndc_scale.y);
+}
+
+void GlRaster::set_shadow_map_size(int texels) {
+  if (texels < 1 || texels > 16384) {
+    throw std::invalid_argument("gl-raster reference: shadow map size " + std::to_string(texels) +
+                                " is out of range 1..16384");
+  }
+  shadow_map_size_ = texels;
+}
+
+void GlRaster::ensure_shadow_map() {
+  if (shadow_map_ && shadow_map_allocated_ == shadow_map_size_) return;
+  shadow_fbo_.reset();
+  shadow_map_.reset();
+  shadow_map_allocated_ = 0;
+  const int n = shadow_map_size_;
+  shadow_map_.reset(create_texture());
+  glTextureStorage2D(shadow_map_.get(), 1, GL_DEPTH_COMPONENT32F, n, n);
+  check_allocation(mesh_name_, "the shadow map", static_cast<uint64_t>(n) * static_cast<uint64_t>(n) * 4);
+  glTextureParameteri(shadow_map_.get(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTextureParameteri(shadow_map_.get(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTextureParameteri(shadow_map_.get(), GL_TEXTURE_COMPARE_MODE, GL_NONE);
+  GLuint id = 0;
+  glCreateFramebuffers(1, &id);
+  shadow_fbo_.reset(id);
+  SLABCAST_GL_CHECK(glNamedFramebufferTexture(shadow_fbo_.get(), GL_DEPTH_ATTACHMENT, shadow_map_.get(), 0));
+  SLABCAST_GL_CHECK(glNamedFramebufferDrawBuffer(shadow_fbo_.get(), GL_NONE));
+  const GLenum status = glCheckNamedFramebufferStatus(shadow_fbo_.get(), GL_FRAMEBUFFER);
+  if (status != GL_FRAMEBUFFER_COMPLETE) throw std::runtime_error("gl-raster reference: the shadow map is incomplete");
+  shadow_map_allocated_ = n;
 }
 
 void GlRaster::draw_frame() {
@@ -276,12 +370,48 @@ void GlRaster::draw_frame() {
                                  kBackground.a / 255.0f};
   const GLuint miss[4] = {kNoHit, 0, 0, 0};
   const GLfloat farthest = 0.0f;  // reversed depth: 0 is infinitely far
+  if (shadow_pass_) {  // the sun's depth from its camera first, orthographic (raster.vert's u_ortho_depth)
+    const GLuint p = program_.get();
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, shadow_fbo_.get());
+    glViewport(0, 0, shadow_map_size_, shadow_map_size_);
+    glClearNamedFramebufferfv(shadow_fbo_.get(), GL_DEPTH, 0, &farthest);
+    set_camera_uniforms(light_camera_.eye, light_camera_.right, light_camera_.up, light_camera_.back,
+                        light_camera_.ndc_scale);
+    glProgramUniform2f(p, kUniformOrthoDepth, light_depth_.x, light_depth_.y);
+    if (triangles_ > 0) glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(triangles_ * 3), GL_UNSIGNED_INT, nullptr);
+    set_camera_uniforms(frame_camera_.eye, frame_camera_.right, frame_camera_.up, frame_camera_.back,
+                        frame_camera_.ndc_scale);
+    glProgramUniform2f(p, kUniformOrthoDepth, 0.0f, 0.0f);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo_.get());
+    glViewport(0, 0, width_, height_);
+    glBindTextureUnit(kShadowMapUnit, shadow_map_.get());
+  }
   glClearNamedFramebufferfv(fbo_.get(), GL_COLOR, static_cast<GLint>(kColorAttachment), background);
   glClearNamedFramebufferuiv(fbo_.get(), GL_COLOR, static_cast<GLint>(kIdAttachment), miss);
+  if (mask_) {
+    const GLuint no_hit[4] = {128, 0, 0, 0};
+    glClearNamedFramebufferuiv(fbo_.get(), GL_COLOR, static_cast<GLint>(kMaskAttachment), no_hit);
+  }
   glClearNamedFramebufferfv(fbo_.get(), GL_DEPTH, 0, &farthest);
   if (triangles_ > 0) {
     glDrawElements(GL_TRIANGLES, static_cast<GLsizei>(triangles_ * 3), GL_UNSIGNED_INT, nullptr);
   }
+  if (shadow_pass_) glBindTextureUnit(kShadowMapUnit, 0);
+}
+
+std::vector<uint8_t> GlRaster::read_shadow_mask() const {
+  if (!mask_) return {};
+  std::vector<uint8_t> bottom_up(static_cast<size_t>(width_) * static_cast<size_t>(height_));
+  GLint pack_buffer = 0;
+  glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glGetTextureImage(mask_.get(), 0, GL_RED_INTEGER, GL_UNSIGNED_BYTE, static_cast<GLsizei>(bottom_up.size()),
+                    bottom_up.data());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glBindBuffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer));
+  check_gl("reading the gl-raster reference's shadow mask", __FILE__, __LINE__);
+  return flip_rows(bottom_up, width_, height_, 1);
 }
 
 namespace {
@@ -304,7 +434,8 @@ void bind_frame_state(GLuint framebuffer, GLuint program, GLuint vertex_array, i
 
 void GlRaster::render_untimed(const FrameSettings& settings) {
   check_settings(settings);
-  resize(settings.width, settings.height);
+  resize(settings.width, settings.height, has_shadow_map(settings));
+  if (has_shadow_map(settings)) ensure_shadow_map();
   set_uniforms(settings);
   const SavedState saved;
   bind_frame_state(fbo_.get(), program_.get(), vao_.get(), width_, height_);
@@ -314,7 +445,8 @@ void GlRaster::render_untimed(const FrameSettings& settings) {
 
 float GlRaster::render(const FrameSettings& settings) {
   check_settings(settings);
-  resize(settings.width, settings.height);
+  resize(settings.width, settings.height, has_shadow_map(settings));
+  if (has_shadow_map(settings)) ensure_shadow_map();
   set_uniforms(settings);
   GLuint64 nanoseconds = 0;
   GLint counter_bits = 0;
@@ -391,7 +523,7 @@ std::vector<glm::vec3> GlRaster::deformed_positions(const DeformParams& deform) 
   check_allocation(mesh_name_, "the captured deformed positions", bytes);
   // A draw needs a complete framebuffer even when nothing is rasterized (an EGL context without a surface has
   // none of its own): ours, made 1x1 if no frame has been drawn yet.
-  if (!fbo_) resize(1, 1);
+  if (!fbo_) resize(1, 1, false);
   {
     const SavedState saved;
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo_.get());
@@ -412,8 +544,10 @@ std::vector<glm::vec3> GlRaster::deformed_positions(const DeformParams& deform) 
 
 size_t GlRaster::gpu_bytes() const {
   const size_t mesh = static_cast<size_t>(vertices_) * sizeof(glm::vec3) + static_cast<size_t>(triangles_) * 12;
-  const size_t frame = static_cast<size_t>(width_) * static_cast<size_t>(height_) * 12;  // colour + ID + depth
-  return mesh + frame;
+  const size_t pixels = static_cast<size_t>(width_) * static_cast<size_t>(height_);
+  const size_t frame = pixels * (mask_ ? 13 : 12);  // colour + ID + depth (+ the shadow mask)
+  const size_t shadow_map = static_cast<size_t>(shadow_map_allocated_) * static_cast<size_t>(shadow_map_allocated_) * 4;
+  return mesh + frame + shadow_map;
 }
 
 double IdAgreement::fraction() const {
@@ -459,18 +593,20 @@ IdAgreement compare_triangle_ids(const std::vector<uint32_t>& a, const std::vect
 }
 
 GlRasterFrame render_gl_raster_frame(const Mesh& mesh, const FrameSettings& settings, int want_cuda_device,
-                                     int warmup) {
+                                     int warmup, int shadow_map_size) {
   EglContext egl(want_cuda_device);
   GlRasterFrame out;
   out.gl_description = egl.description();
   {  // every GL object dies before the context
     GlRaster raster(mesh);
+    raster.set_shadow_map_size(shadow_map_size);
     for (int i = 0; i < warmup; ++i) raster.render_untimed(settings);
     out.gpu_ms = raster.render(settings);
     out.width = raster.width();
     out.height = raster.height();
     out.color = raster.read_color();
     out.triangle_ids = raster.read_triangle_ids();
+    out.shadow_mask = raster.read_shadow_mask();
   }
   return out;
 }

@@ -42,6 +42,10 @@ class GlRaster {
   // no figure that was not measured is ever shown. Throws std::invalid_argument for bad settings (as the renderer
   // does).
   // GL state it changes (framebuffer, viewport, program, vertex array, depth test, clip control, ...) is put back.
+  //
+  // With settings.shadows and a sun, the frame first draws a classic shadow map of the sun (an orthographic depth
+  // pass over the scene's deformed bounds into a set_shadow_map_size() square, no filtering), in the timed frame, and
+  // writes the shadow mask read_shadow_mask() returns. Point lights and the headlight get no shadow map.
   float render(const FrameSettings& settings);
   // The same frame without the timer query and without waiting (warm-up, the viewer).
   void render_untimed(const FrameSettings& settings);
@@ -55,6 +59,16 @@ class GlRaster {
   GLuint framebuffer() const { return fbo_.get(); }
   std::vector<uint8_t> read_color() const;          // RGBA8, row 0 = TOP, width * height * 4
   std::vector<uint32_t> read_triangle_ids() const;  // row 0 = TOP, width * height; miss = 0xFFFFFFFF
+  // The last frame's shadow mask (a frame with a shadow map): row 0 = TOP, 0 in shadow, 255 lit, 128 no hit; empty
+  // when the last frame had none.
+  std::vector<uint8_t> read_shadow_mask() const;
+  // The shadow map's side in texels (default 2048).
+  void set_shadow_map_size(int texels);
+  int shadow_map_size() const { return shadow_map_size_; }
+  // Whether a frame of `settings` draws a shadow map.
+  static bool has_shadow_map(const FrameSettings& settings) {
+    return settings.shadows && settings.light.type == LightType::sun;
+  }
   // Copies the colour of the last frame into the bound draw framebuffer's viewport (0, 0, w, h) with
   // glBlitFramebuffer: GL_NEAREST at equal size (an exact copy), GL_LINEAR otherwise. The scissor test is off for
   // the copy. The destination must not be multisampled.
@@ -70,9 +84,12 @@ class GlRaster {
   size_t gpu_bytes() const;  // mesh buffers + framebuffer attachments
 
  private:
-  void resize(int width, int height);
+  void resize(int width, int height, bool with_mask);
   void set_uniforms(const FrameSettings& settings);
-  void draw_frame();  // clear + draw into fbo_; state already set
+  void set_camera_uniforms(const glm::vec3& eye, const glm::vec3& right, const glm::vec3& up, const glm::vec3& back,
+                           const glm::vec2& ndc_scale);
+  void ensure_shadow_map();
+  void draw_frame();  // [shadow map +] clear + draw into fbo_; state already set
 
   std::string mesh_name_;
   uint64_t vertices_ = 0, triangles_ = 0;
@@ -83,8 +100,18 @@ class GlRaster {
   GlVertexArray vao_;
   GlQuery timer_;
   int width_ = 0, height_ = 0;
-  GlTexture color_, ids_, depth_;
+  GlTexture color_, ids_, depth_, mask_;
   GlFramebuffer fbo_;
+  // The sun's shadow map, and the camera of its pass and of the frame (set_uniforms), to switch between them.
+  int shadow_map_size_ = 2048, shadow_map_allocated_ = 0;
+  GlTexture shadow_map_;
+  GlFramebuffer shadow_fbo_;
+  bool shadow_pass_ = false;
+  struct PassCamera {
+    glm::vec3 eye{0.0f}, right{1, 0, 0}, up{0, 1, 0}, back{0, 0, 1};
+    glm::vec2 ndc_scale{1.0f};
+  } frame_camera_, light_camera_;
+  glm::vec2 light_depth_{0.0f};  // (far, 1 / (far - near)) of the light's pass
 };
 
 // Agreement of two triangle-ID images (row-major, width * height, any row order as long as both share it).
@@ -105,10 +132,11 @@ struct GlRasterFrame {
   int width = 0, height = 0;
   std::vector<uint8_t> color;           // RGBA8, row 0 = top
   std::vector<uint32_t> triangle_ids;   // row 0 = top; miss = 0xFFFFFFFF
+  std::vector<uint8_t> shadow_mask;     // row 0 = top (a frame with a shadow map; else empty)
   float gpu_ms = 0.0f;                  // the timed (last) frame
   std::string gl_description;           // EglContext::description()
 };
 GlRasterFrame render_gl_raster_frame(const Mesh& mesh, const FrameSettings& settings, int want_cuda_device = -1,
-                                     int warmup = 0);
+                                     int warmup = 0, int shadow_map_size = 2048);
 
 }  // namespace slabcast::gl

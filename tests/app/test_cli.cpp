@@ -61,6 +61,8 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--light", "point"}, "--light"},
       {{"render", "--shadow-mask", "mask.png"}, "--shadow-mask"},
       {{"render", "--shadows", "--backend", "gl-raster"}, "--shadows"},
+      {{"render", "--light", "point:0,1,0", "--shadows", "--backend", "gl-raster"}, "--shadows"},
+      {{"render", "--shading", "shadow", "--backend", "gl-raster"}, "--shading"},
       {{"render", "--backend", "opencl"}, "--backend"},
       {{"render", "--eye", "1,2"}, "--eye"},
       {{"render", "--eye", "a,b,c"}, "--eye"},

@@ -234,6 +234,51 @@ INSTANTIATE_TEST_SUITE_P(Scenes, GlRasterVisibility,
                                            SceneCase{"stress", 3000, Deformer::twist, 1.3f}),
                          scene_name);
 
+// ---------------------------------------------------------------------------------------------- the shadow map
+
+// The sun's shadow map (gl_raster.h): where both frames hit the same triangle, its mask agrees with the ray caster's
+// exact one except near shadow edges (its texels' aliasing and its bias); both show shadow and light; a frame
+// without shadows has no mask.
+TEST_F(GlRasterTest, SunShadowMapAgreesWithTheExactMaskButForItsAliasing) {
+  Mesh mesh = make_procedural_mesh("torus_knot", 6000);
+  add_floor(mesh);
+  FrameSettings settings;
+  settings.width = 192;
+  settings.height = 144;
+  settings.camera = frame_mesh(mesh);
+  settings.camera.eye = settings.camera.target + glm::vec3(1.6f, 2.0f, 3.2f);
+  settings.light = Light{LightType::sun, glm::vec3(1.0f, 2.0f, 0.5f)};
+  settings.shadows = true;
+  GlRaster raster(mesh);
+  raster.set_shadow_map_size(1024);
+  raster.render(settings);
+  const std::vector<uint8_t> map_mask = raster.read_shadow_mask();
+  const std::vector<uint32_t> map_ids = raster.read_triangle_ids();
+  std::unique_ptr<Renderer> renderer = make_renderer(Backend::cpu);
+  renderer->set_mesh(mesh);
+  std::vector<uint8_t> color(4 * static_cast<size_t>(settings.width) * settings.height);
+  FrameExtras exact;
+  renderer->render(settings, Surface{color.data(), settings.width, settings.height, 4 * size_t(settings.width)}, &exact);
+  ASSERT_EQ(map_mask.size(), exact.shadow_mask.size());
+  size_t compared = 0, wrong = 0, map_shadowed = 0, map_lit = 0;
+  for (size_t i = 0; i < map_mask.size(); ++i) {
+    EXPECT_EQ(map_mask[i] == 128, map_ids[i] == kMiss) << "pixel " << i;
+    if (map_mask[i] == 128 || exact.shadow_mask[i] == 128 || map_ids[i] != exact.triangle_id[i]) continue;
+    ++compared;
+    wrong += map_mask[i] != exact.shadow_mask[i] ? 1 : 0;
+    map_shadowed += map_mask[i] == 0 ? 1 : 0;
+    map_lit += map_mask[i] == 255 ? 1 : 0;
+  }
+  RecordProperty("shadow_map_wrong", std::to_string(wrong));
+  EXPECT_GT(compared, map_mask.size() / 4);
+  EXPECT_GT(map_shadowed, compared / 50);
+  EXPECT_GT(map_lit, compared / 4);
+  EXPECT_LE(wrong, compared / 20) << wrong << " of " << compared << " pixels differ from the exact mask";
+  settings.shadows = false;
+  raster.render(settings);
+  EXPECT_TRUE(raster.read_shadow_mask().empty());
+}
+
 // ---------------------------------------------------------------------------------------------- the deformer
 
 TEST_F(GlRasterTest, VertexShaderDeformerMatchesRenderDeform) {
