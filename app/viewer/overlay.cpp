@@ -130,8 +130,7 @@ void scene_section(Session& s) {
     for (size_t i = 0; i < s.models.size(); ++i) {
       const bool selected = static_cast<int>(i) == s.model_index;
       if (ImGui::Selectable(s.models[i].label.c_str(), selected) && !selected && !s.loading()) {
-        s.model_index = static_cast<int>(i);
-        s.start_loading(s.models[i]);
+        s.choose_model(static_cast<int>(i));
       }
     }
     ImGui::EndCombo();

@@ -178,6 +178,13 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   frame_times.clear();
 }
 
+void Session::choose_model(int index) {
+  if (index < 0 || index >= static_cast<int>(models.size())) return;
+  model_index = index;
+  path_field = models[static_cast<size_t>(index)].path;
+  start_loading(models[static_cast<size_t>(index)]);
+}
+
 glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees) {
   const float az = glm::radians(azimuth_degrees), el = glm::radians(elevation_degrees);
   return glm::vec3(std::cos(el) * std::sin(az), std::sin(el), std::cos(el) * std::cos(az));

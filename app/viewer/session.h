@@ -48,6 +48,9 @@ class Session {
 
   // --- scene ---
   void start_loading(const ModelChoice& model);  // runs in the background; the old model stays on screen
+  // The overlay's model list: loads models[index], and the path field shows its file (empty for a procedural one),
+  // so the field never names a model other than the one chosen.
+  void choose_model(int index);
   void poll_loading();                           // installs a finished load (or records its error)
   bool loading() const { return pending_.valid(); }
   void wait_for_loading();                       // headless: block until the pending load is installed
