@@ -361,16 +361,7 @@ class CpuRenderer final : public Renderer {
     const uint64_t bytes = 2 * capacity * sizeof(uint64_t);
     const std::string what = "light-space triangle references (this " + std::to_string(s.width) + "x" +
                              std::to_string(s.height) + " frame's shadows make " + std::to_string(needed) + ")";
-    check_host_memory(mesh_name_, bytes, what);
-    try {
-      std::vector<uint64_t> a(capacity, 0), b(capacity, 0);
-      a_.light_refs.swap(a);
-      a_.light_refs_scratch.swap(b);
-    } catch (const std::bad_alloc&) {
-      uint64_t available = 0, total = 0;
-      host_memory_info(&available, &total);
-      throw OutOfMemory(out_of_memory_message("host", mesh_name_, bytes, what, available, total));
-    }
+    grow_pair(a_.light_refs, a_.light_refs_scratch, capacity, bytes, what);
   }
 
   // The frame's sizes change only here; the arrays grow to them (resize keeps what fits).
@@ -425,17 +416,24 @@ class CpuRenderer final : public Renderer {
     const uint64_t bytes = 2 * capacity * sizeof(TriangleRef);
     const std::string what = "triangle references (this " + std::to_string(s.width) + "x" +
                              std::to_string(s.height) + " frame makes " + std::to_string(needed_refs) + ")";
+    grow_pair(a_.refs_a, a_.refs_b, capacity, bytes, what);
+    capacity_ = capacity;
+  }
+
+  // Two arrays of `capacity` zeroed elements in place of `a` and `b`; out of host memory (OutOfMemory naming `what`)
+  // keeps the old ones.
+  template <typename T>
+  void grow_pair(std::vector<T>& a, std::vector<T>& b, uint64_t capacity, uint64_t bytes, const std::string& what) {
     check_host_memory(mesh_name_, bytes, what);
     try {
-      std::vector<TriangleRef> a(capacity, 0), b(capacity, 0);
-      a_.refs_a.swap(a);
-      a_.refs_b.swap(b);
+      std::vector<T> grown_a(capacity, T{}), grown_b(capacity, T{});
+      a.swap(grown_a);
+      b.swap(grown_b);
     } catch (const std::bad_alloc&) {
       uint64_t available = 0, total = 0;
       host_memory_info(&available, &total);
       throw OutOfMemory(out_of_memory_message("host", mesh_name_, bytes, what, available, total));
     }
-    capacity_ = capacity;
   }
 
   RendererOptions options_;
