@@ -158,6 +158,19 @@ TEST(CheckExe, AMissingGoldenFailsSayingHowToCreateIt) {
   EXPECT_NE(test::read_file(f.junit).find("<failure message=\"missing: "), std::string::npos);
 }
 
+TEST(CheckExe, ASceneThatCannotRenderIsAnErrorAndTheOthersStillRun) {
+  const Fixture f("render_error");
+  ASSERT_EQ(f.update().exit_code, 0);
+  std::ofstream(f.scenes, std::ios::app) << "gone\t--mesh " << f.dir << "/no-such.obj --size 32x32\n";
+  const test::ExeResult r = f.check();
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_NE(r.out.find("2 of 3 scenes match"), std::string::npos) << r.describe();
+  const std::string gone = json_line(test::read_file(f.json), "gone");
+  EXPECT_NE(gone.find("\"result\": \"error\""), std::string::npos) << gone;
+  EXPECT_NE(gone.find("no-such.obj"), std::string::npos) << gone;
+  EXPECT_EQ(f.update().exit_code, 1) << "--update reports the scene it could not render";
+}
+
 TEST(CheckExe, ABadSceneLineExitsTwoNamingFileAndLine) {
   const Fixture f("bad_line");
   std::ofstream(f.scenes, std::ios::app) << "broken\t--procedural sphere:2000 --bogus 3\n";
