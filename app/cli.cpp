@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "app/check_cli.h"
+
 #include <CLI/CLI.hpp>
 
 #include "render/scale.h"
@@ -553,6 +555,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   bench->add_option("--json", b.json_path, "write every row as JSON")->type_name("FILE.json");
   bench->add_option("--csv", b.csv_path, "write every row as CSV")->type_name("FILE.csv");
 
+  CLI::App* check = add_check_subcommand(&app, &result.check);
+
   const auto fail_usage = [&](const std::string& message, const CLI::App* where) {
     err << "slabcast: error: " << message;
     if (where != nullptr) err << " (see 'slabcast " << (where == &app ? "" : where->get_name() + " ") << "--help')";
@@ -566,11 +570,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     result.command = Command::exit;
-    if (render->parsed() || view->parsed() || bench->parsed()) {
+    if (render->parsed() || view->parsed() || bench->parsed() || check->parsed()) {
       result.exit_code = app.exit(e, out, err);
     } else {  // `slabcast --help` lists everything: the subcommands and all their flags
       out << app.help() << "\n" << render->help("slabcast") << "\n" << view->help("slabcast") << "\n"
-          << bench->help("slabcast");
+          << bench->help("slabcast") << "\n" << check->help("slabcast");
       result.exit_code = kExitOk;
     }
     return result;
@@ -579,12 +583,16 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
     result.exit_code = app.exit(e, out, err);
     return result;
   } catch (const CLI::ParseError& e) {
-    const CLI::App* where = render->parsed() ? render : view->parsed() ? view : bench->parsed() ? bench : &app;
+    const CLI::App* where = render->parsed()  ? render
+                            : view->parsed()  ? view
+                            : bench->parsed() ? bench
+                            : check->parsed() ? check
+                                              : &app;
     return fail_usage(e.what(), where);
   }
 
   if (version_asked) {
-    if (render->parsed() || view->parsed() || bench->parsed()) {
+    if (render->parsed() || view->parsed() || bench->parsed() || check->parsed()) {
       return fail_usage("--version takes no subcommand", &app);
     }
     result.command = Command::version;
@@ -637,6 +645,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       if (r.gl_raster && !r.deformed_mesh_path.empty()) {
         usage("--deformed-mesh", "not available with --backend gl-raster (the reference deforms in OpenGL)");
       }
+    } else if (check->parsed()) {
+      result.command = Command::check;
+      finish_check(&result.check);
     } else if (bench->parsed()) {
       result.command = Command::bench;
       for (const auto& [opt, text] : bench_texts) {

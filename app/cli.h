@@ -1,5 +1,6 @@
-// The slabcast command line (CLI11): `slabcast render ...`, `slabcast view ...`, `slabcast bench ...`, and
-// `slabcast` alone (= view of the default scene, animated). Parsing is a pure function of argv, so that tests can call it directly.
+// The slabcast command line (CLI11): `slabcast render ...`, `slabcast view ...`, `slabcast bench ...`, `slabcast
+// check ...` (its flags in check_cli.cpp), and `slabcast` alone (= view of the default scene, animated). Parsing is a
+// pure function of argv, so that tests can call it directly.
 //
 // Every bad value is a UsageError whose message starts with the flag, e.g. "--size: 0x600: the width must be
 // between 1 and 16384"; main() prints it and exits with kExitUsage. Runtime failures (a broken mesh file, no CUDA
@@ -33,7 +34,7 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Command { render, view, bench, version, exit };
+enum class Command { render, view, bench, check, version, exit };
 
 struct ParsedCommandLine {
   Command command = Command::exit;
@@ -41,6 +42,7 @@ struct ParsedCommandLine {
   RenderOptions render;
   ViewOptions view;
   BenchOptions bench;
+  CheckOptions check;
 };
 
 // Parses argv. --help text goes to `out`; usage errors are printed to `err` (one "slabcast: error: ..." line and

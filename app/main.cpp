@@ -1,8 +1,10 @@
 // slabcast: `slabcast render ...` (one frame, headless, to files), `slabcast view ...` (the viewer), `slabcast
-// bench ...` (the benchmark), and `slabcast` alone (the viewer on the default scene, animated). Exit codes: 0
-// success, 1 runtime failure (broken mesh, no device, out of memory, unwritable file), 2 usage error (bad flag or
-// value). Every failure is one "slabcast: error: ..." line on stderr; nothing is allowed to escape as a crash.
+// bench ...` (the benchmark), `slabcast check ...` (frame-dump regression against golden images), and `slabcast`
+// alone (the viewer on the default scene, animated). Exit codes: 0 success, 1 runtime failure (broken mesh, no
+// device, out of memory, unwritable file; a scene that differs from its golden), 2 usage error (bad flag or value).
+// Every failure is one "slabcast: error: ..." line on stderr; nothing is allowed to escape as a crash.
 #include "app/bench/bench_command.h"
+#include "app/check_command.h"
 #include "app/cli.h"
 #include "app/render_command.h"
 #include "app/version_command.h"
@@ -44,6 +46,8 @@ int run(int argc, char** argv) {
       return run_view(cli.view);
     case Command::bench:
       return run_bench(cli.bench, std::cout, std::cerr);
+    case Command::check:
+      return run_check(cli.check, std::cout, std::cerr);
     case Command::version:
       return print_version(std::cout);
   }

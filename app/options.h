@@ -1,5 +1,6 @@
 // What each `slabcast` command is asked to do: the command line (cli.h) fills these, and the commands take them as
-// they are (`render` and `bench` in this folder, `view` in app/viewer/), so a flag reaches the viewer without a copy.
+// they are (`render`, `check` and `bench` in this folder, `view` in app/viewer/), so a flag reaches the viewer without
+// a copy.
 #pragma once
 #include "render/renderer.h"
 
@@ -112,6 +113,16 @@ struct BenchOptions {
   bool display = true;                // also measure the display path (interop / upload + blit), where possible
   int threads = 0;                    // --threads: the cpu backend's threads; 0: every core
   std::string json_path, csv_path;    // written when non-empty
+};
+
+// `slabcast check`: frame-dump regression of the scenes of a TSV file against golden PNGs (app/check_command.h).
+struct CheckOptions {
+  std::string scenes_path;              // NAME<TAB>render arguments, one scene a line; '#' lines are comments
+  std::string goldens_dir;              // --goldens: NAME.png (and NAME.ids where the IDs are checked too)
+  std::string backend;                  // --backend as given (cuda, cpu, gl-raster); empty: render's default
+  bool update = false;                  // --update: (re)write the goldens instead of comparing
+  std::string diff_dir = "check-diffs"; // --diff-dir: NAME-diff.png and NAME-actual.png of failing scenes
+  std::string json_path, junit_path;    // written when non-empty
 };
 
 }  // namespace slabcast

@@ -2,8 +2,8 @@
 # Re-renders the frame-dump regression goldens, tests/app/golden/NAME.png, for every scene in
 # tests/app/golden/scenes.tsv, with the cpu backend (the reference; docs/architecture.md). Never run by a test or by CI:
 # run it by hand after a change that is meant to change the images, look at every image (and at the diff
-# images the failing test left in build/tests/app/output/), then commit them with the reason. See
-# docs/golden-images.md.
+# images the failing test left in build/tests/app/output/golden_<backend>/diffs/), then commit them with the reason.
+# The tests compare them through `slabcast check`. See docs/golden-images.md.
 #
 # Usage: scripts/regenerate-goldens.sh [SCENE ...]   (default: every scene)
 # Uses the slabcast binary of $SLABCAST_BUILD (default build/, configured by scripts/setup.sh), rebuilt first.

@@ -266,6 +266,42 @@ TEST(Cli, HelpListsEveryFlagAndExitsZero) {
   EXPECT_EQ(top.parsed.exit_code, kExitOk);
   EXPECT_NE(top.out.find("render"), std::string::npos);
   EXPECT_NE(top.out.find("view"), std::string::npos);
+  EXPECT_NE(top.out.find("slabcast check"), std::string::npos);
+}
+
+TEST(Cli, CheckFillsItsOptions) {
+  const Parsed run = parse({"check", "scenes.tsv", "--goldens", "g", "--update", "--backend", "cpu", "--diff-dir", "d",
+                            "--json", "r.json", "--junit", "r.xml"});
+  ASSERT_EQ(run.parsed.command, Command::check) << run.err;
+  const CheckOptions& c = run.parsed.check;
+  EXPECT_EQ(c.scenes_path, "scenes.tsv");
+  EXPECT_EQ(c.goldens_dir, "g");
+  EXPECT_TRUE(c.update);
+  EXPECT_EQ(c.backend, "cpu");
+  EXPECT_EQ(c.diff_dir, "d");
+  EXPECT_EQ(c.json_path, "r.json");
+  EXPECT_EQ(c.junit_path, "r.xml");
+  const Parsed plain = parse({"check", "scenes.tsv", "--goldens", "g"});
+  ASSERT_EQ(plain.parsed.command, Command::check) << plain.err;
+  EXPECT_FALSE(plain.parsed.check.update);
+  EXPECT_EQ(plain.parsed.check.diff_dir, "check-diffs");
+  EXPECT_TRUE(plain.parsed.check.backend.empty());
+}
+
+TEST(Cli, CheckUsageErrorsNameTheFlag) {
+  const std::vector<BadCase> cases = {
+      {{"check", "scenes.tsv"}, "--goldens"},
+      {{"check", "scenes.tsv", "--goldens", "g", "--backend", "metal"}, "--backend"},
+      {{"check", "scenes.tsv", "--goldens", "g", "--json", "/no/such/dir/r.json"}, "--json"},
+      {{"check", "scenes.tsv", "--goldens", "g", "--junit", "/no/such/dir/r.xml"}, "--junit"},
+      {{"check", "scenes.tsv", "--goldens", "g", "--diff-dir", ""}, "--diff-dir"},
+  };
+  for (const BadCase& c : cases) {
+    const Parsed run = parse(c.args);
+    EXPECT_EQ(run.parsed.command, Command::exit) << c.flag;
+    EXPECT_EQ(run.parsed.exit_code, kExitUsage) << c.flag;
+    EXPECT_EQ(run.err.rfind("slabcast: error: " + c.flag, 0), 0u) << run.err;
+  }
 }
 
 }  // namespace

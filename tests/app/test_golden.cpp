@@ -1,20 +1,13 @@
-// Frame-dump regression: `slabcast render --backend SLABCAST_GOLDEN_BACKEND` of the scenes in
-// tests/app/golden/scenes.tsv, compared with the golden PNGs next to it (made with the cpu backend by
-// scripts/regenerate-goldens.sh; see docs/golden-images.md).
-//
-// Tolerance: a pixel differs when any channel differs by more than kChannelTolerance (of 255): float rounding in
-// shading (FMA contraction on the GPU, another compiler) moves a channel by a count or two, never by 8. At most
-// kMaxDifferingFraction of the pixels may differ: silhouette pixels whose ray grazes an edge, and ties between
-// triangles, may legitimately go to a neighbour. A wrong tile, slab or camera changes far more than that.
-// On failure the rendered frame and a difference image are left in build/tests/app/output/golden_<backend>/.
-#include "app/image_io.h"
+// Frame-dump regression: `slabcast check tests/app/golden/scenes.tsv --goldens tests/app/golden --backend
+// SLABCAST_GOLDEN_BACKEND`, the command users run on their own scenes, compares every scene with its golden PNG
+// (made with the cpu backend by scripts/regenerate-goldens.sh; see docs/golden-images.md) within the tolerance of
+// app/image_compare.h. One test a scene, each reading its line of the run's JSON report.
+// On failure the rendered frame and a difference image are left in build/tests/app/output/golden_<backend>/diffs/.
+#include "app/image_compare.h"
 #include "exe_runner.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -23,77 +16,70 @@
 namespace slabcast {
 namespace {
 
-constexpr int kChannelTolerance = 8;
-constexpr double kMaxDifferingFraction = 0.005;
+const std::string kGoldenDir = std::string(SLABCAST_SOURCE_DIR) + "/tests/app/golden";
+const std::string kBackend = SLABCAST_GOLDEN_BACKEND;
 
-const std::string kGoldenDir = std::string(SLABCAST_SOURCE_DIR) + "/tests/app/golden/";
-
-struct Scene {
-  std::string name;
-  std::vector<std::string> args;
-};
-
-std::vector<Scene> scenes() {
-  std::ifstream in(kGoldenDir + "scenes.tsv");
-  std::vector<Scene> out;
-  std::string row;
-  while (std::getline(in, row)) {
-    if (row.empty() || row[0] == '#') continue;
-    Scene s;
-    s.name = row.substr(0, row.find('\t'));
-    std::istringstream words(row.substr(row.find('\t') + 1));
-    for (std::string w; words >> w;) s.args.push_back(w);
-    out.push_back(s);
+// The scene names of scenes.tsv (the first word of each line that is not blank or a comment).
+std::vector<std::string> scene_names() {
+  std::ifstream in(kGoldenDir + "/scenes.tsv");
+  std::vector<std::string> names;
+  for (std::string row; std::getline(in, row);) {
+    std::istringstream words(row);
+    std::string name;
+    if (words >> name && name[0] != '#') names.push_back(name);
   }
-  return out;
+  return names;
 }
 
-class Golden : public ::testing::TestWithParam<Scene> {};
+// One `slabcast check` run of every scene, shared by the tests.
+struct CheckRun {
+  std::string dir;
+  test::ExeResult result;
+  std::string json;
+};
+const CheckRun& check_run() {
+  static const CheckRun run = [] {
+    CheckRun r;
+    r.dir = test::output_dir("golden_" + kBackend);
+    r.result = test::run_slabcast({"check", kGoldenDir + "/scenes.tsv", "--goldens", kGoldenDir, "--backend",
+                                   kBackend, "--diff-dir", r.dir + "/diffs", "--json", r.dir + "/report.json"});
+    r.json = test::read_file(r.dir + "/report.json");
+    return r;
+  }();
+  return run;
+}
+
+// The JSON report's line of one scene (one scene a line), "" when absent.
+std::string json_line(const std::string& json, const std::string& name) {
+  const size_t at = json.find("{\"name\": \"" + name + "\"");
+  return at == std::string::npos ? "" : json.substr(at, json.find('\n', at) - at);
+}
+
+TEST(GoldenRun, ExitsZeroWithEveryScene) {
+  const CheckRun& run = check_run();
+  EXPECT_EQ(run.result.exit_code, 0) << run.result.describe();
+  const size_t scenes = scene_names().size();
+  ASSERT_GT(scenes, 0u);
+  EXPECT_NE(run.json.find("\"total\": " + std::to_string(scenes)), std::string::npos) << run.json;
+  EXPECT_NE(run.result.out.find(std::to_string(scenes) + " of " + std::to_string(scenes) + " scenes match"),
+            std::string::npos)
+      << run.result.describe();
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Golden, MatchesWithinTolerance) {
-  const Scene& scene = GetParam();
-  const std::string backend = SLABCAST_GOLDEN_BACKEND;
-  const std::string golden_path = kGoldenDir + scene.name + ".png";
-  ASSERT_TRUE(std::filesystem::exists(golden_path))
-      << golden_path << " is missing: render it with scripts/regenerate-goldens.sh (docs/golden-images.md)";
-  const std::string dir = test::output_dir("golden_" + backend + "_" + scene.name);
-  const std::string frame_path = dir + "/" + scene.name + ".png";
-  std::vector<std::string> args = {"render", "--backend", backend, "--out", frame_path};
-  args.insert(args.end(), scene.args.begin(), scene.args.end());
-  const test::ExeResult r = test::run_slabcast(args);
-  ASSERT_EQ(r.exit_code, 0) << r.describe();
-
-  const Rgba8Image golden = read_png(golden_path);
-  const Rgba8Image frame = read_png(frame_path);
-  ASSERT_EQ(frame.width, golden.width);
-  ASSERT_EQ(frame.height, golden.height);
-  size_t differing = 0;
-  int worst = 0;
-  std::vector<uint8_t> diff(frame.pixels.size());
-  for (size_t p = 0; p < frame.pixels.size(); p += 4) {
-    int max_channel = 0;
-    for (size_t c = 0; c < 4; ++c) max_channel = std::max(max_channel, std::abs(int(frame.pixels[p + c]) - int(golden.pixels[p + c])));
-    worst = std::max(worst, max_channel);
-    differing += max_channel > kChannelTolerance;
-    // The difference image: black where equal, grey where within tolerance, red where the pixel differs.
-    const bool bad = max_channel > kChannelTolerance;
-    diff[p + 0] = bad ? 255 : uint8_t(std::min(255, max_channel * 16));
-    diff[p + 1] = bad ? 0 : uint8_t(std::min(255, max_channel * 16));
-    diff[p + 2] = bad ? 0 : uint8_t(std::min(255, max_channel * 16));
-    diff[p + 3] = 255;
-  }
-  const size_t pixels = frame.pixels.size() / 4;
-  const double fraction = double(differing) / double(pixels);
-  if (worst > 0) write_png(dir + "/" + scene.name + ".diff.png", diff.data(), frame.width, frame.height, size_t(frame.width) * 4);
-  EXPECT_LE(fraction, kMaxDifferingFraction)
-      << scene.name << " (" << backend << "): " << differing << " of " << pixels << " pixels differ by more than "
-      << kChannelTolerance << " (largest channel difference " << worst << "); frame and difference image in " << dir;
-  RecordProperty("differing_pixels", int(differing));
-  RecordProperty("largest_channel_difference", worst);
+  const CheckRun& run = check_run();
+  const std::string line = json_line(run.json, GetParam());
+  ASSERT_FALSE(line.empty()) << GetParam() << " is not in the report\n" << run.result.describe();
+  EXPECT_NE(line.find("\"result\": \"pass\""), std::string::npos)
+      << GetParam() << " (" << kBackend << "): more than " << kGoldenMaxDifferingFraction * 100.0
+      << " % of the pixels differ by more than " << kGoldenChannelTolerance << ", or its golden is missing: " << line
+      << "\nframe and difference image in " << run.dir << "/diffs";
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, Golden, ::testing::ValuesIn(scenes()),
-                         [](const ::testing::TestParamInfo<Scene>& scene) { return scene.param.name; });
+INSTANTIATE_TEST_SUITE_P(Scenes, Golden, ::testing::ValuesIn(scene_names()),
+                         [](const ::testing::TestParamInfo<std::string>& scene) { return scene.param; });
 
 }  // namespace
 }  // namespace slabcast
