@@ -184,6 +184,7 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.mesh.empty()) s.scene.mesh_path = raw.mesh;
   if (!raw.procedural.empty()) parse_procedural("--procedural", raw.procedural, &s.scene);
   if (!raw.size.empty()) parse_size("--size", raw.size, &s.frame.width, &s.frame.height);
+  s.size_given = !raw.size.empty();
   if (!raw.eye.empty()) s.frame.camera.eye = parse_vec3("--eye", raw.eye);
   if (!raw.target.empty()) s.frame.camera.target = parse_vec3("--target", raw.target);
   if (!raw.up.empty()) {

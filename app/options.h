@@ -29,6 +29,7 @@ struct SceneOptions {
   bool eye_given = false;
   bool target_given = false;
   bool up_given = false;
+  bool size_given = false;      // --size was given (the viewer's window then opens at it; else it fits the screen)
   // --orbit: (azimuth, elevation) in degrees and distance (0: the framing camera's) of an eye circling the framed
   // model's centre, or --target; replaces the framed eye (orbit_camera).
   std::optional<glm::vec3> orbit;

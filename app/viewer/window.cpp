@@ -10,6 +10,7 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -72,6 +73,19 @@ void on_drop(GLFWwindow* window, int count, const char** paths) {
   s.start_loading({paths[0], paths[0], "", 0});
 }
 
+// The default window size, shrunk (keeping its shape) to 90% of the primary monitor's work area, so that the whole
+// window, title bar included, is on a small screen. A size given with --size is left alone.
+void fit_to_work_area(int* width, int* height) {
+  GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+  if (monitor == nullptr) return;
+  int x = 0, y = 0, w = 0, h = 0;
+  glfwGetMonitorWorkarea(monitor, &x, &y, &w, &h);
+  if (w <= 0 || h <= 0) return;
+  const double scale = std::min({1.0, 0.9 * w / *width, 0.9 * h / *height});
+  *width = std::max(64, static_cast<int>(*width * scale));
+  *height = std::max(64, static_cast<int>(*height * scale));
+}
+
 // Mouse: orbit / pan / zoom unless ImGui wants the mouse (it keeps wanting it while a drag that began on the
 // overlay goes on).
 void handle_mouse(Session& s) {
@@ -115,7 +129,9 @@ int run_window(const ViewOptions& options, std::string* no_display, const Window
   glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
   glfwWindowHint(GLFW_DEPTH_BITS, 0);  // the ray caster resolves visibility itself
   Window window;
-  window.handle = glfwCreateWindow(options.frame.width, options.frame.height, kTitle, nullptr, nullptr);
+  int width = options.frame.width, height = options.frame.height;
+  if (!options.size_given) fit_to_work_area(&width, &height);
+  window.handle = glfwCreateWindow(width, height, kTitle, nullptr, nullptr);
   if (window.handle == nullptr) {
     *no_display = g_glfw_error.empty() ? "glfwCreateWindow failed" : g_glfw_error;
     return 1;
