@@ -242,6 +242,30 @@ void light_section(Session& s) {
   if (s.gl_raster) ImGui::EndDisabled();
 }
 
+// What the last click's pixel shows: its triangle, vertices, hit point, normal and tile.
+void pick_section(Session& s) {
+  if (!ImGui::CollapsingHeader("Pick", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const Session::Pick& p = s.picked;
+  if (!p.done) {
+    ImGui::TextDisabled("click the image to pick a pixel");
+    return;
+  }
+  ImGui::Text("pixel %d, %d   tile %d, %d", p.px, p.py, p.tile_x, p.tile_y);
+  if (p.triangle == 0xFFFFFFFFu) {
+    ImGui::TextUnformatted("no hit");
+    return;
+  }
+  ImGui::Text("triangle %u   distance %.4g", p.triangle, static_cast<double>(p.distance));
+  ImGui::Text("hit  %.4g, %.4g, %.4g", static_cast<double>(p.point.x), static_cast<double>(p.point.y),
+              static_cast<double>(p.point.z));
+  ImGui::Text("normal %.3f, %.3f, %.3f", static_cast<double>(p.normal.x), static_cast<double>(p.normal.y),
+              static_cast<double>(p.normal.z));
+  for (int k = 0; k < 3; ++k) {
+    ImGui::Text("v%u  %.4g, %.4g, %.4g", p.vertices[k], static_cast<double>(p.positions[k].x),
+                static_cast<double>(p.positions[k].y), static_cast<double>(p.positions[k].z));
+  }
+}
+
 void camera_section(Session& s) {
   if (!ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (ImGui::Button("reset")) s.camera.reset();
@@ -292,6 +316,7 @@ void build_overlay(Session& s) {
     scene_section(s);
     rendering_section(s);
     light_section(s);
+    if (!s.gl_raster) pick_section(s);
     camera_section(s);
     if (!s.last_error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);

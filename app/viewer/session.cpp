@@ -1,6 +1,7 @@
 #include "app/viewer/session.h"
 
 #include "app/mesh_io.h"
+#include "render/constants.h"
 
 #include <algorithm>
 #include <cmath>
@@ -301,11 +302,57 @@ void Session::render_and_present(int fb_width, int fb_height) {
     std::fprintf(stderr, "slabcast: CUDA-GL interop unavailable (%s); copying frames through the host\n", e.what());
     display_.resize(width, height, choose_feed());
   }
-  stats = display_.render(*renderer_, settings);
+  if (pick_pending_) {  // this frame also downloads its IDs and depth (a click's frame only)
+    FrameExtras extras;
+    stats = display_.render(*renderer_, settings, &extras);
+    finish_pick(extras);
+  } else {
+    stats = display_.render(*renderer_, settings);
+  }
   display_.present(fb_width, fb_height);
   display_ms = display_.display_ms();
   renderer_bytes = renderer_->device_bytes_in_use();
   update_device_memory();
+}
+
+void Session::request_pick(double fb_x, double fb_y) {
+  pick_pending_ = true;
+  pick_fb_x_ = fb_x;
+  pick_fb_y_ = fb_y;
+}
+
+void Session::finish_pick(const FrameExtras& extras) {
+  pick_pending_ = false;
+  const int w = settings.width, h = settings.height;
+  if (extras.triangle_id.size() != static_cast<size_t>(w) * static_cast<size_t>(h) || !mesh_) return;
+  Pick p;
+  p.done = true;
+  p.px = std::clamp(static_cast<int>(pick_fb_x_ * resolution_scale), 0, w - 1);
+  p.py = std::clamp(static_cast<int>(pick_fb_y_ * resolution_scale), 0, h - 1);
+  p.tile_x = p.px / kTileSize;
+  p.tile_y = p.py / kTileSize;
+  const size_t pixel = static_cast<size_t>(p.py) * static_cast<size_t>(w) + static_cast<size_t>(p.px);
+  p.triangle = extras.triangle_id[pixel];
+  if (p.triangle != kNoHit && p.triangle < mesh_->triangle_count()) {
+    p.distance = extras.depth[pixel];
+    const std::vector<glm::vec3> deformed = renderer_->last_deformed_positions();
+    for (int k = 0; k < 3; ++k) {
+      p.vertices[k] = mesh_->indices[3 * static_cast<size_t>(p.triangle) + static_cast<size_t>(k)];
+      p.positions[k] = deformed[p.vertices[k]];
+    }
+    const glm::vec3 n = glm::cross(p.positions[1] - p.positions[0], p.positions[2] - p.positions[0]);
+    p.normal = glm::length(n) > 0.0f ? glm::normalize(n) : n;
+    // The pixel centre's ray (render/camera.h's formula), from the eye.
+    const Camera& c = settings.camera;
+    const glm::vec3 f = glm::normalize(c.target - c.eye);
+    const glm::vec3 r = glm::normalize(glm::cross(f, c.up));
+    const glm::vec3 u = glm::cross(r, f);
+    const float t = std::tan(glm::radians(c.fovy_degrees) * 0.5f);
+    const float x = ((static_cast<float>(p.px) + 0.5f) / static_cast<float>(w) * 2.0f - 1.0f) * t * w / h;
+    const float y = (1.0f - (static_cast<float>(p.py) + 0.5f) / static_cast<float>(h) * 2.0f) * t;
+    p.point = c.eye + glm::normalize(r * x + u * y + f) * p.distance;
+  }
+  picked = p;
 }
 
 void Session::update_device_memory() {

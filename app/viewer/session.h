@@ -94,6 +94,22 @@ class Session {
   bool quit_requested = false;
   float sun_azimuth = 35.0f, sun_elevation = 55.0f;  // degrees, the overlay's sun (sun_direction)
 
+  // --- picking: a click on the image shows what its pixel's ray hit (the next frame reads the ID buffer) ---
+  struct Pick {
+    bool done = false;                 // a pick was made (else the overlay shows how to make one)
+    int px = 0, py = 0;                // the rendered image's pixel, row 0 = top
+    uint32_t triangle = 0xFFFFFFFFu;   // 0xFFFFFFFF: the ray hit nothing
+    float distance = 0.0f;             // along the ray, world units
+    glm::vec3 point{0.0f};             // the hit point, world
+    glm::vec3 normal{0.0f};            // the triangle's unit normal (its winding's side), world, deformed
+    uint32_t vertices[3] = {0, 0, 0};  // vertex indices
+    glm::vec3 positions[3] = {};       // deformed, world
+    int tile_x = 0, tile_y = 0;        // the 8x8 tile of the pixel
+  };
+  Pick picked;
+  // Picks the pixel under framebuffer position (x, y) (top-left origin) at the next frame.
+  void request_pick(double fb_x, double fb_y);
+
   // --- statistics ---
   FrameStats stats;
   FrameTimes frame_times;
@@ -138,6 +154,9 @@ class Session {
   std::future<std::shared_ptr<const Mesh>> pending_;
   gl::DisplayPath display_;
   std::chrono::steady_clock::time_point memory_checked_{};
+  bool pick_pending_ = false;
+  double pick_fb_x_ = 0, pick_fb_y_ = 0;
+  void finish_pick(const FrameExtras& extras);
 };
 
 }  // namespace slabcast::viewer

@@ -100,6 +100,10 @@ void handle_mouse(Session& s) {
     s.camera.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
   }
   if (io.MouseWheel != 0.0f) s.camera.zoom(io.MouseWheel);
+  // A click (a left press released where it began, without Ctrl) picks the pixel under it.
+  if (io.MouseReleased[ImGuiMouseButton_Left] && !io.KeyCtrl && io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f) {
+    s.request_pick(io.MousePos.x * io.DisplayFramebufferScale.x, io.MousePos.y * io.DisplayFramebufferScale.y);
+  }
 }
 
 void save_screenshot(const std::string& path, int width, int height, Session& s) {
