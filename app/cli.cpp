@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "app/bench_cli.h"
 #include "app/check_cli.h"
 
 #include <CLI/CLI.hpp>
@@ -101,20 +102,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   }
 }
 
-// An output file: the right extension, and a directory that exists (checked before minutes of loading).
-void check_output_path(const std::string& flag, const std::string& path, const std::string& extension) {
-  if (path.empty()) usage(flag, "empty file name");
-  const std::string lower = normalized_name(path);
-  if (lower.size() <= extension.size() || lower.compare(lower.size() - extension.size(), extension.size(), extension) != 0) {
-    usage(flag, quoted(path) + " should end in " + extension);
-  }
-  const size_t slash = path.find_last_of('/');
-  if (slash != std::string::npos && slash > 0) {
-    const std::string dir = path.substr(0, slash);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) usage(flag, "directory " + quoted(dir) + " does not exist");
-  }
-}
 
 // The flags `render` and `view` share, as text until checked.
 struct RawScene {
@@ -228,6 +215,21 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
 }
 
 }  // namespace
+
+// An output file: the right extension, and a directory that exists (checked before minutes of loading).
+void check_output_path(const std::string& flag, const std::string& path, const std::string& extension) {
+  if (path.empty()) usage(flag, "empty file name");
+  const std::string lower = normalized_name(path);
+  if (lower.size() <= extension.size() || lower.compare(lower.size() - extension.size(), extension.size(), extension) != 0) {
+    usage(flag, quoted(path) + " should end in " + extension);
+  }
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    const std::string dir = path.substr(0, slash);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) usage(flag, "directory " + quoted(dir) + " does not exist");
+  }
+}
 
 void parse_size(const std::string& flag, const std::string& text, int* width, int* height) {
   const std::string t = trim(text);
@@ -501,60 +503,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   view->add_flag("--no-vsync", no_vsync, "do not wait for the display's refresh");
   view->add_flag("--no-overlay", no_overlay, "start with the overlay hidden (H toggles it)");
 
-  CLI::App* bench = app.add_subcommand(
-      "bench", "Benchmark the renderer over scenes, image sizes and slab counts (animated deformation, warm-up, "
-               "then timed frames): per-stage medians and p99, display cost, references and ray-triangle tests, "
-               "peak GPU memory; the OpenGL hardware-raster reference in the same process; a table on stdout, "
-               "JSON and CSV files on request");
-  BenchOptions& b = result.bench;
-  std::vector<std::string> bench_meshes, bench_procedurals;
-  std::string bench_sizes, bench_slabs, bench_frames, bench_warmup, bench_deform, bench_fovy, bench_backend,
-      bench_reference, bench_display, bench_suite, bench_threads, bench_light;
-  bool bench_shadows = false, bench_floor = false;
-  std::string bench_shadow_map_size;
-  bench->add_option("--shadow-map-size", bench_shadow_map_size, "texels a side of the gl-raster reference's shadow map "
-                    "with --shadows and a sun (default 2048)")->type_name("N");
-  bench->add_flag("--shadows", bench_shadows, "shadows from --light in every frame (the shadows suite: on)");
-  bench->add_flag("--floor", bench_floor, "a floor under every scene (the shadows suite: on)");
-  CLI::Option* bench_mesh_opt = bench->add_option("--mesh", bench_meshes, "an OBJ mesh to benchmark (repeatable)")
-                                    ->type_name("FILE.obj")->allow_extra_args(false);
-  CLI::Option* bench_procedural_opt =
-      bench->add_option("--procedural", bench_procedurals, "a procedural mesh, e.g. sphere:4M (repeatable); "
-                        "--mesh and --procedural together replace the suite's scenes, in the order given")
-          ->type_name("NAME:TRIANGLES")->allow_extra_args(false);
-  const std::vector<std::pair<CLI::Option*, std::string*>> bench_texts = {
-      {bench->add_option("--sizes", bench_sizes, "image sizes (default: the suite's; full: "
-                         "1024x1024,1920x1080,3840x2160)")->type_name("WxH,..."), &bench_sizes},
-      {bench->add_option("--slabs", bench_slabs, "slab counts, each " + std::to_string(kMinSlabs) + ".." +
-                         std::to_string(kMaxSlabs) + " (default: the suite's; full: 1,4,8,16)")->type_name("S,..."),
-       &bench_slabs},
-      {bench->add_option("--frames", bench_frames, "timed frames per row (default 200; quick: 20)")->type_name("N"),
-       &bench_frames},
-      {bench->add_option("--threads", bench_threads, "threads of the cpu backend, 1.." + std::to_string(kMaxThreads) +
-                         " (default: every core)")->type_name("N"), &bench_threads},
-      {bench->add_option("--warmup", bench_warmup, "untimed frames before them (default 20; quick: 3)")->type_name("N"),
-       &bench_warmup},
-      {bench->add_option("--deform", bench_deform, "deformer and strength, animated at 1/60 s per frame (default "
-                         "twist:1)")->type_name("NAME[:AMOUNT]"), &bench_deform},
-      {bench->add_option("--fovy", bench_fovy, "vertical field of view of the camera that frames the model "
-                         "(default 45)")->type_name("DEG"), &bench_fovy},
-      {bench->add_option("--backend", bench_backend, "cuda or cpu (default: cuda where a CUDA device exists, else "
-                         "cpu)")->type_name("NAME"), &bench_backend},
-      {bench->add_option("--reference", bench_reference, "gl-raster: the OpenGL hardware-raster reference in the "
-                         "same process, timed and compared by triangle IDs (default); none")->type_name("NAME"),
-       &bench_reference},
-      {bench->add_option("--display", bench_display, "on: also time the display path (CUDA-GL interop or upload, "
-                         "then texture + full-screen blit) (default); off")->type_name("on|off"), &bench_display},
-      {bench->add_option("--light", bench_light, "headlight (default), sun:DX,DY,DZ or point:X,Y,Z (the shadows "
-                         "suite: sun:1,2,1)")->type_name("LIGHT"), &bench_light},
-      {bench->add_option("--suite", bench_suite, "full (default: the dragon and spheres of 1M, 4M and 16M "
-                         "triangles at three sizes and four slab counts), thesis (the dragon at 1024x1024, slabs 1..64), "
-                         "shadows (the dragon and the 16M sphere on a floor under a sun, shadows on, 1024x1024 and "
-                         "3840x2160), quick (seconds, for a smoke test)")->type_name("NAME"),
-       &bench_suite},
-  };
-  bench->add_option("--json", b.json_path, "write every row as JSON")->type_name("FILE.json");
-  bench->add_option("--csv", b.csv_path, "write every row as CSV")->type_name("FILE.csv");
+  BenchFlags bench_flags;
+  CLI::App* bench = add_bench_subcommand(&app, &bench_flags);
 
   CLI::App* check = add_check_subcommand(&app, &result.check);
 
@@ -651,49 +601,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       finish_check(&result.check);
     } else if (bench->parsed()) {
       result.command = Command::bench;
-      for (const auto& [opt, text] : bench_texts) {
-        if (opt->count() > 0 && trim(*text).empty()) usage(opt->get_name(), "empty value");
-      }
-      // --mesh and --procedural in the order given: parse_order() lists every occurrence of every option.
-      size_t next_mesh = 0, next_procedural = 0;
-      for (const CLI::Option* opt : bench->parse_order()) {
-        SceneSpec scene;
-        if (opt == bench_mesh_opt && next_mesh < bench_meshes.size()) {
-          scene.mesh_path = bench_meshes[next_mesh++];
-          if (trim(scene.mesh_path).empty()) usage("--mesh", "empty value");
-        } else if (opt == bench_procedural_opt && next_procedural < bench_procedurals.size()) {
-          const std::string& text = bench_procedurals[next_procedural++];
-          if (trim(text).empty()) usage("--procedural", "empty value");
-          parse_procedural("--procedural", text, &scene);
-        } else {
-          continue;
-        }
-        b.scenes.push_back(scene);
-      }
-      if (!bench_suite.empty()) b.suite = parse_bench_suite("--suite", bench_suite);
-      if (!bench_sizes.empty()) b.sizes = parse_size_list("--sizes", bench_sizes);
-      if (!bench_slabs.empty()) b.slabs = parse_int_list("--slabs", bench_slabs, kMinSlabs, kMaxSlabs);
-      if (!bench_frames.empty()) b.frames = parse_int("--frames", bench_frames, 1, 1000000);
-      if (!bench_warmup.empty()) b.warmup = parse_int("--warmup", bench_warmup, 0, 1000000);
-      if (!bench_threads.empty()) b.threads = parse_int("--threads", bench_threads, 1, kMaxThreads);
-      if (!bench_deform.empty()) b.deform = parse_deform("--deform", bench_deform);
-      if (!bench_fovy.empty()) {
-        b.fovy_degrees = parse_fovy("--fovy", bench_fovy);
-      }
-      if (!bench_backend.empty()) b.backend = parse_backend("--backend", bench_backend);
-      if (!bench_reference.empty()) b.reference = parse_bench_reference("--reference", bench_reference);
-      if (!bench_display.empty()) b.display = parse_on_off("--display", bench_display);
-      if (b.suite == BenchSuite::shadows) {  // its scenes: on a floor, under a sun, with shadows
-        b.shadows = true;
-        b.floor = true;
-        b.light = Light{LightType::sun, kBenchSun};
-      }
-      if (!bench_light.empty()) b.light = parse_light("--light", bench_light);
-      b.shadows = b.shadows || bench_shadows;
-      if (!bench_shadow_map_size.empty()) b.shadow_map_size = parse_int("--shadow-map-size", bench_shadow_map_size, 1, 16384);
-      b.floor = b.floor || bench_floor;
-      if (!b.json_path.empty()) check_output_path("--json", b.json_path, ".json");
-      if (!b.csv_path.empty()) check_output_path("--csv", b.csv_path, ".csv");
+      finish_bench(bench_flags, *bench, &result.bench);
     } else {
       // `slabcast view ...`, or `slabcast` alone: the default scene, animated, in a window.
       result.command = Command::view;

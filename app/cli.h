@@ -58,6 +58,8 @@ void parse_procedural(const std::string& flag, const std::string& text, SceneSpe
 DeformParams parse_deform(const std::string& flag, const std::string& text);
 Shading parse_shading(const std::string& flag, const std::string& text);
 Backend parse_backend(const std::string& flag, const std::string& text);
+// An output file: the right extension, and a directory that exists (checked before minutes of loading).
+void check_output_path(const std::string& flag, const std::string& path, const std::string& extension);
 // headlight | sun:DX,DY,DZ | point:X,Y,Z
 Light parse_light(const std::string& flag, const std::string& text);
 // Comma-separated lists: "1024x1024,1920x1080" and "1,4,8,16". Empty items and duplicates are errors.

@@ -1,7 +1,9 @@
 #include "app/viewer/session.h"
 
 #include "app/mesh_io.h"
+#include "render/camera.h"
 #include "render/constants.h"
+#include "render/frame_setup.h"
 
 #include <algorithm>
 #include <cmath>
@@ -342,15 +344,11 @@ void Session::finish_pick(const FrameExtras& extras) {
     }
     const glm::vec3 n = glm::cross(p.positions[1] - p.positions[0], p.positions[2] - p.positions[0]);
     p.normal = glm::length(n) > 0.0f ? glm::normalize(n) : n;
-    // The pixel centre's ray (render/camera.h's formula), from the eye.
-    const Camera& c = settings.camera;
-    const glm::vec3 f = glm::normalize(c.target - c.eye);
-    const glm::vec3 r = glm::normalize(glm::cross(f, c.up));
-    const glm::vec3 u = glm::cross(r, f);
-    const float t = std::tan(glm::radians(c.fovy_degrees) * 0.5f);
-    const float x = ((static_cast<float>(p.px) + 0.5f) / static_cast<float>(w) * 2.0f - 1.0f) * t * w / h;
-    const float y = (1.0f - (static_cast<float>(p.py) + 0.5f) / static_cast<float>(h) * 2.0f) * t;
-    p.point = c.eye + glm::normalize(r * x + u * y + f) * p.distance;
+    // The pixel centre's ray as the renderer casts it (render/camera.h), turned from view space to world.
+    const ViewParams view = make_view_params(settings.camera, w, h);
+    const Vec3 d = pixel_ray_view(view, p.px, p.py);
+    const Vec3 world = view.right * d.x + view.up * d.y + view.back * d.z;
+    p.point = settings.camera.eye + glm::vec3(world.x, world.y, world.z) * p.distance;
   }
   picked = p;
 }
