@@ -13,11 +13,68 @@
 
 namespace slabcast {
 
+// ---- appearance (docs/formats.md): every part optional, an empty vector means "absent" ----
+
+struct Color8 {  // 8-bit RGBA as stored in the file (no colour-space conversion)
+  uint8_t r = 255, g = 255, b = 255, a = 255;
+};
+
+// A texture as decoded (stb_image): RGBA8, `height` rows of `width` texels, row 0 = the image's top row.
+struct Texture {
+  std::string name;  // the file it came from (or "NAME.glb:image 3"), for messages
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> rgba;  // 4 * width * height
+};
+
+// A material's base colour: factor x texture (at the hit's UV) x vertex colour (where the mesh has them).
+struct Material {
+  glm::vec4 base_color{1.0f, 1.0f, 1.0f, 1.0f};  // RGBA factor as stored (OBJ Kd, glTF baseColorFactor)
+  int32_t texture = -1;                          // index into Mesh::textures; -1 = none
+};
+
+// ---- animation evaluated in the deform stage (render/stages/deform.h) ----
+
+// Morph target: moves vertices [first_vertex, first_vertex + position_deltas.size()) by
+// weight x delta, where the weight is FramePose::morph_weights[weight].
+struct MorphTarget {
+  uint32_t first_vertex = 0;
+  uint32_t weight = 0;
+  std::vector<glm::vec3> position_deltas;
+};
+
+// Vertex animation: rest position p -> morphed p' = p + sum over targets of weight x delta -> skinned
+// sum over i < influences of weights[v * influences + i] x (palette[joints[v * influences + i]] x p').
+// influences = 0: no skinning (p' is the position). The per-frame palette and weights are a FramePose.
+struct MeshRig {
+  int influences = 0;               // joint influences per vertex
+  std::vector<uint32_t> joints;     // [vertices * influences], each < palette_size
+  std::vector<float> weights;       // [vertices * influences]
+  std::vector<MorphTarget> morph_targets;
+  uint32_t palette_size = 0;        // matrices a FramePose must give
+  uint32_t morph_weight_count = 0;  // morph weights a FramePose must give
+  bool empty() const { return influences == 0 && morph_targets.empty(); }
+};
+
+// One moment of a MeshRig's animation (app/ evaluates it, e.g. a glTF animation at time t).
+struct FramePose {
+  std::vector<glm::mat4> palette;     // [MeshRig::palette_size]: world-from-rest transforms (affine)
+  std::vector<float> morph_weights;   // [MeshRig::morph_weight_count]
+};
+
 // A triangle mesh as loaded. Triangle i is (indices[3i], indices[3i+1], indices[3i+2]); its ID is i.
 struct Mesh {
   std::string name;                  // file name or "sphere:1000000"; shown in the viewer and in errors
-  std::vector<glm::vec3> positions;  // rest positions, world space
+  std::vector<glm::vec3> positions;  // rest positions, world space (with a rig: the rig's rest space)
   std::vector<uint32_t> indices;     // 3 per triangle, each < positions.size()
+  // Appearance (all optional). A mesh without materials is white (the shading's own colour).
+  std::vector<glm::vec2> corner_uvs;          // [3 * triangles] or empty: texture coordinates per triangle corner,
+                                              //   v = 0 at the texture's top row (loaders convert OBJ's v)
+  std::vector<Color8> vertex_colors;          // [positions.size()] or empty
+  std::vector<uint32_t> triangle_materials;   // [triangles] or empty (then every triangle uses material 0)
+  std::vector<Material> materials;            // empty: no material (white)
+  std::vector<Texture> textures;
+  MeshRig rig;                                // empty: static (only the procedural deformers move it)
   size_t triangle_count() const { return indices.size() / 3; }
 };
 
@@ -72,6 +129,8 @@ struct FrameSettings {
   // Exact hard shadows from `light` (docs/architecture.md, "Shadows"): a pixel is in shadow when another triangle
   // crosses the segment from its hit to the light; shadowed pixels keep the ambient term only.
   bool shadows = false;
+  // The rig's pose for this frame (Mesh::rig); nullptr = the rest pose. Read during render() only.
+  const FramePose* pose = nullptr;
 };
 // Whether a frame computes shadows: asked for, or the shadow view.
 inline bool frame_has_shadows(const FrameSettings& s) { return s.shadows || s.shading == Shading::shadow; }

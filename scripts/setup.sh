@@ -13,7 +13,7 @@ SLABCAST_PACKAGES=(
   libgtest-dev libgmock-dev            # tests
   libglm-dev                           # render/ maths
   libglfw3-dev libimgui-dev python3-glad libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri  # viewer, GL
-  libtinyobjloader-dev libstb-dev libcli11-dev                                             # app/
+  libtinyobjloader-dev libstb-dev libcli11-dev libassimp-dev libtinygltf-dev nlohmann-json3-dev  # app/
   xvfb xauth openbox                   # the window tests on machines without a display (openbox: minimise works)
   gnuplot-nox                          # scripts/plot-bench (the README's charts)
 )
