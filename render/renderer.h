@@ -43,17 +43,20 @@ struct MorphTarget {
   std::vector<glm::vec3> position_deltas;
 };
 
-// Vertex animation: rest position p -> morphed p' = p + sum over targets of weight x delta -> skinned
-// sum over i < influences of weights[v * influences + i] x (palette[joints[v * influences + i]] x p').
-// influences = 0: no skinning (p' is the position). The per-frame palette and weights are a FramePose.
+// Vertex animation: the rig's position p (positions[v]) -> morphed p' = p + sum over targets of weight x delta ->
+// skinned sum over i < influences of weights[v * influences + i] x (palette[joints[v * influences + i]] x p').
+// A vertex whose weights are all 0 (or influences = 0) is not skinned: p' is its world position. The per-frame
+// palette and weights are a FramePose; without one (FrameSettings::pose = nullptr) the mesh shows Mesh::positions.
 struct MeshRig {
+  std::vector<glm::vec3> positions; // [vertices] or empty (no rig): each vertex in the space its rig moves it from
+                                    //   (its skin's or node's); Mesh::positions holds the rest pose in world space
   int influences = 0;               // joint influences per vertex
   std::vector<uint32_t> joints;     // [vertices * influences], each < palette_size
   std::vector<float> weights;       // [vertices * influences]
   std::vector<MorphTarget> morph_targets;
   uint32_t palette_size = 0;        // matrices a FramePose must give
   uint32_t morph_weight_count = 0;  // morph weights a FramePose must give
-  bool empty() const { return influences == 0 && morph_targets.empty(); }
+  bool empty() const { return positions.empty(); }
 };
 
 // One moment of a MeshRig's animation (app/ evaluates it, e.g. a glTF animation at time t).
@@ -65,7 +68,7 @@ struct FramePose {
 // A triangle mesh as loaded. Triangle i is (indices[3i], indices[3i+1], indices[3i+2]); its ID is i.
 struct Mesh {
   std::string name;                  // file name or "sphere:1000000"; shown in the viewer and in errors
-  std::vector<glm::vec3> positions;  // rest positions, world space (with a rig: the rig's rest space)
+  std::vector<glm::vec3> positions;  // rest positions, world space (with a rig: its rest pose)
   std::vector<uint32_t> indices;     // 3 per triangle, each < positions.size()
   // Appearance (all optional). A mesh without materials is white (the shading's own colour).
   std::vector<glm::vec2> corner_uvs;          // [3 * triangles] or empty: texture coordinates per triangle corner,
