@@ -47,6 +47,21 @@ struct LightFrame {
 
 // ---- records ----
 
+// An affine transform as four columns: x -> c0 * x.x + c1 * x.y + c2 * x.z + c3 (a FramePose palette entry).
+struct RigMatrix {
+  Vec3 c0, c1, c2, c3;
+};
+
+// One morph target (renderer.h's MorphTarget) over the flattened deltas: vertices [first_vertex, first_vertex +
+// vertex_count) move by weight x morph_deltas[delta_offset + (v - first_vertex)].
+struct MorphRange {
+  uint32_t first_vertex;
+  uint32_t vertex_count;
+  uint32_t weight;        // index into FrameParams::morph_weights
+  uint32_t unused;        // 0
+  uint64_t delta_offset;
+};
+
 // A deformed vertex in view space, padded to 16 bytes: the bin stage gathers three per triangle, and a 12-byte
 // vertex straddles two 32-byte sectors a third of the time (the bin kernel is bound by the L2's throughput).
 struct alignas(16) ViewVertex {
@@ -127,6 +142,18 @@ struct FrameParams {
   const uint32_t* indices;              // [3 * num_triangles], vertex IDs
   const uint64_t* adjacency_offsets;    // [num_vertices + 1]: vertex v's triangles are
   const uint32_t* adjacency_triangles;  //   adjacency_triangles[offsets[v] .. offsets[v+1]), ascending IDs
+
+  // ---- the rig (set_mesh; renderer.h's MeshRig) and this frame's pose: rig_positions = nullptr when the mesh has
+  // no rig or the frame no pose (the deform stage then starts from rest_positions) ----
+  const Vec3* rig_positions;          // [num_vertices], the rig's space
+  int rig_influences;                 // joint influences per vertex (0: no skinning)
+  const uint32_t* rig_joints;         // [num_vertices * rig_influences], palette indices
+  const float* rig_weights;           // [num_vertices * rig_influences]
+  int64_t morph_target_count;
+  const MorphRange* morph_targets;    // [morph_target_count]
+  const Vec3* morph_deltas;           // the targets' position deltas, one after another
+  const RigMatrix* rig_palette;       // [the rig's palette size]: this frame's pose
+  const float* morph_weights;         // [the rig's morph weight count]: this frame's pose
 
   // ---- frame constants (host, frame_setup.h) ----
   DeformFrame deform;

@@ -72,6 +72,14 @@ struct FrameArrays {
   Array<uint64_t> adjacency_offsets;
   Array<uint32_t> adjacency_triangles;
   Array<uint8_t> hidden_duplicate;  // empty when the mesh has no hidden copies (mesh_duplicates.h)
+  // the rig (render/rig_setup.h: FlatRig; empty without one) and the frame's pose
+  Array<Vec3> rig_positions;
+  Array<uint32_t> rig_joints;
+  Array<float> rig_weights;
+  Array<MorphRange> morph_targets;
+  Array<Vec3> morph_deltas;
+  Array<RigMatrix> rig_palette;
+  Array<float> morph_weights;
   // stage 1
   Array<Vec3> world, vertex_normals, face_normals;
   Array<ViewVertex> view;
@@ -135,6 +143,17 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.adjacency_offsets = a.adjacency_offsets.data();
   p.adjacency_triangles = a.adjacency_triangles.data();
   p.hidden_duplicate = a.hidden_duplicate.size() > 0 ? a.hidden_duplicate.data() : nullptr;
+  if (s.pose != nullptr && a.rig_positions.size() > 0) {  // the backend has copied the pose into the arrays
+    p.rig_positions = a.rig_positions.data();
+    p.rig_influences = static_cast<int>(a.rig_joints.size() / static_cast<size_t>(vertices));
+    p.rig_joints = a.rig_joints.data();
+    p.rig_weights = a.rig_weights.data();
+    p.morph_target_count = static_cast<int64_t>(a.morph_targets.size());
+    p.morph_targets = a.morph_targets.data();
+    p.morph_deltas = a.morph_deltas.data();
+    p.rig_palette = a.rig_palette.data();
+    p.morph_weights = a.morph_weights.data();
+  }
   p.deform = make_deform_frame(s.deform, bounds);
   p.view = make_view_params(s.camera, s.width, s.height, &bounds);
   p.tiles_x = size.tiles_x;

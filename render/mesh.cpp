@@ -11,6 +11,7 @@
 
 #include "render/backends.h"
 #include "render/renderer.h"
+#include "render/rig_setup.h"
 #include "render/scale.h"
 
 namespace slabcast {
@@ -200,6 +201,22 @@ void add_floor(Mesh& mesh) {
   mesh.positions.push_back({c.x + half_x, lo.y, c.z + half_z});
   mesh.positions.push_back({c.x + half_x, lo.y, c.z - half_z});
   for (uint32_t i : {0u, 1u, 2u, 0u, 2u, 3u}) mesh.indices.push_back(v + i);  // counter-clockwise seen from +Y
+  if (!mesh.rig.empty()) {  // the floor stays put: its rig positions are world positions, with no joint weight
+    for (int k = 0; k < 4; ++k) {
+      mesh.rig.positions.push_back(mesh.positions[v + k]);
+      for (int i = 0; i < mesh.rig.influences; ++i) {
+        mesh.rig.joints.push_back(0);
+        mesh.rig.weights.push_back(0.0f);
+      }
+    }
+  }
+  if (!mesh.corner_uvs.empty()) mesh.corner_uvs.resize(mesh.indices.size(), glm::vec2(0.0f));
+  if (!mesh.vertex_colors.empty()) mesh.vertex_colors.resize(mesh.positions.size(), Color8{});
+  if (!mesh.triangle_materials.empty() || !mesh.materials.empty()) {  // the floor gets a white material of its own
+    mesh.triangle_materials.resize(mesh.triangle_count() - 2, 0);
+    mesh.materials.push_back(Material{});
+    mesh.triangle_materials.resize(mesh.triangle_count(), static_cast<uint32_t>(mesh.materials.size() - 1));
+  }
   mesh.name += "+floor";
 }
 
@@ -273,6 +290,7 @@ void validate_mesh(const Mesh& mesh) {
       throw std::invalid_argument(who + "non-finite coordinate at vertex " + std::to_string(v));
     }
   }
+  validate_rig(mesh);
 }
 
 }  // namespace slabcast

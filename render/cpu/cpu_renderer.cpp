@@ -16,6 +16,7 @@
 #include "render/cpu/parallel.h"
 #include "render/frame_setup.h"
 #include "render/mesh_duplicates.h"
+#include "render/rig_setup.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
 #include "render/stages/cast.h"
@@ -74,8 +75,9 @@ class CpuRenderer final : public Renderer {
     const uint64_t capacity = initial_reference_capacity(options_, T);
     const std::string what = mesh_buffers_what(V, T, capacity);
     const std::string kept = a_.indices.empty() ? "" : "; the previous mesh is kept";
+    const uint64_t rig_bytes = 2 * flat_rig_bytes(mesh.rig);  // the flat copy and its source
     try {
-      check_host_memory(mesh.name, mesh_bytes(V, T, capacity), what);
+      check_host_memory(mesh.name, mesh_bytes(V, T, capacity) + rig_bytes, what);
     } catch (const OutOfMemory& e) {
       throw OutOfMemory(e.what() + kept);
     }
@@ -104,6 +106,9 @@ class CpuRenderer final : public Renderer {
       std::vector<float> nearest_depth(T, kCulledDepth);
       std::vector<TriangleVerts> tri_verts(T, TriangleVerts{});
       std::vector<TriangleRef> refs_a(capacity, 0), refs_b(capacity, 0);
+      FlatRig rig = flatten_rig(mesh.rig);
+      std::vector<RigMatrix> rig_palette(rig.palette_size, RigMatrix{});
+      std::vector<float> morph_weights(rig.morph_weight_count, 0.0f);
 
       // ---- nothing below throws: swap the new mesh in ----
       a_.rest.swap(rest);
@@ -121,10 +126,17 @@ class CpuRenderer final : public Renderer {
       a_.tri_verts.swap(tri_verts);
       a_.refs_a.swap(refs_a);
       a_.refs_b.swap(refs_b);
+      a_.rig_positions.swap(rig.positions);
+      a_.rig_joints.swap(rig.joints);
+      a_.rig_weights.swap(rig.weights);
+      a_.morph_targets.swap(rig.morph_targets);
+      a_.morph_deltas.swap(rig.morph_deltas);
+      a_.rig_palette.swap(rig_palette);
+      a_.morph_weights.swap(morph_weights);
     } catch (const std::bad_alloc&) {
       uint64_t available = 0, total = 0;
       host_memory_info(&available, &total);
-      throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity), what, available, total) +
+      throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity) + rig_bytes, what, available, total) +
                         kept);
     }
     bounds_ = rest_bounds(mesh);
@@ -138,6 +150,10 @@ class CpuRenderer final : public Renderer {
     check_settings(settings);
     check_target(settings, target);
     resize(settings);
+    if (settings.pose != nullptr && !a_.rig_positions.empty()) {
+      pose_to_device_layout(*settings.pose, static_cast<uint32_t>(a_.rig_palette.size()),
+                            static_cast<uint32_t>(a_.morph_weights.size()), a_.rig_palette, a_.morph_weights);
+    }
     const int64_t V = static_cast<int64_t>(a_.rest.size()), T = static_cast<int64_t>(a_.indices.size() / 3);
     counters_ = FrameCounters{};
     FrameCounters& counters = counters_;

@@ -24,6 +24,7 @@
 #include "render/cuda_check.h"
 #include "render/frame_params.h"
 #include "render/frame_setup.h"
+#include "render/rig_setup.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
 #include "render/stages/shadow.h"
@@ -82,6 +83,7 @@ class CudaRenderer final : public Renderer {
     check_settings(settings);
     check_target(settings, target);
     configure(frame_size(settings, static_cast<uint64_t>(d_.num_triangles)));
+    if (settings.pose != nullptr && d_.a.rig_positions.size() > 0) upload_pose(*settings.pose);
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
@@ -181,6 +183,22 @@ class CudaRenderer final : public Renderer {
   // With shadows: + the samples, the light-space split, the tests, the shade.
   static constexpr int kTimedStagesWithShadows = kTimedStages + 4;
   static constexpr int kEventCount = kTimedStagesWithShadows + 2;
+
+  // The frame's pose into the rig's palette and weights, ahead of the frame on its stream. The host copies are
+  // members: the stream reads them after this returns (a pageable copy is staged before the call returns, but
+  // keeping them costs nothing and keeps the rule simple).
+  void upload_pose(const FramePose& pose) {
+    pose_to_device_layout(pose, static_cast<uint32_t>(d_.a.rig_palette.size()),
+                          static_cast<uint32_t>(d_.a.morph_weights.size()), pose_palette_, pose_weights_);
+    if (!pose_palette_.empty()) {
+      SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.rig_palette.data(), pose_palette_.data(),
+                                          pose_palette_.size() * sizeof(RigMatrix), cudaMemcpyHostToDevice, stream_));
+    }
+    if (!pose_weights_.empty()) {
+      SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.morph_weights.data(), pose_weights_.data(),
+                                          pose_weights_.size() * sizeof(float), cudaMemcpyHostToDevice, stream_));
+    }
+  }
 
   std::vector<glm::vec3> download_vertices(const prim::DeviceBuffer<Vec3>& a) const {
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -473,6 +491,8 @@ class CudaRenderer final : public Renderer {
   FrameGraph graph_;
   cudaEvent_t events_[kEventCount] = {};
   FrameCounters* host_counters_ = nullptr;  // pinned
+  std::vector<RigMatrix> pose_palette_;     // the last frame's pose (upload_pose)
+  std::vector<float> pose_weights_;
 };
 
 }  // namespace

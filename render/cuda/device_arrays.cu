@@ -7,10 +7,20 @@
 #include <vector>
 
 #include "prim/sort.h"
+#include "render/rig_setup.h"
 #include "render/cuda/kernels.cuh"
 
 namespace slabcast {
 namespace {
+
+template <typename T>
+std::vector<T> download(const prim::DeviceBuffer<T>& buffer) {
+  std::vector<T> host(buffer.size());
+  if (!host.empty()) {
+    SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), buffer.data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  }
+  return host;
+}
 
 int vertex_key_bits(size_t vertices) {
   int bits = 1;
@@ -24,7 +34,7 @@ DeviceArrays::DeviceArrays(cudaStream_t stream) : stream_(stream) {}
 
 void DeviceArrays::set_mesh(const Mesh& mesh, uint64_t new_capacity) {
   const size_t V = mesh.positions.size(), T = mesh.triangle_count();
-  const uint64_t needed = mesh_upload_bytes(V, T, new_capacity);
+  const uint64_t needed = mesh_upload_bytes(V, T, new_capacity) + flat_rig_bytes(mesh.rig);
   // The frame's scratch depends on the triangle count: it is sized again at the next render().
   scratch.release();
   size = FrameSize{};
@@ -178,7 +188,8 @@ size_t DeviceArrays::mesh_bytes_held() const {
   return a.rest.bytes() + a.world.bytes() + a.view.bytes() + a.vertex_normals.bytes() + a.indices.bytes() +
          a.face_normals.bytes() + a.adjacency_offsets.bytes() + a.adjacency_triangles.bytes() + a.pixel_box.bytes() +
          a.nearest_depth.bytes() + a.tri_verts.bytes() + a.refs_a.bytes() + a.refs_b.bytes() +
-         a.hidden_duplicate.bytes();
+         a.hidden_duplicate.bytes() + a.rig_positions.bytes() + a.rig_joints.bytes() + a.rig_weights.bytes() +
+         a.morph_targets.bytes() + a.morph_deltas.bytes() + a.rig_palette.bytes() + a.morph_weights.bytes();
 }
 
 size_t DeviceArrays::bytes_in_use() const {
@@ -210,6 +221,18 @@ Mesh DeviceArrays::download_mesh() const {
       cudaMemcpy(m.indices.data(), a.indices.data(), m.indices.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
   m.positions.resize(rest.size());
   for (size_t v = 0; v < rest.size(); ++v) m.positions[v] = glm::vec3(rest[v].x, rest[v].y, rest[v].z);
+  if (a.rig_positions.size() > 0) {
+    FlatRig rig;
+    rig.positions = download(a.rig_positions);
+    rig.influences = static_cast<int>(a.rig_joints.size() / rest.size());
+    rig.joints = download(a.rig_joints);
+    rig.weights = download(a.rig_weights);
+    rig.morph_targets = download(a.morph_targets);
+    rig.morph_deltas = download(a.morph_deltas);
+    rig.palette_size = static_cast<uint32_t>(a.rig_palette.size());
+    rig.morph_weight_count = static_cast<uint32_t>(a.morph_weights.size());
+    m.rig = unflatten_rig(rig);
+  }
   return m;
 }
 
@@ -237,6 +260,14 @@ void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
   allocate(a.refs_a, new_capacity, "triangle references");
   allocate(a.refs_b, new_capacity, "triangle references");
   capacity = new_capacity;
+  const FlatRig rig = flatten_rig(mesh.rig);
+  upload(a.rig_positions, rig.positions, "the rig's positions");
+  upload(a.rig_joints, rig.joints, "the rig's joints");
+  upload(a.rig_weights, rig.weights, "the rig's weights");
+  upload(a.morph_targets, rig.morph_targets, "the morph targets");
+  upload(a.morph_deltas, rig.morph_deltas, "the morph targets' deltas");
+  if (rig.palette_size > 0) allocate(a.rig_palette, rig.palette_size, "the pose's joint matrices");
+  if (rig.morph_weight_count > 0) allocate(a.morph_weights, rig.morph_weight_count, "the pose's morph weights");
 
   std::vector<Vec3> rest(V);
   for (size_t v = 0; v < V; ++v) rest[v] = Vec3{mesh.positions[v].x, mesh.positions[v].y, mesh.positions[v].z};
@@ -294,6 +325,13 @@ void DeviceArrays::release_mesh() {
   a.tri_verts.release();
   a.refs_a.release();
   a.refs_b.release();
+  a.rig_positions.release();
+  a.rig_joints.release();
+  a.rig_weights.release();
+  a.morph_targets.release();
+  a.morph_deltas.release();
+  a.rig_palette.release();
+  a.morph_weights.release();
   capacity = 0;
   num_vertices = 0;
   num_triangles = 0;

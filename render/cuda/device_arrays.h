@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "prim/device_buffer.h"
 #include "render/backends.h"
@@ -78,6 +79,10 @@ class DeviceArrays {
   void upload_mesh(const Mesh& mesh, uint64_t capacity);  // throws OutOfMemory (the caller releases)
   Mesh download_mesh() const;
   void release_mesh();
+  // Allocates `buffer` for `host` and copies it (stream-ordered: `host` must live until the stream has run it);
+  // an empty `host` releases the buffer.
+  template <typename T>
+  void upload(prim::DeviceBuffer<T>& buffer, const std::vector<T>& host, const std::string& what);
 
   cudaStream_t stream_;
   uint64_t generation_ = 0;
@@ -93,6 +98,17 @@ void DeviceArrays::allocate(prim::DeviceBuffer<T>& buffer, size_t count, const s
   size_t free_bytes = 0, total_bytes = 0;
   SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   throw OutOfMemory(out_of_memory_message("GPU", mesh_name, count * sizeof(T), what, free_bytes, total_bytes));
+}
+
+template <typename T>
+void DeviceArrays::upload(prim::DeviceBuffer<T>& buffer, const std::vector<T>& host, const std::string& what) {
+  if (host.empty()) {
+    buffer.release();
+    return;
+  }
+  allocate(buffer, host.size(), what);
+  SLABCAST_CUDA_CHECK(
+      cudaMemcpyAsync(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
 }
 
 }  // namespace slabcast

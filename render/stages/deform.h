@@ -59,10 +59,35 @@ SC_HD Vec3 deform_vertex(const DeformFrame& f, Vec3 p) {
   }
 }
 
+// The rig's pose applied to vertex v (renderer.h's MeshRig): morph, then skin. Targets with weight 0 and influences
+// with weight 0 are skipped (they would add only zeros); a vertex whose weights are all 0 keeps its morphed position.
+SC_HD Vec3 posed_vertex(const FrameParams& p, int64_t v) {
+  Vec3 q = p.rig_positions[v];
+  for (int64_t k = 0; k < p.morph_target_count; ++k) {
+    const MorphRange m = p.morph_targets[k];
+    const uint64_t i = static_cast<uint64_t>(v) - m.first_vertex;  // wraps past the range below first_vertex
+    const float w = p.morph_weights[m.weight];
+    if (i < m.vertex_count && w != 0.0f) q = q + w * p.morph_deltas[m.delta_offset + i];
+  }
+  const int n = p.rig_influences;
+  Vec3 skinned{0.0f, 0.0f, 0.0f};
+  bool skinned_any = false;
+  for (int i = 0; i < n; ++i) {
+    const int64_t k = v * n + i;
+    const float w = p.rig_weights[k];
+    if (w == 0.0f) continue;
+    const RigMatrix M = p.rig_palette[p.rig_joints[k]];
+    skinned = skinned + w * (((M.c0 * q.x + M.c1 * q.y) + M.c2 * q.z) + M.c3);
+    skinned_any = true;
+  }
+  return skinned_any ? skinned : q;
+}
+
 // ---- per-item bodies ----
 
 SC_HD void deform_one(const FrameParams& p, int64_t v) {
-  const Vec3 w = deform_vertex(p.deform, p.rest_positions[v]);
+  const Vec3 rest = p.rig_positions != nullptr ? posed_vertex(p, v) : p.rest_positions[v];
+  const Vec3 w = deform_vertex(p.deform, rest);
   p.world_positions[v] = w;
   p.view_positions[v] = ViewVertex{world_to_view(p.view, w), 0.0f};
 }
