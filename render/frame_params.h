@@ -154,6 +154,11 @@ struct FrameParams {
   const Vec3* morph_deltas;           // the targets' position deltas, one after another
   const RigMatrix* rig_palette;       // [the rig's palette size]: this frame's pose
   const float* morph_weights;         // [the rig's morph weight count]: this frame's pose
+  // A mesh sequence's keyframes (renderer.h's Keyframes): keyframe_a = nullptr without; then the deform stage
+  // starts from keyframe_a + keyframe_mix * (keyframe_b - keyframe_a) in place of the rest positions and the rig.
+  const Vec3* keyframe_a;             // [num_vertices]
+  const Vec3* keyframe_b;             // [num_vertices]
+  float keyframe_mix;
 
   // ---- frame constants (host, frame_setup.h) ----
   DeformFrame deform;

@@ -217,4 +217,45 @@ bool frame_graph_requested() {
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
+KeyframePlan plan_keyframes(KeyframeSlots& slots, const Keyframes& k) {
+  if (!(k.mix >= 0.0f && k.mix <= 1.0f)) {
+    throw std::invalid_argument("slabcast: keyframe mix must be in [0, 1], got " + std::to_string(k.mix));
+  }
+  KeyframePlan plan;
+  const auto held_in = [&](uint64_t key) { return slots.held[0] && slots.key[0] == key ? 0 : (slots.held[1] && slots.key[1] == key ? 1 : -1); };
+  int a = held_in(k.a_key);
+  int b = held_in(k.b_key);
+  if (a < 0) {
+    a = b == 0 ? 1 : 0;
+    plan.upload_a = true;
+  }
+  if (k.b_key == k.a_key) {
+    b = a;
+  } else if (b < 0) {
+    b = 1 - a;
+    plan.upload_b = true;
+  }
+  if ((plan.upload_a && k.a == nullptr) || (plan.upload_b && k.b == nullptr)) {
+    throw std::invalid_argument("slabcast: keyframe " + std::to_string(plan.upload_a && k.a == nullptr ? k.a_key : k.b_key) +
+                                " is not on the device and no positions were given for it");
+  }
+  slots.key[a] = k.a_key;
+  slots.held[a] = true;
+  slots.key[b] = k.b_key;
+  slots.held[b] = true;
+  plan.slot_a = a;
+  plan.slot_b = b;
+  return plan;
+}
+
+void check_keyframe(const glm::vec3* positions, size_t count, uint64_t key) {
+  for (size_t v = 0; v < count; ++v) {
+    const glm::vec3& p = positions[v];
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
+      throw std::invalid_argument("slabcast: keyframe " + std::to_string(key) + ": non-finite coordinate at vertex " +
+                                  std::to_string(v));
+    }
+  }
+}
+
 }  // namespace slabcast

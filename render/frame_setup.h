@@ -80,6 +80,8 @@ struct FrameArrays {
   Array<Vec3> morph_deltas;
   Array<RigMatrix> rig_palette;
   Array<float> morph_weights;
+  // a mesh sequence's two resident keyframes (KeyframeSlots), allocated at the first frame that gives keyframes
+  Array<Vec3> keyframe_slot[2];
   // stage 1
   Array<Vec3> world, vertex_normals, face_normals;
   Array<ViewVertex> view;
@@ -103,6 +105,22 @@ struct FrameArrays {
   Array<uint64_t> light_refs, light_refs_scratch, light_ref_columns, light_ref_offsets;
   Array<LightBox> light_boxes;
 };
+
+// Which keyframes (renderer.h's Keyframes) the two device slots hold, and where a frame's two go: a keyframe already
+// held stays where it is, a new one takes the slot the frame's other keyframe does not use.
+struct KeyframeSlots {
+  uint64_t key[2] = {0, 0};
+  bool held[2] = {false, false};
+};
+struct KeyframePlan {
+  int slot_a = 0, slot_b = 0;
+  bool upload_a = false, upload_b = false;  // the slot must receive the keyframe's positions
+};
+// Updates `slots` to hold the frame's keyframes. Throws std::invalid_argument for a mix outside [0, 1] or a missing
+// array that must be uploaded.
+KeyframePlan plan_keyframes(KeyframeSlots& slots, const Keyframes& k);
+// Throws std::invalid_argument naming the first non-finite coordinate of a keyframe about to be uploaded.
+void check_keyframe(const glm::vec3* positions, size_t count, uint64_t key);
 
 // The frame's parameter block over a backend's arrays (both backends fill it here and only here).
 template <template <typename> class Array>
@@ -143,7 +161,9 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.adjacency_offsets = a.adjacency_offsets.data();
   p.adjacency_triangles = a.adjacency_triangles.data();
   p.hidden_duplicate = a.hidden_duplicate.size() > 0 ? a.hidden_duplicate.data() : nullptr;
-  if (s.pose != nullptr && a.rig_positions.size() > 0) {  // the backend has copied the pose into the arrays
+  if (s.keyframes != nullptr && a.keyframe_slot[0].size() > 0) {  // the backend placed them (plan_keyframes)
+    p.keyframe_mix = s.keyframes->mix;
+  } else if (s.pose != nullptr && a.rig_positions.size() > 0) {  // the backend has copied the pose into the arrays
     p.rig_positions = a.rig_positions.data();
     p.rig_influences = static_cast<int>(a.rig_joints.size() / static_cast<size_t>(vertices));
     p.rig_joints = a.rig_joints.data();

@@ -65,6 +65,18 @@ struct FramePose {
   std::vector<float> morph_weights;   // [MeshRig::morph_weight_count]
 };
 
+// Positions of a mesh sequence (one mesh a frame, same vertices and faces): the frame shows lerp(a, b, mix) of
+// two keyframes in place of the rest positions, a + mix * (b - a) per coordinate. Each keyframe is a whole array
+// of the mesh's vertex count, named by a caller-chosen key: the renderer keeps the last two it was given on the
+// device and uploads a keyframe only when its key is new (so a player stepping from (k, k+1) to (k+1, k+2) uploads
+// one array). A mesh with a rig ignores its rig while keyframes are given.
+struct Keyframes {
+  uint64_t a_key = 0, b_key = 0;
+  const glm::vec3* a = nullptr;  // [vertices], read during render() only when a_key is not resident
+  const glm::vec3* b = nullptr;
+  float mix = 0.0f;              // in [0, 1]
+};
+
 // A triangle mesh as loaded. Triangle i is (indices[3i], indices[3i+1], indices[3i+2]); its ID is i.
 struct Mesh {
   std::string name;                  // file name or "sphere:1000000"; shown in the viewer and in errors
@@ -134,6 +146,8 @@ struct FrameSettings {
   bool shadows = false;
   // The rig's pose for this frame (Mesh::rig); nullptr = the rest pose. Read during render() only.
   const FramePose* pose = nullptr;
+  // A mesh sequence's two keyframes (Keyframes); nullptr = the rest positions (or the pose).
+  const Keyframes* keyframes = nullptr;
 };
 // Whether a frame computes shadows: asked for, or the shadow view.
 inline bool frame_has_shadows(const FrameSettings& s) { return s.shadows || s.shading == Shading::shadow; }

@@ -139,6 +139,8 @@ class CpuRenderer final : public Renderer {
       throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity) + rig_bytes, what, available, total) +
                         kept);
     }
+    for (HostArray<Vec3>& slot : a_.keyframe_slot) HostArray<Vec3>().swap(slot);
+    keyframe_slots_ = KeyframeSlots{};
     bounds_ = rest_bounds(mesh);
     mesh_name_ = mesh.name;
     capacity_ = capacity;
@@ -155,9 +157,14 @@ class CpuRenderer final : public Renderer {
                             static_cast<uint32_t>(a_.morph_weights.size()), a_.rig_palette, a_.morph_weights);
     }
     const int64_t V = static_cast<int64_t>(a_.rest.size()), T = static_cast<int64_t>(a_.indices.size() / 3);
+    const KeyframePlan keyframes = settings.keyframes ? place_keyframes(*settings.keyframes) : KeyframePlan{};
     counters_ = FrameCounters{};
     FrameCounters& counters = counters_;
     FrameParams p = make_frame_params(settings, bounds_, size_, V, T, capacity_, a_, &counters);
+    if (settings.keyframes) {
+      p.keyframe_a = a_.keyframe_slot[keyframes.slot_a].data();
+      p.keyframe_b = a_.keyframe_slot[keyframes.slot_b].data();
+    }
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(T);
@@ -302,6 +309,23 @@ class CpuRenderer final : public Renderer {
                       a_.nearest_depth.data(), a_.pixel_box.size(), a_.cell_offsets.data(),
                       a_.refs_a.data()};
     return to_frame_structure(b);
+  }
+
+  // The frame's keyframes into the two slots (plan_keyframes); the slots change only once every check has passed.
+  KeyframePlan place_keyframes(const Keyframes& k) {
+    const size_t V = a_.rest.size();
+    KeyframeSlots next = keyframe_slots_;
+    const KeyframePlan plan = plan_keyframes(next, k);
+    if (plan.upload_a) check_keyframe(k.a, V, k.a_key);
+    if (plan.upload_b) check_keyframe(k.b, V, k.b_key);
+    for (HostArray<Vec3>& slot : a_.keyframe_slot) slot.resize(V);
+    const auto copy = [&](int slot, const glm::vec3* from) {
+      for (size_t v = 0; v < V; ++v) a_.keyframe_slot[slot][v] = Vec3{from[v].x, from[v].y, from[v].z};
+    };
+    if (plan.upload_a) copy(plan.slot_a, k.a);
+    if (plan.upload_b) copy(plan.slot_b, k.b);
+    keyframe_slots_ = next;
+    return plan;
   }
 
   std::vector<glm::vec3> last_deformed_positions() const override { return to_glm(a_.world); }
@@ -455,6 +479,7 @@ class CpuRenderer final : public Renderer {
   RendererOptions options_;
   std::string mesh_name_;  // in out-of-memory messages
   MeshBounds bounds_;
+  KeyframeSlots keyframe_slots_;  // what a_.keyframe_slot holds
   uint64_t hidden_duplicates_ = 0;
   int threads_;
   uint64_t capacity_ = 0;  // of the reference arrays

@@ -84,14 +84,19 @@ class CudaRenderer final : public Renderer {
     check_target(settings, target);
     configure(frame_size(settings, static_cast<uint64_t>(d_.num_triangles)));
     if (settings.pose != nullptr && d_.a.rig_positions.size() > 0) upload_pose(*settings.pose);
+    const KeyframePlan keyframes = settings.keyframes ? place_keyframes(*settings.keyframes) : KeyframePlan{};
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
     stats.hidden_duplicates = d_.hidden_duplicates;
     int scale_exponent = 0;  // of the frame's view space (camera.h)
     for (;;) {
-      const FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles,
-                                              d_.capacity, d_.a, d_.counters.data());
+      FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles, d_.capacity,
+                                        d_.a, d_.counters.data());
+      if (settings.keyframes) {
+        p.keyframe_a = d_.a.keyframe_slot[keyframes.slot_a].data();
+        p.keyframe_b = d_.a.keyframe_slot[keyframes.slot_b].data();
+      }
       scale_exponent = p.view.scale_exponent;
       const CastTarget cast = cast_target(target, extras != nullptr, d_.size.shadows());
       if (frame_graph_enabled_) {
@@ -198,6 +203,30 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.morph_weights.data(), pose_weights_.data(),
                                           pose_weights_.size() * sizeof(float), cudaMemcpyHostToDevice, stream_));
     }
+  }
+
+  // The frame's keyframes into the two device slots (plan_keyframes), ahead of the frame on its stream; the slots
+  // are allocated at the first frame with keyframes (a new graph then: their addresses are new).
+  KeyframePlan place_keyframes(const Keyframes& k) {
+    const size_t V = static_cast<size_t>(d_.num_vertices);
+    KeyframeSlots next = d_.keyframe_slots;
+    const KeyframePlan plan = plan_keyframes(next, k);
+    if (plan.upload_a) check_keyframe(k.a, V, k.a_key);
+    if (plan.upload_b) check_keyframe(k.b, V, k.b_key);
+    for (prim::DeviceBuffer<Vec3>& slot : d_.a.keyframe_slot) {
+      if (slot.size() != V) d_.allocate(slot, V, "a mesh sequence's keyframe");
+    }
+    // A pageable source: the copy has read it before cudaMemcpyAsync returns, so the caller's array may change after
+    // render() (the frame's wait at its end covers the rest).
+    static_assert(sizeof(glm::vec3) == sizeof(Vec3), "glm::vec3 and Vec3 are three packed floats");
+    const auto upload = [&](int slot, const glm::vec3* from) {
+      SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.keyframe_slot[slot].data(), from, V * sizeof(Vec3),
+                                          cudaMemcpyHostToDevice, stream_));
+    };
+    if (plan.upload_a) upload(plan.slot_a, k.a);
+    if (plan.upload_b) upload(plan.slot_b, k.b);
+    d_.keyframe_slots = next;
+    return plan;
   }
 
   std::vector<glm::vec3> download_vertices(const prim::DeviceBuffer<Vec3>& a) const {

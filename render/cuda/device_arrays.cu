@@ -198,7 +198,8 @@ size_t DeviceArrays::bytes_in_use() const {
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_sample_columns.bytes() +
          a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_refs_scratch.bytes() +
-         a.light_ref_columns.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes();
+         a.light_ref_columns.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
+         a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes();
 }
 
 // Bytes set_mesh allocates for a mesh: what it keeps, the adjacency build's temporaries and its sort's scratch.
@@ -332,6 +333,8 @@ void DeviceArrays::release_mesh() {
   a.morph_deltas.release();
   a.rig_palette.release();
   a.morph_weights.release();
+  for (prim::DeviceBuffer<Vec3>& slot : a.keyframe_slot) slot.release();
+  keyframe_slots = KeyframeSlots{};
   capacity = 0;
   num_vertices = 0;
   num_triangles = 0;

@@ -86,7 +86,13 @@ SC_HD Vec3 posed_vertex(const FrameParams& p, int64_t v) {
 // ---- per-item bodies ----
 
 SC_HD void deform_one(const FrameParams& p, int64_t v) {
-  const Vec3 rest = p.rig_positions != nullptr ? posed_vertex(p, v) : p.rest_positions[v];
+  Vec3 rest;
+  if (p.keyframe_a != nullptr) {
+    const Vec3 a = p.keyframe_a[v];
+    rest = a + p.keyframe_mix * (p.keyframe_b[v] - a);
+  } else {
+    rest = p.rig_positions != nullptr ? posed_vertex(p, v) : p.rest_positions[v];
+  }
   const Vec3 w = deform_vertex(p.deform, rest);
   p.world_positions[v] = w;
   p.view_positions[v] = ViewVertex{world_to_view(p.view, w), 0.0f};

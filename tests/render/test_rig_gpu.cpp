@@ -30,5 +30,26 @@ TEST_F(CudaVsCpuFixture, RiggedMeshFrameByFrame) {
   EXPECT_EQ(rest.gpu.deformed, s.mesh.positions);
 }
 
+// Mesh-sequence keyframes: stepping through a sequence (each step uploads one new keyframe into the slot the
+// previous frame's first keyframe held), frame by frame equal to the cpu.
+TEST_F(CudaVsCpuFixture, KeyframesStepThroughASequence) {
+  const Scene s = procedural_scene("torus_knot", 5000);
+  set_mesh(s.mesh);
+  std::vector<std::vector<glm::vec3>> frames;
+  for (int k = 0; k < 4; ++k) {
+    frames.push_back(s.mesh.positions);
+    for (glm::vec3& p : frames.back()) p = glm::vec3(p.x * (1.0f + 0.1f * k), p.y + 0.05f * k, p.z);
+  }
+  for (int k = 0; k + 1 < 4; ++k) {
+    for (float mix : {0.0f, 0.5f}) {
+      const Keyframes kf{static_cast<uint64_t>(k), static_cast<uint64_t>(k + 1), k == 0 ? frames[0].data() : nullptr,
+                         frames[static_cast<size_t>(k) + 1].data(), mix};
+      FrameSettings f = settings_for(s, 128, 96, 8);
+      f.keyframes = &kf;
+      expect_same(f, "step " + std::to_string(k) + " mix " + std::to_string(mix));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace slabcast::test
