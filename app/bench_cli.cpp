@@ -67,7 +67,9 @@ CLI::App* add_bench_subcommand(CLI::App* app, BenchFlags* flags) {
       {bench->add_option("--suite", f.suite, "full (default: the dragon and spheres of 1M, 4M and 16M "
                          "triangles at three sizes and four slab counts), thesis (the dragon at 1024x1024, slabs 1..64), "
                          "shadows (the dragon and the 16M sphere on a floor under a sun, shadows on, 1024x1024 and "
-                         "3840x2160), quick (seconds, for a smoke test)")->type_name("NAME"),
+                         "3840x2160), animation (a 1M-vertex sphere skinned by 4 joints a vertex and two morph "
+                         "targets), textures (the dragon without and with a checker texture), quick (seconds, for a "
+                         "smoke test)")->type_name("NAME"),
        &f.suite},
   };
   bench->add_option("--json", f.json_path, "write every row as JSON")->type_name("FILE.json");

@@ -83,7 +83,7 @@ constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}
 constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
 constexpr std::pair<const char*, BenchSuite> kBenchSuites[] = {
     {"full", BenchSuite::full}, {"thesis", BenchSuite::thesis}, {"quick", BenchSuite::quick},
-    {"shadows", BenchSuite::shadows}};
+    {"shadows", BenchSuite::shadows}, {"animation", BenchSuite::animation}, {"textures", BenchSuite::textures}};
 constexpr std::pair<const char*, BenchReference> kBenchReferences[] = {
     {"gl_raster", BenchReference::gl_raster}, {"none", BenchReference::none}};
 constexpr std::pair<const char*, bool> kOnOff[] = {{"on", true}, {"off", false}};

@@ -8,7 +8,9 @@
 namespace slabcast {
 
 std::string SceneSpec::label() const {
-  const std::string suffix = floor ? "+floor" : "";
+  const std::string suffix = (floor ? "+floor" : "") +
+                             (procedural_rig_joints > 0 ? "+rig" + std::to_string(procedural_rig_joints) : "") +
+                             (checker_texture > 0 ? "+checker" + std::to_string(checker_texture) : "");
   if (!mesh_path.empty()) {
     const size_t slash = mesh_path.find_last_of('/');
     return (slash == std::string::npos ? mesh_path : mesh_path.substr(slash + 1)) + suffix;

@@ -17,6 +17,8 @@ struct SceneSpec {
   std::string procedural_name = "sphere";    // sphere, torus, torus_knot, stress
   uint64_t procedural_triangles = 1000000;   // target triangle count
   bool floor = false;                        // --floor: add_floor under the mesh (renderer.h)
+  int procedural_rig_joints = 0;             // > 0: a generated rig (render/procedural_rig.h), posed every frame
+  int checker_texture = 0;                   // > 0: a generated checker texture of this size (procedural_appearance.h)
   std::string label() const;                 // "bunny.obj" or "sphere:1000000"
 };
 
@@ -86,6 +88,8 @@ enum class BenchSuite : uint8_t {
   thesis,  // the thesis's tables (7.1, 7.2): the dragon at 1024x1024, slabs 1..64
   quick,   // a small sphere at small sizes: seconds even on the cpu backend
   shadows, // the dragon and the 16M sphere on a floor, under a sun, shadows on, 1024x1024 and 3840x2160
+  animation,  // skinning and morphing: a 2M-triangle sphere (1M vertices) with a generated rig, posed every frame
+  textures,   // textured shading's cost: the dragon without and with a generated checker texture
 };
 enum class BenchReference : uint8_t { gl_raster, none };
 

@@ -5,6 +5,8 @@
 #include "app/output_file.h"
 #include "prim/device_buffer.h"
 #include "render/cuda_check.h"
+#include "render/procedural_appearance.h"
+#include "render/procedural_rig.h"
 
 #include <cuda_runtime.h>
 #include <unistd.h>
@@ -249,6 +251,8 @@ Mesh load_scene_mesh(const SceneSpec& scene, std::ostream& log) {
 
 Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
   Mesh mesh = load_scene_mesh(scene, log);
+  if (scene.procedural_rig_joints > 0) add_procedural_rig(mesh, scene.procedural_rig_joints);
+  if (scene.checker_texture > 0) add_checker_texture(mesh, scene.checker_texture, 32);
   if (scene.floor) add_floor(mesh);
   return mesh;
 }

@@ -108,7 +108,7 @@ void compare_shadow_masks(const std::vector<uint8_t>& exact, const std::vector<u
 }
 
 BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
-                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask) {
+                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask, const PoseAt& pose_at) {
   BenchRow row;
   row.scene = label;
   row.triangles = mesh.triangle_count();
@@ -164,7 +164,12 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
     v->reserve(size_t(ctx.plan.frames));
   }
   for (int i = 0; i < total; ++i) {
-    const FrameSettings s = settings_for(ctx.options, camera, size, slabs, i);
+    FrameSettings s = settings_for(ctx.options, camera, size, slabs, i);
+    FramePose pose;
+    if (pose_at) {
+      pose = pose_at(frame_time(ctx.options, i));
+      s.pose = &pose;
+    }
     FrameStats stats;
     double feed_ms = 0, blit_ms = 0, host_ms = 0;
     const auto render_timed = [&](const Surface& target) {
@@ -224,7 +229,13 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   sample_memory();
   if (ids != nullptr) {
     FrameExtras extras;
-    renderer->render(settings_for(ctx.options, camera, size, slabs, total - 1), plain.surface(), &extras);
+    FrameSettings s = settings_for(ctx.options, camera, size, slabs, total - 1);
+    FramePose pose;
+    if (pose_at) {
+      pose = pose_at(frame_time(ctx.options, total - 1));
+      s.pose = &pose;
+    }
+    renderer->render(s, plain.surface(), &extras);
     *ids = std::move(extras.triangle_id);
     if (shadow_mask != nullptr) *shadow_mask = std::move(extras.shadow_mask);
   }

@@ -9,6 +9,7 @@
 #include "render/renderer.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,11 @@ ReferenceResult run_reference(RowContext& ctx, Reference& reference, const Camer
 // One row: warm-up and timed frames with a fresh renderer. `ids` (optional) gets our triangle IDs at the last timed
 // frame's time, from one more, untimed frame into plain memory.
 // `ids` (and `shadow_mask` when the frame has shadows), when given, receive the last timed frame's.
+// `pose_at` (optional) poses a rigged mesh at each frame's time (FrameSettings::pose).
+using PoseAt = std::function<FramePose(double seconds)>;
 BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
-                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask = nullptr);
+                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask = nullptr,
+                 const PoseAt& pose_at = {});
 
 // Pixels where a shadow map's mask differs from the exact one, among those where both frames hit the same triangle.
 void compare_shadow_masks(const std::vector<uint8_t>& exact, const std::vector<uint8_t>& map,

@@ -41,6 +41,18 @@ SuiteDefaults suite_defaults(BenchSuite suite) {
       d.sizes = {{1024, 1024}, {3840, 2160}};
       d.slabs = {1, 16};
       break;
+    case BenchSuite::animation:  // the deform stage's skinning and morphing target: 1M vertices, 4 joints each
+      d.scenes = {procedural("sphere", 2000000)};
+      d.scenes.back().procedural_rig_joints = 16;
+      d.scenes.push_back(procedural("sphere", 2000000));  // the same sphere without the rig, for the difference
+      d.sizes = {{1024, 1024}};
+      d.slabs = {16};
+      break;
+    case BenchSuite::textures:  // textured shading against untextured, same frames
+      d.dragon = true;
+      d.sizes = {{1024, 1024}, {3840, 2160}};
+      d.slabs = {16};
+      break;
     case BenchSuite::quick:  // small enough for the cpu backend to finish in seconds
       d.scenes = {procedural("sphere", 20000)};
       d.sizes = {{128, 128}, {192, 108}};
@@ -83,6 +95,15 @@ BenchPlan plan_bench(const BenchOptions& options) {
     }
     plan.scenes.insert(plan.scenes.end(), d.scenes.begin(), d.scenes.end());
     if (plan.scenes.empty()) plan.scenes.push_back(procedural("sphere", 1000000));
+    if (options.suite == BenchSuite::textures) {  // each scene twice: plain, then with the checker texture
+      std::vector<SceneSpec> both;
+      for (SceneSpec s : plan.scenes) {
+        both.push_back(s);
+        s.checker_texture = 1024;
+        both.push_back(s);
+      }
+      plan.scenes = both;
+    }
   }
   if (options.floor) {
     for (SceneSpec& s : plan.scenes) s.floor = true;
