@@ -119,6 +119,11 @@ bool by_extension(const std::string& ext, MeshFormat* format) {
 
 }  // namespace
 
+bool has_mesh_extension(const std::string& path) {
+  MeshFormat format = MeshFormat::obj;
+  return by_extension(lower_extension(path), &format);
+}
+
 const char* mesh_format_name(MeshFormat format) {
   switch (format) {
     case MeshFormat::obj: return "OBJ";

@@ -27,6 +27,10 @@ const char* mesh_format_name(MeshFormat format);
 // extension a format slabcast reads (the message lists those it does).
 MeshFormat detect_mesh_format(const std::string& path);
 
+// Whether a file name ends in the extension of a mesh format slabcast reads (any case): for file lists, which must
+// choose without opening every file.
+bool has_mesh_extension(const std::string& path);
+
 // Loads any mesh file slabcast reads (detect_mesh_format picks the reader). Mesh::name is the file's base name.
 // Every reader is strict in the way load_obj is: a broken file throws one std::runtime_error "FILE: what" (or
 // "FILE:LINE: what"), never crashes, never gives a wrong mesh; a file that loads but not quite as it says (a
