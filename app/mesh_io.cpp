@@ -326,7 +326,9 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
         use = int32_t(r.material_uses.size());
         r.material_uses.push_back({material, line_no});
       }
-      if (r.face_material.empty()) r.face_material.assign(r.face_corners.size(), -1);
+      if (current_material < 0) {
+        r.face_material.assign(r.face_corners.size(), -1);  // the first usemtl: the faces so far have none
+      }
       current_material = use;
       r.parser_text += '\n';
     } else if (command == "mtllib") {
@@ -395,7 +397,7 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
       }
       if (corners > UINT32_MAX) fail(name, line_no, "face has more than " + std::to_string(UINT32_MAX) + " vertices");
       r.face_corners.push_back(uint32_t(corners));
-      if (!r.face_material.empty()) r.face_material.push_back(current_material);
+      if (!r.material_uses.empty()) r.face_material.push_back(current_material);
       r.triangles += corners - 2;
       if (r.triangles > kMaxTriangles) {
         fail(name, line_no, "more than " + std::to_string(kMaxTriangles) + " triangles (32-bit triangle IDs)");
@@ -510,7 +512,7 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
   // Appearance per triangle: the corners' texture coordinates (OBJ's v runs up the image, Mesh's down) and the
   // material. Faces before any usemtl, or in text without its libraries, use a white material of their own.
   const bool has_uvs = !checked.corner_texcoord.empty();
-  const bool has_materials = !checked.face_material.empty() && !obj_path.empty();
+  const bool has_materials = !checked.material_uses.empty() && !obj_path.empty();
   if (has_uvs) mesh.corner_uvs.reserve(3 * checked.triangles);
   if (has_materials) mesh.triangle_materials.reserve(checked.triangles);
   const auto plain_material = int32_t(checked.material_uses.size());  // appended below if a face uses it

@@ -138,6 +138,7 @@ TEST(MeshIo, TrianglesKeepFileOrderAndConvexPolygonsAreFans) {
   // A triangle, a quad, a pentagon (both convex), across groups and materials: IDs follow the file's face order.
   const std::string path = write_text("order.obj",
                                       "o first\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0.5 0\n"
+                                      "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0.5 0.5\n"
                                       "f 1 2 3\n"
                                       "g second\nusemtl red\nf 1 2 3 4\n"
                                       "usemtl blue\nf 1/1 2/2 3/3 4/4 5/5\n"
@@ -154,11 +155,12 @@ TEST(MeshIo, TrianglesKeepFileOrderAndConvexPolygonsAreFans) {
 }
 
 TEST(MeshIo, StatementsTheRendererDoesNotUseAreSkippedWhateverTheirNumbers) {
-  // Lines, points, skin weights, texture coordinates and normals carry no triangles: they are skipped, even with
-  // numbers that would overflow an int or a float (tinyobjloader converts those unchecked; fuzzing found "vw").
+  // Lines, points, skin weights and normals carry no triangles: they are skipped, even with numbers that would
+  // overflow an int or a float (tinyobjloader converts those unchecked; fuzzing found "vw"). Texture coordinates
+  // are read (and checked: TextureCoordinatesBecomeCornerUvs).
   const std::string text =
       "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0 1e300 -1e300 7\n"
-      "vt 1e300 -1e300\nvn inf nan 1e999\nvw 1 inf 0.5 -inf 2\nl 0 1\np -99999999999\n"
+      "vt 0.5 0.25\nvn inf nan 1e999\nvw 1 inf 0.5 -inf 2\nl 0 1\np -99999999999\n"
       "t crease 99999999999/1/1 1e300\nmtllib none.mtl\ns off\n"
       "f 1/1/1 2/-1/-1 3//99999999999\nf 4 3 2\n";
   const Mesh mesh = parse_obj(text, "skipped.obj");
