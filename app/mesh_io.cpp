@@ -242,6 +242,7 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
   int64_t max_texcoord = 0;       // the same for texture coordinates
   size_t max_texcoord_line = 0;
   uint64_t corner_count = 0;      // face corners so far
+  bool any_texcoord = false;      // whether some corner so far has a texture-coordinate index
   int32_t current_material = -1;  // the last usemtl's index in material_uses
   r.parser_text.reserve(text.size() / 2);
   Lines lines(text);
@@ -387,8 +388,11 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
           }
           rest = rest.substr(used);
         }
-        if (texcoord != 0 && r.corner_texcoord.size() < corner_count) r.corner_texcoord.resize(corner_count, 0);
-        if (!r.corner_texcoord.empty()) r.corner_texcoord.push_back(texcoord);
+        if (texcoord != 0 && !any_texcoord) {  // the first corner with one: the corners so far have none
+          r.corner_texcoord.assign(corner_count, 0);
+          any_texcoord = true;
+        }
+        if (any_texcoord) r.corner_texcoord.push_back(texcoord);
         ++corner_count;
       }
       if (corners < 3) {

@@ -1,5 +1,6 @@
 // app/mesh_io: OBJ loading (broken-file corpus, which statements are read, ignored or rejected, triangulation of
 // convex and concave polygons, face order, relative indices, line endings, progress) and writing (round trip).
+#include "app/formats/mesh_format.h"
 #include "app/mesh_io.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +40,7 @@ std::string write_text(const std::string& name, const std::string& text) {
 // The message of the runtime_error that loading `path` throws ("" if it loads).
 std::string load_error(const std::string& path) {
   try {
-    load_obj(path);
+    load_mesh(path);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -74,8 +75,8 @@ TEST(MeshIo, EveryBrokenFileFailsWithOneLineNamingFileAndLine) {
   const std::vector<BrokenCase> cases = broken_corpus();
   ASSERT_GE(cases.size(), 20u) << "tests/app/broken/expected.tsv not found or short";
   size_t files_in_dir = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kBroken)) files_in_dir += entry.path().extension() == ".obj";
-  EXPECT_EQ(files_in_dir, cases.size()) << "every .obj in tests/app/broken needs a line in expected.tsv";
+  for (const auto& entry : std::filesystem::directory_iterator(kBroken)) files_in_dir += entry.path().filename() != "expected.tsv";
+  EXPECT_EQ(files_in_dir, cases.size()) << "every file in tests/app/broken needs a line in expected.tsv";
   for (const BrokenCase& c : cases) {
     SCOPED_TRACE(c.file);
     const std::string path = kBroken + c.file;
@@ -94,7 +95,7 @@ TEST(MeshIo, MissingFile) {
 }
 
 TEST(MeshIo, Directory) {
-  EXPECT_EQ(load_error(kBroken), kBroken + ": is a directory, not an OBJ file");
+  EXPECT_EQ(load_error(kBroken), kBroken + ": is a directory, not a mesh file");
 }
 
 TEST(MeshIo, NotARegularFile) {
