@@ -33,8 +33,8 @@ CLI::App* add_bench_subcommand(CLI::App* app, BenchFlags* flags) {
                     "with --shadows and a sun (default 2048)")->type_name("N");
   bench->add_flag("--shadows", f.shadows, "shadows from --light in every frame (the shadows suite: on)");
   bench->add_flag("--floor", f.floor, "a floor under every scene (the shadows suite: on)");
-  f.mesh_opt = bench->add_option("--mesh", f.meshes, "an OBJ mesh to benchmark (repeatable)")
-                                    ->type_name("FILE.obj")->allow_extra_args(false);
+  f.mesh_opt = bench->add_option("--mesh", f.meshes, "a mesh file to benchmark: OBJ, PLY, STL, OFF, glTF (repeatable)")
+                                    ->type_name("FILE")->allow_extra_args(false);
   f.procedural_opt =
       bench->add_option("--procedural", f.procedurals, "a procedural mesh, e.g. sphere:4M (repeatable); "
                         "--mesh and --procedural together replace the suite's scenes, in the order given")

@@ -122,7 +122,7 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
     raw->options.emplace_back(opt, value);
     return opt;
   };
-  raw->mesh_opt = add("--mesh", &raw->mesh, "FILE.obj: an OBJ mesh to render (polygons are triangulated)");
+  raw->mesh_opt = add("--mesh", &raw->mesh, "FILE: a mesh to render: OBJ, PLY, STL, OFF, glTF (docs/formats.md; polygons are triangulated)");
   raw->procedural_opt = add("--procedural", &raw->procedural,
                                 "NAME:TRIANGLES: a procedural mesh, NAME one of sphere, torus, torus_knot, stress; "
                                 "TRIANGLES a count, k and M suffixes allowed (default: sphere:1M)");

@@ -114,6 +114,27 @@ Rgba8Image read_png(const std::string& path) {
   return image;
 }
 
+Rgba8Image read_texture(const std::string& path, uint64_t max_texels) {
+  const std::vector<uint8_t> bytes = read_all(path);
+  if (bytes.size() > size_t(std::numeric_limits<int>::max())) fail(path, "file too large for an image");
+  int w = 0, h = 0, channels = 0;
+  if (!stbi_info_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels)) {
+    fail(path, std::string("not a readable image: ") + stbi_failure_reason());
+  }
+  if (w <= 0 || h <= 0 || uint64_t(w) * uint64_t(h) > max_texels) {
+    fail(path, "image of " + std::to_string(w) + "x" + std::to_string(h) + " texels is larger than the " +
+                   std::to_string(max_texels) + " allowed");
+  }
+  std::unique_ptr<stbi_uc, void (*)(void*)> data(
+      stbi_load_from_memory(bytes.data(), int(bytes.size()), &w, &h, &channels, 4), &stbi_image_free);
+  if (!data) fail(path, std::string("not a readable image: ") + stbi_failure_reason());
+  Rgba8Image image;
+  image.width = w;
+  image.height = h;
+  image.pixels.assign(data.get(), data.get() + size_t(w) * size_t(h) * 4);
+  return image;
+}
+
 void write_pfm(const std::string& path, const float* depth, int width, int height, OutputBatch* batch) {
   check_size(path, width, height);
   write_atomically(path, batch, [&](std::FILE* file) {

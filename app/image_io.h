@@ -33,6 +33,10 @@ void write_png(const std::string& path, const uint8_t* rgba, int width, int heig
                OutputBatch* batch = nullptr);
 // Any PNG, converted to RGBA8.
 Rgba8Image read_png(const std::string& path);
+// A texture file in any format stb_image decodes (PNG, JPEG, BMP, TGA, ...), converted to RGBA8, row 0 = the
+// image's top row. Its size is read from the header first, so that an image of more than `max_texels` texels (or a
+// header that claims one) is refused before anything is allocated. Throws std::runtime_error "PATH: what".
+Rgba8Image read_texture(const std::string& path, uint64_t max_texels);
 
 // PFM, single channel ("Pf"), little-endian (scale -1). The file stores rows bottom to top, as the PFM format
 // defines, so that image viewers show it upright; `depth` and DepthImage are top row first, like every other

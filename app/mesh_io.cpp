@@ -6,17 +6,22 @@
 //              is reported with its line. Every line must be a comment, blank, or a statement of the OBJ format
 //              (kIgnoredStatements, `v`, `f`); anything else is "unknown OBJ statement". It also parses the vertex
 //              positions: correctly rounded (std::from_chars), so write_obj -> load_obj gives back the very same
-//              floats, which tinyobjloader's own float parser does not promise.
+//              floats, which tinyobjloader's own float parser does not promise. It reads the appearance too:
+//              texture coordinates (`vt`, and each face corner's vt index), `usemtl` and `mtllib`.
 //   2. parse   tinyobjloader reads the faces (relative indices, polygons), un-triangulated, through a stream that
 //              reports progress. It is given only what the check pass accepted and the renderer uses: each `v` line
 //              as a bare "v " (the positions are ours) and each `f` line with only its vertex indices; every other
-//              line (vt, vn, l, p, vw, g, o, mtllib, ...) is passed as an empty line, so line numbers still agree.
+//              line (vt, vn, l, p, vw, g, o, mtllib, usemtl, ...) is passed as an empty line, so line numbers still
+//              agree.
 //              tinyobjloader's parsers of those statements convert unchecked numbers to int and float (undefined
 //              behaviour on "vw 1 inf", found by fuzzing), and a renderer of triangles has no use for them.
 //   3. assemble  each polygon is triangulated by app/polygon_triangulation.h (the first-corner fan when convex,
-//              ear clipping when concave, always n-2 triangles), not by tinyobjloader: see that file for why.
+//              ear clipping when concave, always n-2 triangles), not by tinyobjloader: see that file for why. Each
+//              triangle takes its corners' texture coordinates and its face's material; the material libraries
+//              are read last (app/formats/obj_materials.h), only when loading a file.
 #include "mesh_io.h"
 
+#include "app/formats/obj_materials.h"
 #include "app/output_file.h"
 #include "app/polygon_triangulation.h"
 
@@ -44,6 +49,9 @@
 
 namespace slabcast {
 namespace {
+
+using formats::ObjLibraryRef;
+using formats::ObjMaterialUse;
 
 // Progress is reported over the whole load in these shares.
 constexpr double kReadShare = 0.10;   // reading the file
@@ -134,11 +142,12 @@ class Lines {
 
 // The statements of the OBJ format (Wavefront's "Object Files (.obj)" specification, version 3.0) that carry
 // nothing a renderer of triangles uses, and tinyobjloader's own extensions `vw` (skin weights) and `t`
-// (subdivision-surface tags). They are read and ignored. `v` and `f` are read; any other statement is an error, so
+// (subdivision-surface tags). They are read and ignored. `v`, `vt`, `f`, `mtllib` and `usemtl` are read; any other
+// statement is an error, so
 // that a misspelt or unsupported line ("vv 1 2 3", "f1 2 3", "V 1 2 3") is never dropped in silence.
 constexpr std::string_view kIgnoredStatements[] = {
-    // vertex data other than positions: texture coordinates, normals, parameter-space vertices
-    "vt", "vn", "vp",
+    // vertex data other than positions and texture coordinates: normals, parameter-space vertices
+    "vn", "vp",
     // free-form curve and surface attributes
     "cstype", "deg", "bmat", "step",
     // elements other than faces: points, lines, curves, surfaces
@@ -148,7 +157,7 @@ constexpr std::string_view kIgnoredStatements[] = {
     // grouping
     "g", "s", "mg", "o",
     // display and render attributes
-    "bevel", "c_interp", "d_interp", "lod", "usemtl", "mtllib", "shadow_obj", "trace_obj", "ctech", "stech",
+    "bevel", "c_interp", "d_interp", "lod", "shadow_obj", "trace_obj", "ctech", "stech",
     "maplib", "usemap",
     // general statements
     "call", "csh",
@@ -206,7 +215,22 @@ struct CheckResult {
   std::vector<uint32_t> face_corners;  // vertices of each face, in file order
   uint64_t triangles = 0;
   std::string parser_text;             // what tinyobjloader reads: one line per input line (see the top)
+  // Appearance, all read by this pass too (tinyobjloader sees none of it):
+  std::vector<glm::vec2> texcoords;    // `vt u [v [w]]`, as in the file
+  std::vector<uint32_t> corner_texcoord;  // per face corner: 1-based absolute vt index, 0 = none; empty if none has one
+  std::vector<ObjMaterialUse> material_uses;  // `usemtl` names in order of first use, with that line
+  std::vector<int32_t> face_material;  // per face: index into material_uses, -1 before any usemtl; empty: no usemtl
+  std::vector<ObjLibraryRef> libraries;       // `mtllib` files, in order
 };
+
+// A whole-line name (usemtl, and newmtl as tinyobjloader reads it): the line past its keyword, blanks trimmed.
+std::string rest_of_line(std::string_view line, std::string_view keyword) {
+  size_t i = line.find(keyword) + keyword.size();
+  while (i < line.size() && is_blank(line[i])) ++i;
+  size_t j = line.size();
+  while (j > i && is_blank(line[j - 1])) --j;
+  return std::string(line.substr(i, j - i));
+}
 
 // Pass 1: every line that tinyobjloader would read as a vertex or a face, checked; positions parsed.
 CheckResult check_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
@@ -215,6 +239,11 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
   size_t next_report = kProgressChunkBytes;
   int64_t max_index = 0;          // the largest positive vertex index seen, and where: checked at the end,
   size_t max_index_line = 0;      // because OBJ allows a face to name a vertex defined further down
+  int64_t max_texcoord = 0;       // the same for texture coordinates
+  size_t max_texcoord_line = 0;
+  uint64_t corner_count = 0;      // face corners so far
+  bool any_texcoord = false;      // whether some corner so far has a texture-coordinate index
+  int32_t current_material = -1;  // the last usemtl's index in material_uses
   r.parser_text.reserve(text.size() / 2);
   Lines lines(text);
   std::string_view line;
@@ -273,6 +302,40 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
       }
       r.positions.push_back(p);
       r.parser_text += "v \n";  // tinyobjloader reads a missing coordinate as 0
+    } else if (command == "vt") {
+      glm::vec2 uv{0.0f, 0.0f};  // v may be left out (1D textures): 0
+      std::string_view token;
+      for (int axis = 0; axis < 2 && tokens.next(&token); ++axis) {
+        float value = 0;
+        if (parse_float(token, &value) != NumberStatus::ok || !std::isfinite(value)) {
+          fail(name, line_no, "texture coordinate " + quoted(token) + " is not a finite number");
+        }
+        uv[axis] = value;
+      }
+      if (r.texcoords.size() >= kMaxVertices) {
+        fail(name, line_no, "more than " + std::to_string(kMaxVertices) + " texture coordinates");
+      }
+      r.texcoords.push_back(uv);
+      r.parser_text += '\n';
+    } else if (command == "usemtl") {
+      const std::string material = rest_of_line(line, "usemtl");
+      int32_t use = -1;
+      for (size_t i = 0; i < r.material_uses.size() && use < 0; ++i) {
+        if (r.material_uses[i].name == material) use = int32_t(i);
+      }
+      if (use < 0) {
+        use = int32_t(r.material_uses.size());
+        r.material_uses.push_back({material, line_no});
+      }
+      if (current_material < 0) {
+        r.face_material.assign(r.face_corners.size(), -1);  // the first usemtl: the faces so far have none
+      }
+      current_material = use;
+      r.parser_text += '\n';
+    } else if (command == "mtllib") {
+      std::string_view token;
+      while (tokens.next(&token)) r.libraries.push_back({std::string(token), line_no});
+      r.parser_text += '\n';
     } else if (command == "f") {
       uint64_t corners = 0;
       std::string_view token;
@@ -297,17 +360,40 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
           max_index = index;
           max_index_line = line_no;
         }
-        // The optional texture-coordinate and normal indices: ignored, but tinyobjloader rejects 0 and junk.
+        // The optional texture-coordinate and normal indices (the normal's is ignored): 0 and junk are errors.
         std::string_view rest = token.substr(used);
-        while (!rest.empty()) {
+        uint32_t texcoord = 0;
+        for (int slot = 1; !rest.empty(); ++slot) {
           rest.remove_prefix(1);  // the '/'
           if (rest.empty() || rest[0] == '/') continue;
           int64_t other = 0;
           if (!parse_index(rest, &other, &used) || other == 0) {
             fail(name, line_no, "face vertex " + quoted(token) + " has a bad texture-coordinate or normal index");
           }
+          if (slot == 1) {
+            const auto defined = int64_t(r.texcoords.size());
+            const int64_t absolute = other < 0 ? defined + other + 1 : other;
+            if (absolute < 1) {
+              fail(name, line_no, "relative texture-coordinate index " + std::to_string(other) +
+                                      " reaches before the first one (" + std::to_string(defined) + " defined so far)");
+            }
+            if (absolute > int64_t(kMaxVertices)) {
+              fail(name, line_no, "face vertex " + quoted(token) + " has a bad texture-coordinate or normal index");
+            }
+            if (absolute > max_texcoord) {
+              max_texcoord = absolute;
+              max_texcoord_line = line_no;
+            }
+            texcoord = uint32_t(absolute);
+          }
           rest = rest.substr(used);
         }
+        if (texcoord != 0 && !any_texcoord) {  // the first corner with one: the corners so far have none
+          r.corner_texcoord.assign(corner_count, 0);
+          any_texcoord = true;
+        }
+        if (any_texcoord) r.corner_texcoord.push_back(texcoord);
+        ++corner_count;
       }
       if (corners < 3) {
         fail(name, line_no, "face has " + std::to_string(corners) + (corners == 1 ? " vertex" : " vertices") +
@@ -315,6 +401,7 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
       }
       if (corners > UINT32_MAX) fail(name, line_no, "face has more than " + std::to_string(UINT32_MAX) + " vertices");
       r.face_corners.push_back(uint32_t(corners));
+      if (!r.material_uses.empty()) r.face_material.push_back(current_material);
       r.triangles += corners - 2;
       if (r.triangles > kMaxTriangles) {
         fail(name, line_no, "more than " + std::to_string(kMaxTriangles) + " triangles (32-bit triangle IDs)");
@@ -330,6 +417,11 @@ CheckResult check_obj(std::string_view text, const std::string& name, const Load
     fail(name, max_index_line, "face refers to vertex " + std::to_string(max_index) + ", but the file has only " +
                                    std::to_string(r.positions.size()) + " vertices");
   }
+  if (max_texcoord > int64_t(r.texcoords.size())) {
+    fail(name, max_texcoord_line, "face refers to texture coordinate " + std::to_string(max_texcoord) +
+                                      ", but the file has only " + std::to_string(r.texcoords.size()));
+  }
+  if (!r.corner_texcoord.empty()) r.corner_texcoord.resize(corner_count, 0);
   if (r.face_corners.empty()) {
     fail(name, r.positions.empty() ? "no vertices and no faces: not an OBJ mesh"
                                    : "no faces (" + std::to_string(r.positions.size()) + " vertices): nothing to render");
@@ -386,8 +478,9 @@ size_t line_of_face(std::string_view text, size_t face) {
   return 0;
 }
 
+// `obj_path`: the file, whose material libraries are read; empty for text in memory, which opens no other file.
 Mesh parse_checked(std::string_view text, const std::string& name, const LoadProgress& progress,
-                   const LoadWarning& warn, double progress_begin) {
+                   const LoadWarning& warn, double progress_begin, const std::string& obj_path) {
   CheckResult checked = check_obj(text, name, progress, progress_begin);
 
   // Pass 2: tinyobjloader, un-triangulated, without material files (a mesh file must not make us open others).
@@ -420,6 +513,33 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
   const auto vertex_count = int64_t(mesh.positions.size());
   std::vector<glm::vec3> polygon;  // one face's corner positions
   std::vector<uint32_t> local;     // its triangles, as corner numbers
+  // Appearance per triangle: the corners' texture coordinates (OBJ's v runs up the image, Mesh's down) and the
+  // material. Faces before any usemtl, or in text without its libraries, use a white material of their own.
+  const bool has_uvs = !checked.corner_texcoord.empty();
+  const bool has_materials = !checked.material_uses.empty() && !obj_path.empty();
+  if (has_uvs) mesh.corner_uvs.reserve(3 * checked.triangles);
+  if (has_materials) mesh.triangle_materials.reserve(checked.triangles);
+  const auto plain_material = int32_t(checked.material_uses.size());  // appended below if a face uses it
+  bool plain_used = false;
+  uint64_t corner_base = 0;  // the face's first corner among all the file's face corners
+  const auto add_appearance = [&](size_t face, const uint32_t* face_corners_used, size_t count) {
+    if (has_uvs) {
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t vt = checked.corner_texcoord[corner_base + face_corners_used[i]];
+        const glm::vec2 uv = vt == 0 ? glm::vec2(0.0f) : checked.texcoords[vt - 1];
+        mesh.corner_uvs.push_back(vt == 0 ? uv : glm::vec2(uv.x, 1.0f - uv.y));
+      }
+    }
+    if (has_materials) {
+      int32_t m = checked.face_material[face];
+      if (m < 0) {
+        m = plain_material;
+        plain_used = true;
+      }
+      mesh.triangle_materials.insert(mesh.triangle_materials.end(), count / 3, uint32_t(m));
+    }
+  };
+  static constexpr uint32_t kTriangleCorners[3] = {0, 1, 2};
   size_t fanned = 0, first_fanned = 0, first_fanned_corners = 0, first_fanned_not_convex = 0;
   for (const tinyobj::shape_t& shape : shapes) {
     const std::vector<tinyobj::index_t>& corners = shape.mesh.indices;
@@ -435,6 +555,7 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
       }
       if (n == 3) {
         for (size_t k = 0; k < 3; ++k) mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+        add_appearance(faces, kTriangleCorners, 3);
       } else {
         polygon.resize(n);
         for (size_t k = 0; k < n; ++k) polygon[k] = mesh.positions[size_t(corners[first + k].vertex_index)];
@@ -445,6 +566,7 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
                          " corners became " + std::to_string(local.size() / 3) + " triangles");
         }
         for (const uint32_t k : local) mesh.indices.push_back(uint32_t(corners[first + k].vertex_index));
+        add_appearance(faces, local.data(), local.size());
         if (how.method == PolygonMethod::fan_too_large && fanned++ == 0) {
           first_fanned = faces;
           first_fanned_corners = n;
@@ -452,6 +574,7 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
         }
       }
       first += n;
+      corner_base += n;
       ++faces;
     }
     if (first != corners.size()) fail(name, "internal error: tinyobjloader's face corners differ from the check pass's");
@@ -468,6 +591,12 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
     if (fanned > 1) what += "; " + std::to_string(fanned - 1) + " more such polygon" + (fanned > 2 ? "s" : "");
     warn(name + ":" + std::to_string(line_of_face(text, first_fanned)) + ": " + what);
   }
+  if (has_materials) {
+    formats::load_obj_materials(obj_path, checked.libraries, checked.material_uses, &mesh, warn);
+    if (plain_used) mesh.materials.push_back(Material{});
+  } else if (!obj_path.empty() && !checked.libraries.empty()) {
+    formats::load_obj_materials(obj_path, checked.libraries, {}, &mesh, warn);  // warns about missing libraries
+  }
   if (progress) progress(1.0);
   return mesh;
 }
@@ -477,7 +606,7 @@ Mesh parse_checked(std::string_view text, const std::string& name, const LoadPro
 Mesh parse_obj(std::string_view text, const std::string& name, const LoadProgress& progress,
                const LoadWarning& warn) {
   try {
-    return parse_checked(text, name, progress, warn, kReadShare);
+    return parse_checked(text, name, progress, warn, kReadShare, std::string());
   } catch (const std::bad_alloc&) {
     fail(name, "out of host memory while loading (" + std::to_string(text.size()) + " bytes of text)");
   }
@@ -513,7 +642,7 @@ Mesh load_obj(const std::string& path, const LoadProgress& progress, const LoadW
   }
   text.resize(got);
   try {
-    Mesh mesh = parse_checked(text, path, progress, warn, kReadShare);
+    Mesh mesh = parse_checked(text, path, progress, warn, kReadShare, path);
     mesh.name = base_name(path);
     return mesh;
   } catch (const std::bad_alloc&) {

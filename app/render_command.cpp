@@ -1,6 +1,7 @@
 #include "app/render_command.h"
 
 #include "app/image_io.h"
+#include "app/formats/mesh_format.h"
 #include "app/mesh_io.h"
 #include "app/output_file.h"
 #include "prim/device_buffer.h"
@@ -233,10 +234,10 @@ Mesh load_scene_mesh(const SceneSpec& scene, std::ostream& log) {
   const LoadWarning warn = [&](const std::string& message) { warnings.push_back(message); };
   if (bytes >= kProgressFileBytes) {
     ProgressLine line(log, scene.mesh_path + " (" + megabytes(bytes) + ")");
-    mesh = load_obj(scene.mesh_path, [&](double f) { line.update(f); }, warn);
+    mesh = load_mesh(scene.mesh_path, [&](double f) { line.update(f); }, warn);
     line.finish();
   } else {
-    mesh = load_obj(scene.mesh_path, {}, warn);
+    mesh = load_mesh(scene.mesh_path, {}, warn);
   }
   for (const std::string& message : warnings) log << "[slabcast] warning: " << message << "\n";
   try {

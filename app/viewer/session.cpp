@@ -1,5 +1,6 @@
 #include "app/viewer/session.h"
 
+#include "app/formats/mesh_format.h"
 #include "app/mesh_io.h"
 #include "render/camera.h"
 #include "render/constants.h"
@@ -25,8 +26,8 @@ constexpr float kLoadingBackground[3] = {0.10f, 0.11f, 0.14f};  // dark grey-blu
 std::shared_ptr<const Mesh> build_mesh(const ModelChoice& model, std::atomic<double>* progress) {
   Mesh mesh;
   if (!model.path.empty()) {
-    mesh = load_obj(model.path, [progress](double fraction) { progress->store(fraction); },
-                    [](const std::string& message) { std::fprintf(stderr, "slabcast: warning: %s\n", message.c_str()); });
+    mesh = load_mesh(model.path, [progress](double fraction) { progress->store(fraction); },
+                     [](const std::string& message) { std::fprintf(stderr, "slabcast: warning: %s\n", message.c_str()); });
   } else {
     mesh = make_procedural_mesh(model.procedural, model.triangles);
   }
@@ -46,7 +47,8 @@ std::vector<ModelChoice> list_models() {
       {"torus knot, 1M triangles", "", "torus_knot", 1000000},
       {"stress scene, 100K triangles", "", "stress", 100000},
   };
-  // Shipped meshes (assets/*.obj) and fetched ones (assets/models/*.obj, from assets/fetch-models.sh).
+  // Shipped meshes (assets/*) and fetched ones (assets/models/*, from assets/fetch-models.sh), in every format
+  // load_mesh reads.
   std::set<fs::path> seen;
   for (const fs::path& root : {fs::current_path(), fs::path(SLABCAST_SOURCE_DIR)}) {
     for (const char* sub : {"assets", "assets/models"}) {
@@ -55,7 +57,7 @@ std::vector<ModelChoice> list_models() {
       if (!fs::is_directory(dir, error)) continue;
       std::vector<fs::path> files;
       for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-        if (entry.is_regular_file(error) && entry.path().extension() == ".obj") files.push_back(entry.path());
+        if (entry.is_regular_file(error) && has_mesh_extension(entry.path().string())) files.push_back(entry.path());
       }
       std::sort(files.begin(), files.end());
       for (const fs::path& file : files) {

@@ -18,15 +18,15 @@
 
 namespace slabcast::viewer {
 
-// One entry of the overlay's model list: a procedural mesh or an OBJ file.
+// One entry of the overlay's model list: a procedural mesh or a mesh file (any format load_mesh reads).
 struct ModelChoice {
   std::string label;             // shown in the list
-  std::string path;              // OBJ file; empty for a procedural mesh
+  std::string path;              // mesh file; empty for a procedural mesh
   std::string procedural;        // "sphere", ... when path is empty
   uint64_t triangles = 0;        // procedural target count
 };
 
-// The procedural meshes, the shipped OBJ files (assets/*.obj) and the fetched ones (assets/models/*.obj), looked
+// The procedural meshes, the shipped mesh files (assets/*) and the fetched ones (assets/models/*), looked
 // up under the working directory and under the source tree the binary was built from.
 std::vector<ModelChoice> list_models();
 

@@ -1,5 +1,6 @@
 // app/mesh_io: OBJ loading (broken-file corpus, which statements are read, ignored or rejected, triangulation of
 // convex and concave polygons, face order, relative indices, line endings, progress) and writing (round trip).
+#include "app/formats/mesh_format.h"
 #include "app/mesh_io.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +40,7 @@ std::string write_text(const std::string& name, const std::string& text) {
 // The message of the runtime_error that loading `path` throws ("" if it loads).
 std::string load_error(const std::string& path) {
   try {
-    load_obj(path);
+    load_mesh(path);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -74,8 +75,8 @@ TEST(MeshIo, EveryBrokenFileFailsWithOneLineNamingFileAndLine) {
   const std::vector<BrokenCase> cases = broken_corpus();
   ASSERT_GE(cases.size(), 20u) << "tests/app/broken/expected.tsv not found or short";
   size_t files_in_dir = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(kBroken)) files_in_dir += entry.path().extension() == ".obj";
-  EXPECT_EQ(files_in_dir, cases.size()) << "every .obj in tests/app/broken needs a line in expected.tsv";
+  for (const auto& entry : std::filesystem::directory_iterator(kBroken)) files_in_dir += entry.path().filename() != "expected.tsv";
+  EXPECT_EQ(files_in_dir, cases.size()) << "every file in tests/app/broken needs a line in expected.tsv";
   for (const BrokenCase& c : cases) {
     SCOPED_TRACE(c.file);
     const std::string path = kBroken + c.file;
@@ -94,7 +95,7 @@ TEST(MeshIo, MissingFile) {
 }
 
 TEST(MeshIo, Directory) {
-  EXPECT_EQ(load_error(kBroken), kBroken + ": is a directory, not an OBJ file");
+  EXPECT_EQ(load_error(kBroken), kBroken + ": is a directory, not a mesh file");
 }
 
 TEST(MeshIo, NotARegularFile) {
@@ -138,6 +139,7 @@ TEST(MeshIo, TrianglesKeepFileOrderAndConvexPolygonsAreFans) {
   // A triangle, a quad, a pentagon (both convex), across groups and materials: IDs follow the file's face order.
   const std::string path = write_text("order.obj",
                                       "o first\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0.5 0\n"
+                                      "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0.5 0.5\n"
                                       "f 1 2 3\n"
                                       "g second\nusemtl red\nf 1 2 3 4\n"
                                       "usemtl blue\nf 1/1 2/2 3/3 4/4 5/5\n"
@@ -154,11 +156,12 @@ TEST(MeshIo, TrianglesKeepFileOrderAndConvexPolygonsAreFans) {
 }
 
 TEST(MeshIo, StatementsTheRendererDoesNotUseAreSkippedWhateverTheirNumbers) {
-  // Lines, points, skin weights, texture coordinates and normals carry no triangles: they are skipped, even with
-  // numbers that would overflow an int or a float (tinyobjloader converts those unchecked; fuzzing found "vw").
+  // Lines, points, skin weights and normals carry no triangles: they are skipped, even with numbers that would
+  // overflow an int or a float (tinyobjloader converts those unchecked; fuzzing found "vw"). Texture coordinates
+  // are read (and checked: TextureCoordinatesBecomeCornerUvs).
   const std::string text =
       "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0 1e300 -1e300 7\n"
-      "vt 1e300 -1e300\nvn inf nan 1e999\nvw 1 inf 0.5 -inf 2\nl 0 1\np -99999999999\n"
+      "vt 0.5 0.25\nvn inf nan 1e999\nvw 1 inf 0.5 -inf 2\nl 0 1\np -99999999999\n"
       "t crease 99999999999/1/1 1e300\nmtllib none.mtl\ns off\n"
       "f 1/1/1 2/-1/-1 3//99999999999\nf 4 3 2\n";
   const Mesh mesh = parse_obj(text, "skipped.obj");
