@@ -476,19 +476,19 @@ int Loader::decode_image(int image) {
   const tinygltf::Image& img = m_.images[size_t(image)];
   const bool external = !img.uri.empty() && img.uri.compare(0, 5, "data:") != 0;
   const std::string name = external ? img.uri : file_ + ":image " + std::to_string(image);
+  const std::string what = "image " + std::to_string(image) + (external ? " (" + img.uri + ")" : std::string());
   int result = -1;
   if (img.image.empty()) {
-    if (warn_) warn_(file_ + ": image " + std::to_string(image) + " (" + name + ") could not be read; drawn untextured");
+    if (warn_) warn_(file_ + ": " + what + " could not be read; drawn untextured");
   } else if (img.image.size() > size_t(std::numeric_limits<int>::max())) {
-    if (warn_) warn_(file_ + ": image " + std::to_string(image) + " (" + name + ") is too large; drawn untextured");
+    if (warn_) warn_(file_ + ": " + what + " is too large; drawn untextured");
   } else {
     int w = 0, h = 0, channels = 0;
     // Four channels asked for: stb converts grey, grey + alpha and RGB to RGBA, and 16-bit samples to 8 bits.
     stbi_uc* rgba = stbi_load_from_memory(img.image.data(), int(img.image.size()), &w, &h, &channels, 4);
     if (!rgba) {
       if (warn_)
-        warn_(file_ + ": image " + std::to_string(image) + " (" + name + ") cannot be decoded (" +
-              stbi_failure_reason() + "); drawn untextured");
+        warn_(file_ + ": " + what + " cannot be decoded (" + stbi_failure_reason() + "); drawn untextured");
     } else {
       Texture t;
       t.name = name;
