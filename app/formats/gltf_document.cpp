@@ -71,7 +71,8 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
   return bytes;
 }
 
-// The GLB container's header and chunk table (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html#glb-file-format-specification).
+// The GLB container's header and chunk table
+// (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html#glb-file-format-specification).
 void check_glb(const std::string& file, const std::vector<unsigned char>& bytes) {
   const size_t size = bytes.size();
   if (size < 20) fail(file, "truncated .glb: " + std::to_string(size) + " bytes, too short for the header and a chunk");
@@ -126,7 +127,8 @@ tinygltf::Model read_document(const std::string& path, const LoadWarning& warn) 
   } catch (const std::exception& e) {  // tinygltf and its JSON parser may throw on malformed input
     fail(path, std::string("not a valid glTF file: ") + e.what());
   }
-  if (!ok) fail(path, "not a valid glTF file: " + (err.empty() ? std::string("tinygltf could not read it") : one_line(err)));
+  if (!ok)
+    fail(path, "not a valid glTF file: " + (err.empty() ? std::string("tinygltf could not read it") : one_line(err)));
   if (warn) {
     std::istringstream in(warnings);
     for (std::string line; std::getline(in, line);)
@@ -224,10 +226,18 @@ Numbers read_accessor(const tinygltf::Model& m, const std::string& file, int ind
   if (out.components <= 0) fail(file, "unknown accessor type " + std::to_string(a.type) + " (" + where + ")");
   if (out.components >= 4 && a.type != TINYGLTF_TYPE_VEC4 && csize < 4)  // MAT2/3/4 columns of bytes are padded
     fail(file, "matrices of 8- or 16-bit components are not supported (" + where + ")");
-  if (uint64_t(a.count) > kMaxAccessorCount) fail(file, "accessor count " + std::to_string(a.count) + " is too large (" + where + ")");
+  if (uint64_t(a.count) > kMaxAccessorCount)
+    fail(file, "accessor count " + std::to_string(a.count) + " is too large (" + where + ")");
   out.count = a.count;
   const uint64_t elem = uint64_t(out.components) * uint64_t(csize);
-  out.v.assign(out.count * size_t(out.components), 0.0);
+  // An accessor without a bufferView (zeros, then its sparse values) is backed by no data at all; its count, which a
+  // real file ties to its vertices, may not exceed the file's buffer bytes, so that a forged count cannot make this
+  // reader allocate without bound.
+  uint64_t buffer_bytes = 0;
+  for (const tinygltf::Buffer& b : m.buffers) buffer_bytes += b.data.size();
+  if (a.bufferView < 0 && uint64_t(a.count) > buffer_bytes)
+    fail(file, "accessor count " + std::to_string(a.count) + " exceeds the file's " + std::to_string(buffer_bytes) +
+                   " bytes of buffers (" + where + ")");
 
   auto read_elements = [&](const unsigned char* base, uint64_t stride, size_t n, auto&& target) {
     for (size_t i = 0; i < n; ++i)
@@ -237,26 +247,30 @@ Numbers read_accessor(const tinygltf::Model& m, const std::string& file, int ind
   };
 
   if (a.bufferView >= 0 && out.count > 0) {
-    const tinygltf::BufferView* bv = size_t(a.bufferView) < m.bufferViews.size() ? &m.bufferViews[size_t(a.bufferView)] : nullptr;
+    const tinygltf::BufferView* bv =
+        size_t(a.bufferView) < m.bufferViews.size() ? &m.bufferViews[size_t(a.bufferView)] : nullptr;
     const uint64_t stride = bv && bv->byteStride ? uint64_t(bv->byteStride) : elem;
     if (stride < elem || stride > kMaxByteStride + elem)
       fail(file, "byteStride " + std::to_string(stride) + " does not fit elements of " + std::to_string(elem) +
                      " bytes (" + where + ")");
     const unsigned char* base =
         view_range(m, file, a.bufferView, a.byteOffset, stride * (out.count - 1) + elem, where);
+    out.v.assign(out.count * size_t(out.components), 0.0);
     read_elements(base, stride, out.count, [](size_t i) { return i; });
   }
+  out.v.resize(out.count * size_t(out.components), 0.0);  // zeros where there is no bufferView
   if (a.sparse.isSparse) {
     const auto& s = a.sparse;
     if (s.count < 1 || uint64_t(s.count) > out.count || s.indices.byteOffset < 0 || s.values.byteOffset < 0)
       fail(file, "sparse accessor with count " + std::to_string(s.count) + " or a negative offset (" + where + ")");
     const int isize = component_bytes(s.indices.componentType);
     if (isize == 0 || s.indices.componentType == TINYGLTF_COMPONENT_TYPE_BYTE ||
-        s.indices.componentType == TINYGLTF_COMPONENT_TYPE_SHORT || s.indices.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT)
+        s.indices.componentType == TINYGLTF_COMPONENT_TYPE_SHORT ||
+        s.indices.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT)
       fail(file, "sparse indices of componentType " + std::to_string(s.indices.componentType) + " (" + where + ")");
     const size_t n = size_t(s.count);
-    const unsigned char* idx =
-        view_range(m, file, s.indices.bufferView, uint64_t(s.indices.byteOffset), uint64_t(isize) * n, where + " sparse indices");
+    const unsigned char* idx = view_range(m, file, s.indices.bufferView, uint64_t(s.indices.byteOffset),
+                                          uint64_t(isize) * n, where + " sparse indices");
     const unsigned char* val =
         view_range(m, file, s.values.bufferView, uint64_t(s.values.byteOffset), elem * n, where + " sparse values");
     std::vector<size_t> targets(n);

@@ -141,7 +141,8 @@ void Loader::hierarchy() {
       for (int c = 0; c < 4; ++c)
         for (int r = 0; r < 4; ++r) g.matrix[c][r] = n.matrix[size_t(c * 4 + r)];  // column-major, as GLM
     }
-    if (numbers(n.translation, 3, "translation")) g.translation = {n.translation[0], n.translation[1], n.translation[2]};
+    if (numbers(n.translation, 3, "translation"))
+      g.translation = {n.translation[0], n.translation[1], n.translation[2]};
     if (numbers(n.rotation, 4, "rotation")) {
       g.rotation = glm::dquat(n.rotation[3], n.rotation[0], n.rotation[1], n.rotation[2]);  // (w, x, y, z)
       g.rotation = glm::normalize(g.rotation);
@@ -329,7 +330,8 @@ void Loader::emit_primitive(int n, int mesh, int prim, const glm::dmat4* bake, u
     if (skipped_count_++ == 0) skipped_ = where;
     return;
   }
-  if (p.mode != TINYGLTF_MODE_TRIANGLES && p.mode != TINYGLTF_MODE_TRIANGLE_STRIP && p.mode != TINYGLTF_MODE_TRIANGLE_FAN)
+  if (p.mode != TINYGLTF_MODE_TRIANGLES && p.mode != TINYGLTF_MODE_TRIANGLE_STRIP &&
+      p.mode != TINYGLTF_MODE_TRIANGLE_FAN)
     fail(file_, "unknown primitive mode " + std::to_string(p.mode) + " (" + where + ")");
   const int pos_index = attribute(p, "POSITION");
   if (pos_index < 0) fail(file_, "the primitive has no POSITION (" + where + ")");
@@ -358,7 +360,8 @@ void Loader::emit_primitive(int n, int mesh, int prim, const glm::dmat4* bake, u
     for (size_t i = 0; i < in.count; ++i) {
       if (in.v[i] >= double(vertices))
         fail(file_, "index " + std::to_string(uint64_t(in.v[i])) + " at position " + std::to_string(i) +
-                        " is out of range: the primitive has " + std::to_string(vertices) + " vertices (" + where + ")");
+                        " is out of range: the primitive has " + std::to_string(vertices) + " vertices (" + where +
+                        ")");
       idx[i] = uint32_t(in.v[i]);
     }
   } else {
@@ -377,7 +380,8 @@ void Loader::emit_primitive(int n, int mesh, int prim, const glm::dmat4* bake, u
         tri.insert(tri.end(), {idx[i + 1], idx[i + 2], idx[0]});
     }
   }
-  if ((mesh_.indices.size() + tri.size()) / 3 > kMaxTriangles) fail(file_, "more than 2^32 - 2 triangles (" + where + ")");
+  if ((mesh_.indices.size() + tri.size()) / 3 > kMaxTriangles)
+    fail(file_, "more than 2^32 - 2 triangles (" + where + ")");
   for (uint32_t i : tri) mesh_.indices.push_back(uint32_t(first) + i);
 
   // Appearance: material, the base colour texture's UV set, COLOR_0.
@@ -444,7 +448,8 @@ void Loader::emit_primitive(int n, int mesh, int prim, const glm::dmat4* bake, u
     return;
   }
   const size_t joint_count = m_.skins[size_t(skin)].joints.size();
-  if (attribute(p, "JOINTS_0") < 0) fail(file_, "the node has a skin, but the primitive has no JOINTS_0 (" + where + ")");
+  if (attribute(p, "JOINTS_0") < 0)
+    fail(file_, "the node has a skin, but the primitive has no JOINTS_0 (" + where + ")");
   for (int set = 0; attribute(p, "JOINTS_" + std::to_string(set)) >= 0; ++set) {
     const std::string js = "JOINTS_" + std::to_string(set), ws = "WEIGHTS_" + std::to_string(set);
     if (attribute(p, ws) < 0) fail(file_, js + " has no " + ws + " (" + where + ")");
@@ -520,7 +525,8 @@ void Loader::materials() {
       if (source >= 0 && size_t(source) >= m_.images.size())
         fail(file_, "image " + std::to_string(source) + " does not exist (texture " + std::to_string(tex) + ")");
       if (source < 0) {
-        if (warn_) warn_(file_ + ": texture " + std::to_string(tex) + " has no image slabcast can read; drawn untextured");
+        if (warn_)
+          warn_(file_ + ": texture " + std::to_string(tex) + " has no image slabcast can read; drawn untextured");
       } else {
         out.texture = decode_image(source);
       }

@@ -200,7 +200,8 @@ TEST(GltfAnimation, LinearJointRotationAndRootTranslation) {
   // 0..2. A vertex bound to mid or tip (tip = mid x T(1,0,0), inverse bind T(-2,0,0): the same matrix) turns about
   // the mid joint at (1, root_y, 0).
   struct Case { double t, degrees, root_y; };
-  for (const Case c : {Case{1.0, 90, 1.0}, Case{0.5, 45, 0.5}, Case{0.25, 22.5, 0.25}, Case{-1, 0, 0}, Case{5, 90, 2}}) {
+  for (const Case c :
+       {Case{1.0, 90, 1.0}, Case{0.5, 45, 0.5}, Case{0.25, 22.5, 0.25}, Case{-1, 0, 0}, Case{5, 90, 2}}) {
     SCOPED_TRACE("t = " + std::to_string(c.t));
     const std::vector<glm::vec3> w = world(m, "bend", c.t);
     expect_static_parts(w);
@@ -387,12 +388,17 @@ std::string tri_gltf(const Tri& t) {
   bytes.append(reinterpret_cast<const char*>(t.tail.data()), t.tail.size() * 4);
   const std::string uri = t.buffer_uri.empty() ? "data:application/octet-stream;base64," + base64(bytes) : t.buffer_uri;
   return R"({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
- "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1)" + t.primitive_extra + R"(}])" + t.mesh_extra + R"(}],
- "accessors": [{"bufferView": 0, "componentType": 5126, "count": )" + t.position_count + R"(, "type": "VEC3"},
-               {"bufferView": 1, "componentType": 5123, "count": )" + std::to_string(t.idx.size()) + R"(, "type": "SCALAR"})" + t.accessors_extra + R"(],
+ "meshes": [{"primitives": [{"attributes": {"POSITION": 0}, "indices": 1)" +
+         t.primitive_extra + R"(}])" + t.mesh_extra + R"(}],
+ "accessors": [{"bufferView": 0, "componentType": 5126, "count": )" +
+         t.position_count + R"(, "type": "VEC3"},
+               {"bufferView": 1, "componentType": 5123, "count": )" +
+         std::to_string(t.idx.size()) + R"(, "type": "SCALAR"})" + t.accessors_extra + R"(],
  "bufferViews": [{"buffer": 0, "byteOffset": 0, "byteLength": 36},
-                 {"buffer": 0, "byteOffset": 36, "byteLength": )" + std::to_string(t.idx.size() * 2) + "}" + t.views_extra + R"(],
- "buffers": [{"byteLength": )" + std::to_string(bytes.size()) + R"(, "uri": ")" + uri + "\"}]" + t.extra_json + "}";
+                 {"buffer": 0, "byteOffset": 36, "byteLength": )" +
+         std::to_string(t.idx.size() * 2) + "}" + t.views_extra + R"(],
+ "buffers": [{"byteLength": )" +
+         std::to_string(bytes.size()) + R"(, "uri": ")" + uri + "\"}]" + t.extra_json + "}";
 }
 
 std::string load_error(const std::string& path) {
@@ -451,7 +457,8 @@ TEST(GltfBroken, ClearErrors) {
   Tri cycle;
   cycle.extra_json = "";
   std::string cyclic = tri_gltf(cycle);
-  cyclic.replace(cyclic.find("\"nodes\": [{\"mesh\": 0}]"), 22, R"("nodes": [{"mesh": 0}, {"children": [2]}, {"children": [1]}])");
+  cyclic.replace(cyclic.find("\"nodes\": [{\"mesh\": 0}]"), 22,
+                 R"("nodes": [{"mesh": 0}, {"children": [2]}, {"children": [1]}])");
   expect_error(write_file("cycle.gltf", cyclic), {"node"});
 }
 
