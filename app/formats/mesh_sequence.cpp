@@ -278,7 +278,7 @@ std::shared_ptr<const std::vector<glm::vec3>> SequencePlayer::wait_for(size_t fr
 }
 
 KeyframeRequest SequencePlayer::at(double seconds, bool loop) {
-  if (std::isnan(seconds)) throw std::invalid_argument("mesh sequence: time is NaN");
+  if (!std::isfinite(seconds)) throw std::invalid_argument("mesh sequence: time is not finite");
   const size_t n = frames_.size();
   double t = seconds * fps_;
   // A time computed as k / fps can land a hair below k: snap it, so frame k shows alone (mix 0) at its own time.

@@ -67,7 +67,7 @@ class SequencePlayer {
   static constexpr size_t kDefaultMemoryBudget = size_t{1} << 30;  // 1 GiB of positions
   // The two frames shown plus two being decoded ahead, so the next step never starts from an empty cache.
   static constexpr size_t kMinResidentFrames = 4;
-  static constexpr unsigned kMaxDecodeThreads = 8;  // more rarely helps: the disk, not the parser, then limits
+  static constexpr unsigned kMaxDecodeThreads = 8;  // leaves cores to the render loop and the cpu backend
 
   // Loads frames[0] now (its Mesh is the topology: indices, name, appearance) and starts decoding the frames after
   // it. Every later frame must have frame 0's vertex count and indices; one that does not is an error at at().
@@ -85,7 +85,7 @@ class SequencePlayer {
   // follows. Waits only when frame k or k + 1 is not decoded yet (counted in stalls()).
   // Throws std::runtime_error naming the file when a frame failed to load or differs from frame 0 (the earliest
   // such frame found so far; the sequence stays broken, so every later call throws too), and std::invalid_argument
-  // for a NaN time.
+  // for a time that is not finite.
   KeyframeRequest at(double seconds, bool loop);
 
   // Blocks until every frame the cache wants around the current play head is decoded (or failed): a warm-up before

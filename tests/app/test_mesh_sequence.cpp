@@ -320,6 +320,7 @@ TEST(SequencePlayer, RejectsBadArguments) {
   EXPECT_THROW(SequencePlayer(frames, load, 0.0), std::invalid_argument);
   SequencePlayer player(frames, load);
   EXPECT_THROW(player.at(std::nan(""), true), std::invalid_argument);
+  EXPECT_THROW(player.at(HUGE_VAL, true), std::invalid_argument);
 }
 
 }  // namespace
