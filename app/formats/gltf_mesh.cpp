@@ -561,6 +561,7 @@ GltfModel Loader::run(const LoadProgress& progress) {
   if (any_uv_) mesh_.corner_uvs = std::move(uvs_);
   if (any_color_) mesh_.vertex_colors = std::move(colors_);
   if (rigged_) {
+    mesh_.rig.positions = mesh_.positions;  // the rig's space; Mesh::positions becomes the world rest pose below
     mesh_.rig.influences = influences_;
     mesh_.rig.palette_size = uint32_t(palette_.size());
     mesh_.rig.morph_weight_count = uint32_t(slots_.size());
@@ -568,10 +569,10 @@ GltfModel Loader::run(const LoadProgress& progress) {
   GltfModel out;
   auto anims = std::make_shared<GltfAnimations>(file_, std::move(nodes_), std::move(animations_), std::move(palette_),
                                                 std::move(slots_));
+  if (!mesh_.rig.empty()) mesh_.positions = apply_rig(mesh_, anims->rest_pose());
   if (anims->count() > 0 && !mesh_.rig.empty()) {
     out.animations = std::move(anims);
-  } else if (!mesh_.rig.empty()) {  // nothing moves: the rest pose, baked
-    mesh_.positions = apply_rig(mesh_, anims->rest_pose());
+  } else {  // nothing moves: the rest pose, baked
     mesh_.rig = MeshRig{};
   }
   for (size_t v = 0; v < mesh_.positions.size(); ++v)
@@ -596,10 +597,7 @@ GltfModel load_gltf_model(const std::string& path, const LoadProgress& progress,
 
 Mesh load_gltf(const std::string& path, const LoadProgress& progress, const LoadWarning& warn) {
   GltfModel model = load_gltf_model(path, progress, warn);
-  if (model.animations) {
-    model.mesh.positions = apply_rig(model.mesh, model.animations->rest_pose());
-    model.mesh.rig = MeshRig{};
-  }
+  model.mesh.rig = MeshRig{};  // Mesh::positions already holds the rest pose
   return std::move(model.mesh);
 }
 

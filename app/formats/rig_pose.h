@@ -1,12 +1,12 @@
-// The plain C++ reference of a MeshRig's vertex animation (render/renderer.h), what the renderer's deform stage is
-// checked against: float arithmetic in exactly the order renderer.h writes the formula.
+// A plain C++ evaluation of a MeshRig's vertex animation (render/renderer.h), written apart from the renderer's deform
+// stage (render/stages/deform.h), so that each checks the other within float rounding.
 //
 //   1. morph:  p' = p, then for each morph target in Mesh::rig.morph_targets order, for each of its vertices,
 //              p' += weight x delta (weight = pose.morph_weights[target.weight]; one multiply, then one add per
 //              coordinate).
 //   2. skin:   (influences > 0) s = (0, 0, 0), then for i = 0 .. influences - 1 in order:
 //              s += weights[v * influences + i] x (palette[joints[...]] x (p', 1)).xyz, where the matrix-vector
-//              product is GLM's column sum m[0] x p'.x + m[1] x p'.y + m[2] x p'.z + m[3] x 1, added left to right.
+//              product is GLM's own (mat4 x vec4).
 //              influences = 0: the position is p'.
 // Header-only, so that tests of app/ and render/ use the very same code.
 #pragma once
@@ -20,13 +20,14 @@
 
 namespace slabcast {
 
-// The posed positions of `mesh` (Mesh::positions moved by Mesh::rig at `pose`). An empty rig gives the positions.
+// The posed positions of `mesh` (Mesh::rig.positions moved by Mesh::rig at `pose`). An empty rig gives
+// Mesh::positions.
 // Throws std::invalid_argument when the pose or the rig does not fit the mesh (palette or weight count, a joint
 // past the palette, a target past the vertices).
 inline std::vector<glm::vec3> apply_rig(const Mesh& mesh, const FramePose& pose) {
   const MeshRig& rig = mesh.rig;
-  std::vector<glm::vec3> p = mesh.positions;
-  if (rig.empty()) return p;
+  if (rig.empty()) return mesh.positions;
+  std::vector<glm::vec3> p = rig.positions;
   if (pose.palette.size() < rig.palette_size || pose.morph_weights.size() < rig.morph_weight_count)
     throw std::invalid_argument("apply_rig: the pose has fewer palette matrices or morph weights than the rig needs");
 

@@ -96,10 +96,12 @@ TEST(GltfScene, TrianglesFollowRootsThenChildrenThenPrimitivesThenIndices) {
 TEST(GltfScene, StaticNodesAreBakedAndTheRestPoseIsAsAuthored) {
   const GltfModel m = load_animated("gltf");
   ASSERT_TRUE(m.animations);
-  // Static vertices are world positions already; rigged ones are local.
-  expect_static_parts(m.mesh.positions);
+  // In the rig's space static vertices are world positions already, rigged ones local; Mesh::positions is the
+  // rest pose in world space.
+  expect_static_parts(m.mesh.rig.positions);
   const std::vector<glm::vec3> w = apply_rig(m.mesh, m.animations->rest_pose());
   expect_static_parts(w);
+  EXPECT_EQ(m.mesh.positions, w);
   for (int i = 0; i < 4; ++i) EXPECT_VEC3_NEAR(w[kBladeFirst + i], kBlade[i] + glm::vec3(0, 4, 0));
   // The skinned node's translation (100, 0, 0) is ignored; the inverse binds undo the joints' rest globals.
   for (int i = 0; i < 8; ++i) EXPECT_VEC3_NEAR(w[kArmFirst + i], arm_local(i));
