@@ -106,6 +106,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 // The flags `render` and `view` share, as text until checked.
 struct RawScene {
   std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit, light;
+  std::string animation;
   bool shadows = false, floor = false;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
               *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
@@ -137,7 +138,8 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
   raw->deform_opt = add("--deform", &raw->deform,
                         std::string("NAME[:AMOUNT]: deformer none, twist, bend, wave or pulse, with an optional "
                                     "strength (default ") + default_deform + ", amount 1)");
-  add("--time", &raw->time, "T: deformer time in seconds (default 0)");
+  add("--time", &raw->time, "T: the scene's time in seconds: deformer, glTF animation, mesh sequence (default 0)");
+  add("--animation", &raw->animation, "NAME|INDEX: the glTF animation to play (default: the first)");
   add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
   add("--threads", &raw->threads, "N: threads of the cpu backend, 1.." + std::to_string(kMaxThreads) +
                                       " (default: every core; any N renders the same image)");
@@ -170,6 +172,7 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   }
   if (!raw.mesh.empty()) s.scene.mesh_path = raw.mesh;
   if (!raw.procedural.empty()) parse_procedural("--procedural", raw.procedural, &s.scene);
+  if (!raw.animation.empty()) s.scene.animation = trim(raw.animation);
   if (!raw.size.empty()) parse_size("--size", raw.size, &s.frame.width, &s.frame.height);
   s.size_given = !raw.size.empty();
   if (!raw.eye.empty()) s.frame.camera.eye = parse_vec3("--eye", raw.eye);
@@ -481,7 +484,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   std::string render_frames_text, fps_text, turntable_text;
   render->add_option("--frames", render_frames_text, "render an animation of N frames; every output name then holds its "
                      "frame number as %d or %04d, e.g. --out 'frame_%04d.png' (default 1)")->type_name("N");
-  render->add_option("--fps", fps_text, "frames per second of the animation's time (default 24)")->type_name("F");
+  render->add_option("--fps", fps_text, "frames per second of the animation's time, and of a mesh sequence's frames "
+                     "(default 24)")->type_name("F");
   render->add_option("--turntable", turntable_text, "turn the orbit (--orbit, default 0,0) by DEGREES over the "
                      "frames")->type_name("DEGREES");
 
@@ -491,7 +495,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   add_scene_flags(view, &view_raw, "wave",
                   "start on the OpenGL hardware-raster reference instead of the ray caster (the overlay switches)");
   ViewOptions& v = result.view;
-  std::string frames_text, time_scale_text;
+  std::string frames_text, time_scale_text, view_fps_text;
   bool pause = false, no_vsync = false, no_overlay = false;
   view->add_flag("--headless", v.headless, "render offscreen (EGL device platform, no window) and write --screenshot");
   CLI::Option* frames_opt = view->add_option("--frames", frames_text, "frames to render (headless: before the "
@@ -500,6 +504,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
   view->add_flag("--screenshot-3d-only", v.screenshot_3d_only, "write the 3D image only, without the overlay");
   view->add_flag("--pause", pause, "start with the animation paused");
   view->add_option("--time-scale", time_scale_text, "animation speed factor (default 1)")->type_name("F");
+  view->add_option("--fps", view_fps_text, "a mesh sequence's frames per second (default 24)")->type_name("F");
   view->add_flag("--no-vsync", no_vsync, "do not wait for the display's refresh");
   view->add_flag("--no-overlay", no_overlay, "start with the overlay hidden (H toggles it)");
 
@@ -571,6 +576,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
       }
       if (!render_frames_text.empty()) r.frames = parse_int("--frames", render_frames_text, 1, 1000000);
       if (!fps_text.empty()) r.fps = parse_finite("--fps", fps_text, 1e-3f, 1e6f);
+      r.scene.sequence_fps = r.fps;
       if (!turntable_text.empty()) {
         r.turntable = parse_finite("--turntable", turntable_text, -1e6f, 1e6f);
         if (r.eye_given) usage("--turntable", "turns the orbit: give --orbit (or nothing), not --eye");
@@ -611,6 +617,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
         v.frames_given = true;
       }
       if (!v.screenshot_path.empty()) check_output_path("--screenshot", v.screenshot_path, ".png");
+      if (!view_fps_text.empty()) v.scene.sequence_fps = parse_finite("--fps", view_fps_text, 1e-3f, 1e6f);
       if (!time_scale_text.empty()) v.time_scale = parse_finite("--time-scale", time_scale_text, -1000.0f, 1000.0f);
       v.animate = !pause;
       v.vsync = !no_vsync;

@@ -19,6 +19,8 @@ struct SceneSpec {
   bool floor = false;                        // --floor: add_floor under the mesh (renderer.h)
   int procedural_rig_joints = 0;             // > 0: a generated rig (render/procedural_rig.h), posed every frame
   int checker_texture = 0;                   // > 0: a generated checker texture of this size (procedural_appearance.h)
+  std::string animation;                     // --animation NAME|INDEX of a glTF file (empty: the first, if any)
+  double sequence_fps = 24.0;                // a mesh sequence's frame k shows at time k / sequence_fps (--fps)
   std::string label() const;                 // "bunny.obj" or "sphere:1000000"
 };
 

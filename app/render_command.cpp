@@ -2,6 +2,8 @@
 
 #include "app/image_io.h"
 #include "app/formats/mesh_format.h"
+#include "app/formats/gltf_mesh.h"
+#include "app/formats/mesh_format.h"
 #include "app/mesh_io.h"
 #include "app/output_file.h"
 #include "prim/device_buffer.h"
@@ -250,12 +252,47 @@ Mesh load_scene_mesh(const SceneSpec& scene, std::ostream& log) {
 
 }  // namespace
 
-Mesh load_scene(const SceneSpec& scene, std::ostream& log) {
-  Mesh mesh = load_scene_mesh(scene, log);
-  if (scene.procedural_rig_joints > 0) add_procedural_rig(mesh, scene.procedural_rig_joints);
-  if (scene.checker_texture > 0) add_checker_texture(mesh, scene.checker_texture, 32);
-  if (scene.floor) add_floor(mesh);
-  return mesh;
+bool is_sequence_spec(const std::string& path) {
+  std::error_code ec;
+  return path.find_first_of("*?") != std::string::npos || std::filesystem::is_directory(path, ec);
+}
+
+LoadedScene load_scene(const SceneSpec& scene, std::ostream& log) {
+  LoadedScene out;
+  const auto warn = [&log](const std::string& message) { log << "[slabcast] warning: " << message << "\n"; };
+  if (!scene.mesh_path.empty() && is_sequence_spec(scene.mesh_path)) {
+    if (scene.floor) throw UsageError("--floor: not available with a mesh sequence (its frames give every vertex)");
+    auto player = std::make_shared<SequencePlayer>(
+        list_sequence_frames(scene.mesh_path),
+        [warn](const std::string& path) { return load_mesh(path, {}, warn); }, scene.sequence_fps);
+    out.mesh = player->topology();
+    out.motion = SceneMotion::sequence(player, true);
+  } else if (!scene.mesh_path.empty() && (detect_mesh_format(scene.mesh_path) == MeshFormat::gltf ||
+                                          detect_mesh_format(scene.mesh_path) == MeshFormat::glb)) {
+    GltfModel model = load_gltf_model(scene.mesh_path, {}, warn);
+    out.mesh = std::move(model.mesh);
+    if (model.animations) {
+      const int index = scene.animation.empty() ? 0 : model.animations->find_animation(scene.animation);
+      out.motion = SceneMotion::animation(model.animations, index);
+    }
+    try {
+      validate_mesh(out.mesh);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(scene.mesh_path + ": " + e.what());
+    }
+  } else {
+    out.mesh = load_scene_mesh(scene, log);
+  }
+  if (!scene.animation.empty() && !out.motion.animations()) {
+    throw UsageError("--animation: " + scene.label() + " has no animation (glTF files carry them)");
+  }
+  if (scene.procedural_rig_joints > 0) {
+    add_procedural_rig(out.mesh, scene.procedural_rig_joints);
+    out.motion = SceneMotion::procedural_rig(out.mesh);
+  }
+  if (scene.checker_texture > 0) add_checker_texture(out.mesh, scene.checker_texture, 32);
+  if (scene.floor) add_floor(out.mesh);
+  return out;
 }
 
 Backend choose_backend(const std::optional<Backend>& requested, std::ostream& log) {
@@ -290,7 +327,9 @@ Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
 int run_render(const RenderOptions& options, std::ostream& out, std::ostream& log) {
   if (options.gl_raster) {
     auto start = Clock::now();
-    const Mesh mesh = load_scene(options.scene, log);
+    const LoadedScene scene = load_scene(options.scene, log);
+    const Mesh& mesh = scene.mesh;
+    if (scene.motion.moves()) throw UsageError("--backend gl-raster: draws meshes at rest only, not " + scene.motion.describe());
     const double load_ms = ms_since(start);
     FrameSettings frame = options.frame;
     frame.camera = resolve_camera(options, mesh);
@@ -299,8 +338,10 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
   const Backend backend = choose_backend(options.backend, log);
 
   auto start = Clock::now();
-  const Mesh mesh = load_scene(options.scene, log);
+  LoadedScene scene = load_scene(options.scene, log);
+  const Mesh& mesh = scene.mesh;
   const double load_ms = ms_since(start);
+  if (scene.motion.moves()) log << "[slabcast] " << mesh.name << " moves by itself: " << scene.motion.describe() << "\n";
 
   FrameSettings frame = options.frame;
   frame.camera = resolve_camera(options, mesh);
@@ -336,6 +377,7 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
       turned.orbit->x += static_cast<float>(double(options.turntable) * k / options.frames);
       frame.camera = resolve_camera(turned, mesh);
     }
+    scene.motion.apply(frame.deform.time, frame);
     start = Clock::now();
     const FrameStats stats = renderer->render(frame, surface, want_extras ? &extras : nullptr);
     if (backend == Backend::cuda) SLABCAST_CUDA_CHECK(cudaDeviceSynchronize());

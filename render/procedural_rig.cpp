@@ -72,16 +72,28 @@ void add_procedural_rig(Mesh& mesh, int joints) {
   rig.morph_targets.push_back(std::move(ripple));
 }
 
-FramePose procedural_rig_pose(const Mesh& mesh, float seconds) {
-  FramePose pose;
+std::vector<glm::vec3> procedural_rig_pivots(const Mesh& mesh) {
+  std::vector<glm::vec3> pivots;
   const MeshRig& rig = mesh.rig;
-  if (rig.empty()) return pose;
+  if (rig.empty()) return pivots;
   const int joints = static_cast<int>(rig.palette_size);
   const HeightRange b = box_of(rig.positions);
+  for (int j = 0; j < joints; ++j) pivots.push_back(pivot(b, j, joints));
+  return pivots;
+}
+
+FramePose procedural_rig_pose(const Mesh& mesh, float seconds) {
+  return procedural_rig_pose(procedural_rig_pivots(mesh), seconds);
+}
+
+FramePose procedural_rig_pose(const std::vector<glm::vec3>& pivots, float seconds) {
+  FramePose pose;
+  if (pivots.empty()) return pose;
+  const int joints = static_cast<int>(pivots.size());
   glm::mat4 chain(1.0f);  // the parent's global transform
   for (int j = 0; j < joints; ++j) {
     const float angle = 1.4f / static_cast<float>(joints) * std::sin(seconds * 1.7f + 0.6f * static_cast<float>(j));
-    const glm::vec3 at = pivot(b, j, joints);
+    const glm::vec3 at = pivots[static_cast<size_t>(j)];
     const glm::mat4 local = glm::translate(glm::mat4(1.0f), at) *
                             glm::rotate(glm::mat4(1.0f), angle, glm::vec3(0.0f, 0.0f, 1.0f)) *
                             glm::translate(glm::mat4(1.0f), -at);

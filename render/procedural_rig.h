@@ -5,6 +5,8 @@
 #pragma once
 #include "render/renderer.h"
 
+#include <vector>
+
 namespace slabcast {
 
 // Adds the rig to a mesh that has none (its rig positions are its positions: the rest pose is the identity).
@@ -14,5 +16,8 @@ void add_procedural_rig(Mesh& mesh, int joints);
 // The pose at `seconds`: each joint turns about +Z at its pivot by a swinging angle, the chain compounding it; the
 // morph weights swing between 0 and 1.
 FramePose procedural_rig_pose(const Mesh& mesh, float seconds);
+// The same from the joints' pivots (procedural_rig_pivots, computed once: it reads every vertex).
+std::vector<glm::vec3> procedural_rig_pivots(const Mesh& mesh);
+FramePose procedural_rig_pose(const std::vector<glm::vec3>& pivots, float seconds);
 
 }  // namespace slabcast

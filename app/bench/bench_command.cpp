@@ -8,7 +8,6 @@
 #include "app/bench/suites.h"
 #include "app/output_file.h"
 #include "app/render_command.h"
-#include "render/procedural_rig.h"
 
 #include <exception>
 #include <memory>
@@ -73,14 +72,14 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
   std::vector<BenchRow> rows;
   for (const SceneSpec& spec : plan.scenes) {
     progress.note("loading " + spec.label());
-    const Mesh mesh = load_scene(spec, log);
+    LoadedScene scene = load_scene(spec, log);
+    const Mesh& mesh = scene.mesh;
     const std::string label = spec.label();
-    bench::PoseAt pose_at;
-    if (spec.procedural_rig_joints > 0) pose_at = [&mesh](double t) { return procedural_rig_pose(mesh, float(t)); };
     // A reference that fails (e.g. GL out of memory for a huge mesh) costs its columns, not the run.
     std::unique_ptr<bench::Reference> reference;
-    if (with_reference && !mesh.rig.empty()) {
-      ctx.note("gl-raster reference not run for " + label + ": it draws the rest pose, not a rig's");
+    if (with_reference && scene.motion.moves()) {
+      ctx.note("gl-raster reference not run for " + label + ": it draws meshes at rest, not " +
+               scene.motion.describe());
     } else if (with_reference) {
       try {
         reference = bench::make_reference(gl_side, mesh);
@@ -107,7 +106,7 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
         std::vector<uint32_t> ids;
         std::vector<uint8_t> mask;
         BenchRow row = bench::run_row(ctx, mesh, label, camera, size, slabs, ref.measured ? &ids : nullptr,
-                                      ref.measured ? &mask : nullptr, pose_at);
+                                      ref.measured ? &mask : nullptr, &scene.motion);
         if (ref.measured) {
           row.reference_measured = true;
           row.reference_timed = ref.timed;

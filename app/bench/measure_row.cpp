@@ -108,7 +108,7 @@ void compare_shadow_masks(const std::vector<uint8_t>& exact, const std::vector<u
 }
 
 BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
-                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask, const PoseAt& pose_at) {
+                 int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask, SceneMotion* motion) {
   BenchRow row;
   row.scene = label;
   row.triangles = mesh.triangle_count();
@@ -165,11 +165,7 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   }
   for (int i = 0; i < total; ++i) {
     FrameSettings s = settings_for(ctx.options, camera, size, slabs, i);
-    FramePose pose;
-    if (pose_at) {
-      pose = pose_at(frame_time(ctx.options, i));
-      s.pose = &pose;
-    }
+    if (motion) motion->apply(frame_time(ctx.options, i), s);
     FrameStats stats;
     double feed_ms = 0, blit_ms = 0, host_ms = 0;
     const auto render_timed = [&](const Surface& target) {
@@ -230,11 +226,7 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   if (ids != nullptr) {
     FrameExtras extras;
     FrameSettings s = settings_for(ctx.options, camera, size, slabs, total - 1);
-    FramePose pose;
-    if (pose_at) {
-      pose = pose_at(frame_time(ctx.options, total - 1));
-      s.pose = &pose;
-    }
+    if (motion) motion->apply(frame_time(ctx.options, total - 1), s);
     renderer->render(s, plain.surface(), &extras);
     *ids = std::move(extras.triangle_id);
     if (shadow_mask != nullptr) *shadow_mask = std::move(extras.shadow_mask);

@@ -6,6 +6,7 @@
 #include "app/bench/progress.h"
 #include "app/bench/suites.h"
 #include "app/cli.h"
+#include "app/scene_motion.h"
 #include "render/renderer.h"
 
 #include <cstdint>
@@ -44,11 +45,10 @@ ReferenceResult run_reference(RowContext& ctx, Reference& reference, const Camer
 // One row: warm-up and timed frames with a fresh renderer. `ids` (optional) gets our triangle IDs at the last timed
 // frame's time, from one more, untimed frame into plain memory.
 // `ids` (and `shadow_mask` when the frame has shadows), when given, receive the last timed frame's.
-// `pose_at` (optional) poses a rigged mesh at each frame's time (FrameSettings::pose).
-using PoseAt = std::function<FramePose(double seconds)>;
+// `motion` (optional) moves the scene at each frame's time (an animation's pose, a sequence's keyframes).
 BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, const Camera& camera, ImageSize size,
                  int slabs, std::vector<uint32_t>* ids, std::vector<uint8_t>* shadow_mask = nullptr,
-                 const PoseAt& pose_at = {});
+                 SceneMotion* motion = nullptr);
 
 // Pixels where a shadow map's mask differs from the exact one, among those where both frames hit the same triangle.
 void compare_shadow_masks(const std::vector<uint8_t>& exact, const std::vector<uint8_t>& map,
