@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "render/appearance.h"
 #include "render/backends.h"
 #include "render/renderer.h"
 #include "render/scale.h"
@@ -273,6 +274,7 @@ void validate_mesh(const Mesh& mesh) {
       throw std::invalid_argument(who + "non-finite coordinate at vertex " + std::to_string(v));
     }
   }
+  validate_appearance(mesh);
 }
 
 }  // namespace slabcast

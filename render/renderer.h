@@ -106,6 +106,8 @@ enum class Shading : uint8_t {
   ray_tests,       // heat map of ray-triangle tests per pixel
   tile_triangles,  // heat map of triangle references per tile
   shadow,          // the shadow mask (FrameExtras::shadow_mask) as grey levels; turns the shadows on
+  albedo,          // the surface colour as stored (material x texture x vertex colour), 8-bit, unlit; white
+                   //   for a mesh without materials
 };
 
 // The light that shades the frame (and casts its shadows). Vectors are world space.

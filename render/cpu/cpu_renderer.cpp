@@ -11,6 +11,7 @@
 #include "primitives/reference/multi_split_reference.h"
 #include "primitives/reference/segmented_split_reference.h"
 #include "primitives/reference/split_reference.h"
+#include "render/appearance.h"
 #include "render/backends.h"
 #include "render/frame_params.h"
 #include "render/cpu/parallel.h"
@@ -72,10 +73,12 @@ class CpuRenderer final : public Renderer {
     validate_mesh(mesh);
     const size_t V = mesh.positions.size(), T = mesh.triangle_count();
     const uint64_t capacity = initial_reference_capacity(options_, T);
-    const std::string what = mesh_buffers_what(V, T, capacity);
+    const std::string what =
+        mesh_buffers_what(V, T, capacity, mesh.materials.empty() ? -1 : static_cast<int64_t>(mesh.textures.size()));
     const std::string kept = a_.indices.empty() ? "" : "; the previous mesh is kept";
+    const uint64_t bytes = mesh_bytes(V, T, capacity) + appearance_bytes(mesh);
     try {
-      check_host_memory(mesh.name, mesh_bytes(V, T, capacity), what);
+      check_host_memory(mesh.name, bytes, what);
     } catch (const OutOfMemory& e) {
       throw OutOfMemory(e.what() + kept);
     }
@@ -104,6 +107,7 @@ class CpuRenderer final : public Renderer {
       std::vector<float> nearest_depth(T, kCulledDepth);
       std::vector<TriangleVerts> tri_verts(T, TriangleVerts{});
       std::vector<TriangleRef> refs_a(capacity, 0), refs_b(capacity, 0);
+      PackedAppearance appearance = pack_appearance(mesh);
 
       // ---- nothing below throws: swap the new mesh in ----
       a_.rest.swap(rest);
@@ -121,11 +125,17 @@ class CpuRenderer final : public Renderer {
       a_.tri_verts.swap(tri_verts);
       a_.refs_a.swap(refs_a);
       a_.refs_b.swap(refs_b);
+      a_.materials.swap(appearance.materials);
+      a_.triangle_materials.swap(appearance.triangle_materials);
+      a_.corner_uvs.swap(appearance.corner_uvs);
+      a_.vertex_colors.swap(appearance.vertex_colors);
+      a_.textures.swap(appearance.textures);
+      a_.mip_levels.swap(appearance.mip_levels);
+      a_.texels.swap(appearance.texels);
     } catch (const std::bad_alloc&) {
       uint64_t available = 0, total = 0;
       host_memory_info(&available, &total);
-      throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity), what, available, total) +
-                        kept);
+      throw OutOfMemory(out_of_memory_message("host", mesh.name, bytes, what, available, total) + kept);
     }
     bounds_ = rest_bounds(mesh);
     mesh_name_ = mesh.name;

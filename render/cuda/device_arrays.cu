@@ -24,7 +24,8 @@ DeviceArrays::DeviceArrays(cudaStream_t stream) : stream_(stream) {}
 
 void DeviceArrays::set_mesh(const Mesh& mesh, uint64_t new_capacity) {
   const size_t V = mesh.positions.size(), T = mesh.triangle_count();
-  const uint64_t needed = mesh_upload_bytes(V, T, new_capacity);
+  const PackedAppearance appearance = pack_appearance(mesh);
+  const uint64_t needed = mesh_upload_bytes(V, T, new_capacity) + appearance.bytes();
   // The frame's scratch depends on the triangle count: it is sized again at the next render().
   scratch.release();
   size = FrameSize{};
@@ -34,23 +35,30 @@ void DeviceArrays::set_mesh(const Mesh& mesh, uint64_t new_capacity) {
   if (needed > free_bytes + held) {
     const std::string beyond = held > 0 ? ", beyond the " + format_bytes(held) + " the previous mesh holds" : "";
     throw OutOfMemory(out_of_memory_message("GPU", mesh.name, needed - held,
-                                            mesh_buffers_what(V, T, new_capacity) + beyond, free_bytes, total_bytes) +
+                                            mesh_buffers_what(V, T, new_capacity,
+                                                              appearance.empty()
+                                                                  ? -1
+                                                                  : static_cast<int64_t>(appearance.textures.size())) +
+                                                beyond,
+                                            free_bytes, total_bytes) +
                       (held > 0 ? "; the previous mesh is kept" : ""));
   }
   std::unique_ptr<Mesh> previous;
+  PackedAppearance previous_appearance;
   uint64_t previous_capacity = 0;
   if (held > 0) {
     previous = std::make_unique<Mesh>(download_mesh());
+    previous_appearance = download_appearance();
     previous_capacity = capacity;
   }
   release_mesh();
   try {
-    upload_mesh(mesh, new_capacity);
+    upload_mesh(mesh, appearance, new_capacity);
   } catch (const OutOfMemory& e) {
     release_mesh();
     if (!previous) throw;
     try {
-      upload_mesh(*previous, previous_capacity);
+      upload_mesh(*previous, previous_appearance, previous_capacity);
     } catch (const OutOfMemory&) {
       release_mesh();
       throw OutOfMemory(std::string(e.what()) + "; restoring the previous mesh failed too: the renderer has no mesh");
@@ -178,7 +186,8 @@ size_t DeviceArrays::mesh_bytes_held() const {
   return a.rest.bytes() + a.world.bytes() + a.view.bytes() + a.vertex_normals.bytes() + a.indices.bytes() +
          a.face_normals.bytes() + a.adjacency_offsets.bytes() + a.adjacency_triangles.bytes() + a.pixel_box.bytes() +
          a.nearest_depth.bytes() + a.tri_verts.bytes() + a.refs_a.bytes() + a.refs_b.bytes() +
-         a.hidden_duplicate.bytes();
+         a.hidden_duplicate.bytes() + a.materials.bytes() + a.triangle_materials.bytes() + a.corner_uvs.bytes() +
+         a.vertex_colors.bytes() + a.textures.bytes() + a.mip_levels.bytes() + a.texels.bytes();
 }
 
 size_t DeviceArrays::bytes_in_use() const {
@@ -213,8 +222,39 @@ Mesh DeviceArrays::download_mesh() const {
   return m;
 }
 
+// The appearance as uploaded, to upload again if the next mesh does not fit.
+PackedAppearance DeviceArrays::download_appearance() const {
+  PackedAppearance p;
+  const auto download = [](const auto& buffer, auto& host) {
+    host.resize(buffer.size());
+    if (!host.empty()) {
+      SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost));
+    }
+  };
+  download(a.materials, p.materials);
+  download(a.triangle_materials, p.triangle_materials);
+  download(a.corner_uvs, p.corner_uvs);
+  download(a.vertex_colors, p.vertex_colors);
+  download(a.textures, p.textures);
+  download(a.mip_levels, p.mip_levels);
+  download(a.texels, p.texels);
+  return p;
+}
+
+// An appearance array: absent stays unallocated (the frame's pointer is then nullptr).
+template <typename T>
+void DeviceArrays::upload_array(prim::DeviceBuffer<T>& buffer, const std::vector<T>& host, const std::string& what) {
+  if (host.empty()) {
+    buffer.release();
+    return;
+  }
+  allocate(buffer, host.size(), what);
+  SLABCAST_CUDA_CHECK(
+      cudaMemcpyAsync(buffer.data(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream_));
+}
+
 // Allocates and fills every mesh buffer; throws OutOfMemory (the buffers so far stay: the caller releases).
-void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
+void DeviceArrays::upload_mesh(const Mesh& mesh, const PackedAppearance& appearance, uint64_t new_capacity) {
   const size_t V = mesh.positions.size(), T = mesh.triangle_count();
   mesh_name = mesh.name;
   allocate(a.rest, V, "rest positions");
@@ -246,6 +286,13 @@ void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
   if (!hidden.empty()) {
     SLABCAST_CUDA_CHECK(cudaMemcpyAsync(a.hidden_duplicate.data(), hidden.data(), T, cudaMemcpyHostToDevice, stream_));
   }
+  upload_array(a.materials, appearance.materials, "materials");
+  upload_array(a.triangle_materials, appearance.triangle_materials, "triangle materials");
+  upload_array(a.corner_uvs, appearance.corner_uvs, "corner UVs");
+  upload_array(a.vertex_colors, appearance.vertex_colors, "vertex colours");
+  upload_array(a.textures, appearance.textures, "textures");
+  upload_array(a.mip_levels, appearance.mip_levels, "mip levels");
+  upload_array(a.texels, appearance.texels, "texels (every texture's mip pyramid)");
 
   // Vertex -> triangle adjacency, once: a stable sort of the 3T (vertex, triangle) corners by vertex, so each
   // vertex's triangles come in ascending ID order and the normal sums have a fixed order (no float atomics).
@@ -294,6 +341,13 @@ void DeviceArrays::release_mesh() {
   a.tri_verts.release();
   a.refs_a.release();
   a.refs_b.release();
+  a.materials.release();
+  a.triangle_materials.release();
+  a.corner_uvs.release();
+  a.vertex_colors.release();
+  a.textures.release();
+  a.mip_levels.release();
+  a.texels.release();
   capacity = 0;
   num_vertices = 0;
   num_triangles = 0;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "prim/device_buffer.h"
+#include "render/appearance.h"
 #include "render/backends.h"
 #include "render/cuda_check.h"
 #include "render/frame_params.h"
@@ -75,8 +76,12 @@ class DeviceArrays {
 
  private:
   size_t mesh_upload_bytes(size_t V, size_t T, uint64_t capacity);
-  void upload_mesh(const Mesh& mesh, uint64_t capacity);  // throws OutOfMemory (the caller releases)
+  // Throws OutOfMemory (the caller releases). `appearance` is pack_appearance(mesh)'s (or the previous mesh's).
+  void upload_mesh(const Mesh& mesh, const PackedAppearance& appearance, uint64_t capacity);
+  template <typename T>
+  void upload_array(prim::DeviceBuffer<T>& buffer, const std::vector<T>& host, const std::string& what);
   Mesh download_mesh() const;
+  PackedAppearance download_appearance() const;
   void release_mesh();
 
   cudaStream_t stream_;
