@@ -17,9 +17,9 @@ namespace {
 using CudaAppearance = CudaVsCpuFixture;
 
 // Stage by stage as every gpu test, then the image without the one-step allowance.
-void expect_identical(const CudaVsCpuFixture::Frames& r, const std::string& what) {
-  expect_same_frame(r.cpu, r.gpu, what);
-  EXPECT_TRUE(r.cpu.rgba == r.gpu.rgba) << what << ": the images differ";
+void expect_identical(const Frame& cpu, const Frame& gpu, const std::string& what) {
+  expect_same_frame(cpu, gpu, what);
+  EXPECT_TRUE(cpu.rgba == gpu.rgba) << what << ": the images differ";
 }
 
 TEST_F(CudaAppearance, TexturedColouredMaterialScenesAreBitIdentical) {
@@ -32,14 +32,16 @@ TEST_F(CudaAppearance, TexturedColouredMaterialScenesAreBitIdentical) {
     for (const auto& [w, h] : {std::make_pair(64, 48), std::make_pair(203, 157)}) {
       for (Shading mode : {Shading::albedo, Shading::phong, Shading::flat}) {
         FrameSettings f = settings_for(s, w, h, 8, mode);
-        expect_identical(render_both(f), s.label + " " + std::to_string(w) + "x" + std::to_string(h) + " shading " +
+        const Frames r = render_both(f);
+        expect_identical(r.cpu, r.gpu, s.label + " " + std::to_string(w) + "x" + std::to_string(h) + " shading " +
                                              std::to_string(static_cast<int>(mode)));
       }
       // The lit path after the shadow stages (a kernel of its own shades there).
       FrameSettings f = settings_for(s, w, h, 8, Shading::phong);
       f.shadows = true;
       f.light = Light{LightType::sun, glm::vec3(1.0f, 2.0f, 0.5f)};
-      expect_identical(render_both(f), s.label + " with shadows");
+      const Frames r = render_both(f);
+      expect_identical(r.cpu, r.gpu, s.label + " with shadows");
     }
   }
 }
@@ -55,7 +57,8 @@ TEST_F(CudaAppearance, QuadsAtEveryLevelOfDetailAreBitIdentical) {
     make_renderers();
     set_mesh(s.mesh);
     for (int size : {61, 128}) {
-      expect_identical(render_both(settings_for(s, size, size, 4, Shading::albedo)),
+      const Frames r = render_both(settings_for(s, size, size, 4, Shading::albedo));
+      expect_identical(r.cpu, r.gpu,
                        "quad at " + std::to_string(distance) + ", " + std::to_string(size) + " pixels");
     }
   }
