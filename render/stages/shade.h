@@ -169,7 +169,7 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
     }
     if (textured) {
       s.has_albedo = true;
-      s.albedo = surface_albedo(p.appearance, p.indices, s.id, tv, s.dir_view, s.t, bary);
+      s.albedo = surface_albedo(p.appearance, p.indices, s.id, tv, s.dir_view, s.t, bary[0], bary[1], bary[2]);
     }
     if (p.need_smooth_normals) {
       const Vec3 na = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id)]];

@@ -11,6 +11,14 @@
 
 namespace slabcast {
 
+// The albedo is a call of its own on the device (not inlined into the casters, which run at a register cap of their
+// launch bounds): a mesh without materials never takes the call, so its casters keep their register allocation.
+#if defined(__CUDACC__)
+#define SC_HD_NOINLINE inline __host__ __device__ __noinline__  // inline: one definition across files
+#else
+#define SC_HD_NOINLINE inline
+#endif
+
 // RGB of an RGBA8 texel (r in the low byte), 0..255.
 SC_HD Vec3 unpack_rgb8(uint32_t c) {
   return Vec3{static_cast<float>(c & 0xffu), static_cast<float>((c >> 8) & 0xffu),
@@ -66,10 +74,12 @@ SC_HD Vec3 sample_texture(const AppearanceFrame& ap, const TextureRecord& tex, f
   return lerp(c, sample_bilinear(ap.texels, ap.mip_levels[level + 1], u, v), f);
 }
 
-// The albedo of triangle `id` at the hit with barycentrics `bary` (of its vertices a, b, c) on the ray `dir` at
-// distance t: RGB in [0, 1] for factors in [0, 1]. Precondition: ap.materials != nullptr.
-SC_HD Vec3 surface_albedo(const AppearanceFrame& ap, const uint32_t* indices, uint32_t id, const TriangleVerts& tv,
-                          Vec3 dir, float t, const float bary[3]) {
+// The albedo of triangle `id` at the hit with barycentrics b0, b1, b2 (of its vertices a, b, c) on the ray `dir` at
+// distance t: RGB in [0, 1] for factors in [0, 1]. Precondition: ap.materials != nullptr. Arguments by value: an
+// address taken would put the caster's values in local memory on every path.
+SC_HD_NOINLINE Vec3 surface_albedo(AppearanceFrame ap, const uint32_t* indices, uint32_t id, TriangleVerts tv, Vec3 dir,
+                                   float t, float b0, float b1, float b2) {
+  const float bary[3] = {b0, b1, b2};
   const uint32_t m = ap.triangle_materials != nullptr ? ap.triangle_materials[id] : 0u;
   const MaterialRecord mat = ap.materials[m];
   Vec3 albedo{mat.r, mat.g, mat.b};
