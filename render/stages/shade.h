@@ -1,6 +1,7 @@
 // Stage 5, shade (docs/architecture.md, frame step 5), shared by both backends: Blinn-Phong from the frame's light
-// (a headlight, a sun or a point light; smooth or flat normals; the shadow mask when shadows are on) and the debug
-// views of renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
+// (a headlight, a sun or a point light; smooth or flat normals; the shadow mask when shadows are on) with the surface's
+// albedo (stages/texture.h) as its colour where the mesh has materials, the albedo view, and the debug views of
+// renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
 #pragma once
 #include <cstdint>
 
