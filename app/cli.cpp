@@ -78,7 +78,8 @@ constexpr std::pair<const char*, Shading> kShadings[] = {
     {"phong", Shading::phong},         {"flat", Shading::flat},   {"depth", Shading::depth},
     {"normals", Shading::normals},     {"triangle_id", Shading::triangle_id},
     {"slab", Shading::slab},           {"ray_tests", Shading::ray_tests},
-    {"tile_triangles", Shading::tile_triangles}, {"shadow", Shading::shadow}};
+    {"tile_triangles", Shading::tile_triangles}, {"shadow", Shading::shadow},
+    {"albedo", Shading::albedo}};
 constexpr std::pair<const char*, Backend> kBackends[] = {{"cuda", Backend::cuda}, {"cpu", Backend::cpu}};
 constexpr const char* kProceduralNames[] = {"sphere", "torus", "torus_knot", "stress"};
 constexpr std::pair<const char*, BenchSuite> kBenchSuites[] = {
@@ -148,7 +149,7 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
                              " (default: cuda where a CUDA device exists, else cpu)");
   add("--shading", &raw->shading,
       "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles, shadow (the "
-      "shadow mask; turns --shadows on)");
+      "shadow mask; turns --shadows on), albedo (the surface colour, unlit)");
   add("--light", &raw->light, "LIGHT: headlight (default), sun:DX,DY,DZ (the direction from the scene towards the "
                               "sun, any length) or point:X,Y,Z (a point light, world units)");
   app->add_flag("--floor", raw->floor, "add a floor under the model: a quad at its lowest point, 4x its footprint");

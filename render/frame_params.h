@@ -27,7 +27,8 @@ struct DeformFrame {
 };
 
 // The same values as renderer.h's Shading (static_asserts in frame_setup.cpp keep them in step).
-enum class ShadeMode : uint8_t { phong = 0, flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles, shadow };
+enum class ShadeMode : uint8_t { phong = 0, flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles, shadow,
+                              albedo };
 
 // The same values as renderer.h's LightType (static_asserts in frame_setup.cpp).
 enum class LightKind : uint8_t { headlight = 0, sun = 1, point = 2 };
@@ -130,6 +131,45 @@ struct FrameCounters {
   LightFaceKeys light_faces[kMaxLightFaces];  // not a statistic: the samples' light-space bounds (stages/shadow.h)
 };
 
+// ---- the mesh's appearance (render/appearance.h packs it at set_mesh; stages/texture.h reads it) ----
+
+struct UV {  // texture coordinates; v = 0 at the texture's top row, 1 texture = 1 unit (repeats)
+  float u, v;
+};
+
+// A material: the base colour factor as stored (RGBA) and its texture (index into AppearanceFrame::textures, -1 =
+// none).
+struct MaterialRecord {
+  float r, g, b, a;
+  int32_t texture;
+};
+
+// One texture's mip pyramid: levels first_level .. first_level + levels - 1 of AppearanceFrame::mip_levels, level 0
+// the texture as stored, each next level half as wide and high (at least 1), down to 1x1.
+struct TextureRecord {
+  uint32_t first_level;
+  uint32_t levels;
+};
+
+// One mip level: width x height texels at AppearanceFrame::texels[offset ..], row-major, row 0 = the top row.
+struct MipLevel {
+  uint64_t offset;
+  int32_t width, height;
+};
+
+// The appearance as the shade stage reads it. `materials == nullptr`: the mesh has none, and the shade stage skips
+// every step below (the image is the one a mesh without appearance always had).
+struct AppearanceFrame {
+  const MaterialRecord* materials;     // [materials]
+  const uint32_t* triangle_materials;  // [num_triangles], material index; nullptr: every triangle uses material 0
+  const UV* corner_uvs;                // [3 * num_triangles], triangle i's corners at 3i..3i+2; nullptr: no texturing
+  const uint32_t* vertex_colors;       // [num_vertices], RGBA8 with r in the low byte; nullptr: white
+  const TextureRecord* textures;       // [textures]
+  const MipLevel* mip_levels;          // [sum of the textures' levels]
+  const uint32_t* texels;              // every level of every texture, RGBA8 with r in the low byte
+  float cone_spread;                   // a pixel's ray-cone spread angle, radians: atan(2 tan(fovy / 2) / height)
+};
+
 // ---- the block ----
 
 struct FrameParams {
@@ -168,6 +208,9 @@ struct FrameParams {
   ShadeMode shading;
   bool need_smooth_normals;  // phong / normals views
   LightFrame light;          // the light, in view space (stages/shadow.h, stages/shade.h)
+
+  // ---- the mesh's appearance (set_mesh; frame constant cone_spread): stage 5 (shade) input ----
+  AppearanceFrame appearance;
 
   // ---- stage 1 (deform) output / stage 2 input ----
   Vec3* world_positions;       // [num_vertices], deformed, world

@@ -30,6 +30,7 @@ static_assert(static_cast<int>(Shading::ray_tests) == static_cast<int>(ShadeMode
 static_assert(static_cast<int>(Shading::tile_triangles) == static_cast<int>(ShadeMode::tile_triangles),
               "shading enums");
 static_assert(static_cast<int>(Shading::shadow) == static_cast<int>(ShadeMode::shadow), "shading enums");
+static_assert(static_cast<int>(Shading::albedo) == static_cast<int>(ShadeMode::albedo), "shading enums");
 static_assert(static_cast<int>(LightType::headlight) == static_cast<int>(LightKind::headlight), "light enums");
 static_assert(static_cast<int>(LightType::sun) == static_cast<int>(LightKind::sun), "light enums");
 static_assert(static_cast<int>(LightType::point) == static_cast<int>(LightKind::point), "light enums");
@@ -157,9 +158,16 @@ uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity) {
   return kept + 3 * T * sizeof(uint32_t) * 2;  // the adjacency build's (vertex, triangle) corners, sorted
 }
 
-std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity) {
+std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity, int64_t textures) {
+  const std::string appearance =
+      textures < 0 ? "" : ", its materials and " + std::to_string(textures) + " textures with their mip levels";
   return "its buffers (" + std::to_string(T) + " triangles, " + std::to_string(V) + " vertices, room for " +
-         std::to_string(capacity) + " triangle references)";
+         std::to_string(capacity) + " triangle references" + appearance + ")";
+}
+
+float cone_spread_angle(const ViewParams& view) {
+  // libm's atan here, once a frame on the host, so that both backends read the same value.
+  return static_cast<float>(std::atan(2.0 * static_cast<double>(view.tan_half_fovy) / view.height));
 }
 
 ViewParams make_view_params(const Camera& camera, int width, int height, const MeshBounds* bounds) {

@@ -60,7 +60,8 @@ uint64_t initial_light_capacity(const FrameSize& size, uint64_t triangles);
 // keeps plus the adjacency build's temporaries (the cuda backend adds its sort's scratch).
 uint64_t mesh_bytes(uint64_t V, uint64_t T, uint64_t capacity);
 // "its buffers (T triangles, V vertices, room for N triangle references)", for out-of-memory messages.
-std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity);
+// With `textures` >= 0 (the mesh has materials), "..., its materials and N textures with their mip levels".
+std::string mesh_buffers_what(uint64_t V, uint64_t T, uint64_t capacity, int64_t textures = -1);
 
 // The arrays a FrameParams points into, as both backends hold them: Array is std::vector (cpu backend) or
 // prim::DeviceBuffer (cuda backend). Shapes and the stage that writes each: FrameParams.
@@ -82,6 +83,12 @@ struct FrameArrays {
   Array<float> morph_weights;
   // a mesh sequence's two resident keyframes (KeyframeSlots), allocated at the first frame that gives keyframes
   Array<Vec3> keyframe_slot[2];
+  // the mesh's appearance (set_mesh, render/appearance.h): all empty when the mesh has no materials
+  Array<MaterialRecord> materials;
+  Array<uint32_t> triangle_materials, vertex_colors, texels;
+  Array<UV> corner_uvs;
+  Array<TextureRecord> textures;
+  Array<MipLevel> mip_levels;
   // stage 1
   Array<Vec3> world, vertex_normals, face_normals;
   Array<ViewVertex> view;
@@ -121,6 +128,24 @@ struct KeyframePlan {
 KeyframePlan plan_keyframes(KeyframeSlots& slots, const Keyframes& k);
 // Throws std::invalid_argument naming the first non-finite coordinate of a keyframe about to be uploaded.
 void check_keyframe(const glm::vec3* positions, size_t count, uint64_t key);
+// A pixel's ray-cone spread angle for frames of `height` rows (stages/texture.h): atan(2 tan(fovy / 2) / height).
+float cone_spread_angle(const ViewParams& view);
+
+// The appearance's part of the parameter block: every pointer nullptr where its array is empty.
+template <template <typename> class Array>
+AppearanceFrame make_appearance_frame(const FrameArrays<Array>& a, const ViewParams& view) {
+  const auto or_null = [](const auto& array) { return array.size() > 0 ? array.data() : nullptr; };
+  AppearanceFrame f{};
+  f.materials = or_null(a.materials);
+  f.triangle_materials = or_null(a.triangle_materials);
+  f.corner_uvs = or_null(a.corner_uvs);
+  f.vertex_colors = or_null(a.vertex_colors);
+  f.textures = or_null(a.textures);
+  f.mip_levels = or_null(a.mip_levels);
+  f.texels = or_null(a.texels);
+  f.cone_spread = cone_spread_angle(view);
+  return f;
+}
 
 // The frame's parameter block over a backend's arrays (both backends fill it here and only here).
 template <template <typename> class Array>
@@ -176,6 +201,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   }
   p.deform = make_deform_frame(s.deform, bounds);
   p.view = make_view_params(s.camera, s.width, s.height, &bounds);
+  p.appearance = make_appearance_frame(a, p.view);
   p.tiles_x = size.tiles_x;
   p.tiles_y = size.tiles_y;
   p.slabs = size.slabs;

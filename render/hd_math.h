@@ -116,4 +116,30 @@ SC_HD void sin_cos(float x, float& s, float& c) {
 SC_HD float det_sin(float x) { float s, c; detail::sin_cos(x, s, c); return s; }
 SC_HD float det_cos(float x) { float s, c; detail::sin_cos(x, s, c); return c; }
 
+// log2(x) from the float's exponent and a series for its mantissa, bit-identical on host and device (log2f differs
+// between libm and CUDA). x = m 2^e with m in [sqrt(1/2), sqrt(2)); log2(m) = 2 atanh(s) / ln 2, s = (m-1)/(m+1),
+// |s| < 0.172, by its series to s^9: within 1e-7 of log2(m). Not a finite positive x: -128 for x <= 0 (and NaN),
+// +128 for +inf (the callers clamp to far smaller ranges).
+SC_HD float det_log2(float x) {
+  if (!(x > 0.0f)) return -128.0f;
+  if (!sc_isfinite(x)) return 128.0f;
+  int bias = 0;
+  if (x < 1.17549435e-38f) {  // a denormal: scale into the normal range first (exact)
+    x = x * 18446744073709551616.0f;  // 2^64
+    bias = 64;
+  }
+  const uint32_t bits = sc_bit_cast<uint32_t>(x);
+  int e = static_cast<int>((bits >> 23) & 0xffu) - 127 - bias;
+  float m = sc_bit_cast<float>((bits & 0x7fffffu) | 0x3f800000u);  // [1, 2)
+  if (m > 1.41421356f) {
+    m = m * 0.5f;
+    e += 1;
+  }
+  const float s = sc_div(m - 1.0f, m + 1.0f);
+  const float s2 = s * s;
+  const float series = 1.0f + s2 * (0.333333333f + s2 * (0.2f + s2 * (0.142857143f + s2 * 0.111111111f)));
+  constexpr float kTwoOverLn2 = 2.88539008f;  // 2 / ln 2
+  return static_cast<float>(e) + s * series * kTwoOverLn2;
+}
+
 }  // namespace slabcast

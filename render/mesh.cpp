@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "render/appearance.h"
 #include "render/backends.h"
 #include "render/renderer.h"
 #include "render/rig_setup.h"
@@ -291,6 +292,7 @@ void validate_mesh(const Mesh& mesh) {
     }
   }
   validate_rig(mesh);
+  validate_appearance(mesh);
 }
 
 }  // namespace slabcast

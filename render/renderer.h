@@ -82,7 +82,8 @@ struct Mesh {
   std::string name;                  // file name or "sphere:1000000"; shown in the viewer and in errors
   std::vector<glm::vec3> positions;  // rest positions, world space (with a rig: its rest pose)
   std::vector<uint32_t> indices;     // 3 per triangle, each < positions.size()
-  // Appearance (all optional). A mesh without materials is white (the shading's own colour).
+  // Appearance (all optional). A mesh without materials is white (the shading's own colour), or shows its vertex
+  // colours where it has them.
   std::vector<glm::vec2> corner_uvs;          // [3 * triangles] or empty: texture coordinates per triangle corner,
                                               //   v = 0 at the texture's top row (loaders convert OBJ's v)
   std::vector<Color8> vertex_colors;          // [positions.size()] or empty
@@ -118,6 +119,8 @@ enum class Shading : uint8_t {
   ray_tests,       // heat map of ray-triangle tests per pixel
   tile_triangles,  // heat map of triangle references per tile
   shadow,          // the shadow mask (FrameExtras::shadow_mask) as grey levels; turns the shadows on
+  albedo,          // the surface colour as stored (material x texture x vertex colour), 8-bit, unlit; white
+                   //   for a mesh without materials
 };
 
 // The light that shades the frame (and casts its shadows). Vectors are world space.

@@ -24,7 +24,7 @@ const ImVec4 kErrorColour(1.0f, 0.4f, 0.35f, 1.0f);
 const char* const kDeformers[] = {"none", "twist", "bend", "wave", "pulse"};
 const char* const kShadings[] = {"phong (smooth)", "flat",       "depth",          "normals",
                                  "triangle ID",    "slab index", "ray tests (heat)", "triangles per tile (heat)",
-                                 "shadow mask"};
+                                 "shadow mask",    "albedo (unlit)"};
 const char* const kLights[] = {"headlight", "sun", "point light"};
 
 std::string grouped(uint64_t n) {  // 1234567 -> "1,234,567"

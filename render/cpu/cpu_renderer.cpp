@@ -11,6 +11,7 @@
 #include "primitives/reference/multi_split_reference.h"
 #include "primitives/reference/segmented_split_reference.h"
 #include "primitives/reference/split_reference.h"
+#include "render/appearance.h"
 #include "render/backends.h"
 #include "render/frame_params.h"
 #include "render/cpu/parallel.h"
@@ -69,15 +70,23 @@ class CpuRenderer final : public Renderer {
 
   // All or nothing: the new mesh's arrays are built beside the old ones and swapped in at the end, so a failure
   // (out of host memory: OutOfMemory naming what was needed) leaves the previous mesh in place.
+// GCC 12 at -O3 reports a false -Wfree-nonheap-object in set_mesh (the destructor of a local vector after the
+// swaps, with an offset it cannot bound); the vectors are ordinary heap allocations.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wfree-nonheap-object"
+#endif
   void set_mesh(const Mesh& mesh) override {
     validate_mesh(mesh);
     const size_t V = mesh.positions.size(), T = mesh.triangle_count();
     const uint64_t capacity = initial_reference_capacity(options_, T);
-    const std::string what = mesh_buffers_what(V, T, capacity);
+    const std::string what =
+        mesh_buffers_what(V, T, capacity, mesh.materials.empty() ? -1 : static_cast<int64_t>(mesh.textures.size()));
     const std::string kept = a_.indices.empty() ? "" : "; the previous mesh is kept";
     const uint64_t rig_bytes = 2 * flat_rig_bytes(mesh.rig);  // the flat copy and its source
+    const uint64_t bytes = mesh_bytes(V, T, capacity) + rig_bytes + appearance_bytes(mesh);
     try {
-      check_host_memory(mesh.name, mesh_bytes(V, T, capacity) + rig_bytes, what);
+      check_host_memory(mesh.name, bytes, what);
     } catch (const OutOfMemory& e) {
       throw OutOfMemory(e.what() + kept);
     }
@@ -109,6 +118,7 @@ class CpuRenderer final : public Renderer {
       FlatRig rig = flatten_rig(mesh.rig);
       std::vector<RigMatrix> rig_palette(rig.palette_size, RigMatrix{});
       std::vector<float> morph_weights(rig.morph_weight_count, 0.0f);
+      PackedAppearance appearance = pack_appearance(mesh);
 
       // ---- nothing below throws: swap the new mesh in ----
       a_.rest.swap(rest);
@@ -133,19 +143,31 @@ class CpuRenderer final : public Renderer {
       a_.morph_deltas.swap(rig.morph_deltas);
       a_.rig_palette.swap(rig_palette);
       a_.morph_weights.swap(morph_weights);
+      a_.materials.swap(appearance.materials);
+      a_.triangle_materials.swap(appearance.triangle_materials);
+      a_.corner_uvs.swap(appearance.corner_uvs);
+      a_.vertex_colors.swap(appearance.vertex_colors);
+      a_.textures.swap(appearance.textures);
+      a_.mip_levels.swap(appearance.mip_levels);
+      a_.texels.swap(appearance.texels);
     } catch (const std::bad_alloc&) {
       uint64_t available = 0, total = 0;
       host_memory_info(&available, &total);
-      throw OutOfMemory(out_of_memory_message("host", mesh.name, mesh_bytes(V, T, capacity) + rig_bytes, what, available, total) +
-                        kept);
+      throw OutOfMemory(out_of_memory_message("host", mesh.name, bytes, what, available, total) + kept);
     }
-    for (HostArray<Vec3>& slot : a_.keyframe_slot) HostArray<Vec3>().swap(slot);
+    for (HostArray<Vec3>& slot : a_.keyframe_slot) {
+      slot.clear();
+      slot.shrink_to_fit();
+    }
     keyframe_slots_ = KeyframeSlots{};
     bounds_ = rest_bounds(mesh);
     mesh_name_ = mesh.name;
     capacity_ = capacity;
     have_frame_ = false;
   }
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic pop
+#endif
 
   FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras) override {
     if (a_.indices.empty()) throw std::logic_error("slabcast: render() before set_mesh()");

@@ -34,7 +34,8 @@ DeviceArrays::DeviceArrays(cudaStream_t stream) : stream_(stream) {}
 
 void DeviceArrays::set_mesh(const Mesh& mesh, uint64_t new_capacity) {
   const size_t V = mesh.positions.size(), T = mesh.triangle_count();
-  const uint64_t needed = mesh_upload_bytes(V, T, new_capacity) + flat_rig_bytes(mesh.rig);
+  const PackedAppearance appearance = pack_appearance(mesh);
+  const uint64_t needed = mesh_upload_bytes(V, T, new_capacity) + flat_rig_bytes(mesh.rig) + appearance.bytes();
   // The frame's scratch depends on the triangle count: it is sized again at the next render().
   scratch.release();
   size = FrameSize{};
@@ -44,23 +45,30 @@ void DeviceArrays::set_mesh(const Mesh& mesh, uint64_t new_capacity) {
   if (needed > free_bytes + held) {
     const std::string beyond = held > 0 ? ", beyond the " + format_bytes(held) + " the previous mesh holds" : "";
     throw OutOfMemory(out_of_memory_message("GPU", mesh.name, needed - held,
-                                            mesh_buffers_what(V, T, new_capacity) + beyond, free_bytes, total_bytes) +
+                                            mesh_buffers_what(V, T, new_capacity,
+                                                              appearance.empty()
+                                                                  ? -1
+                                                                  : static_cast<int64_t>(appearance.textures.size())) +
+                                                beyond,
+                                            free_bytes, total_bytes) +
                       (held > 0 ? "; the previous mesh is kept" : ""));
   }
   std::unique_ptr<Mesh> previous;
+  PackedAppearance previous_appearance;
   uint64_t previous_capacity = 0;
   if (held > 0) {
     previous = std::make_unique<Mesh>(download_mesh());
+    previous_appearance = download_appearance();
     previous_capacity = capacity;
   }
   release_mesh();
   try {
-    upload_mesh(mesh, new_capacity);
+    upload_mesh(mesh, appearance, new_capacity);
   } catch (const OutOfMemory& e) {
     release_mesh();
     if (!previous) throw;
     try {
-      upload_mesh(*previous, previous_capacity);
+      upload_mesh(*previous, previous_appearance, previous_capacity);
     } catch (const OutOfMemory&) {
       release_mesh();
       throw OutOfMemory(std::string(e.what()) + "; restoring the previous mesh failed too: the renderer has no mesh");
@@ -189,7 +197,9 @@ size_t DeviceArrays::mesh_bytes_held() const {
          a.face_normals.bytes() + a.adjacency_offsets.bytes() + a.adjacency_triangles.bytes() + a.pixel_box.bytes() +
          a.nearest_depth.bytes() + a.tri_verts.bytes() + a.refs_a.bytes() + a.refs_b.bytes() +
          a.hidden_duplicate.bytes() + a.rig_positions.bytes() + a.rig_joints.bytes() + a.rig_weights.bytes() +
-         a.morph_targets.bytes() + a.morph_deltas.bytes() + a.rig_palette.bytes() + a.morph_weights.bytes();
+         a.morph_targets.bytes() + a.morph_deltas.bytes() + a.rig_palette.bytes() + a.morph_weights.bytes() +
+         a.materials.bytes() + a.triangle_materials.bytes() + a.corner_uvs.bytes() +
+         a.vertex_colors.bytes() + a.textures.bytes() + a.mip_levels.bytes() + a.texels.bytes();
 }
 
 size_t DeviceArrays::bytes_in_use() const {
@@ -237,8 +247,27 @@ Mesh DeviceArrays::download_mesh() const {
   return m;
 }
 
+// The appearance as uploaded, to upload again if the next mesh does not fit.
+PackedAppearance DeviceArrays::download_appearance() const {
+  PackedAppearance p;
+  const auto download = [](const auto& buffer, auto& host) {
+    host.resize(buffer.size());
+    if (!host.empty()) {
+      SLABCAST_CUDA_CHECK(cudaMemcpy(host.data(), buffer.data(), buffer.bytes(), cudaMemcpyDeviceToHost));
+    }
+  };
+  download(a.materials, p.materials);
+  download(a.triangle_materials, p.triangle_materials);
+  download(a.corner_uvs, p.corner_uvs);
+  download(a.vertex_colors, p.vertex_colors);
+  download(a.textures, p.textures);
+  download(a.mip_levels, p.mip_levels);
+  download(a.texels, p.texels);
+  return p;
+}
+
 // Allocates and fills every mesh buffer; throws OutOfMemory (the buffers so far stay: the caller releases).
-void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
+void DeviceArrays::upload_mesh(const Mesh& mesh, const PackedAppearance& appearance, uint64_t new_capacity) {
   const size_t V = mesh.positions.size(), T = mesh.triangle_count();
   mesh_name = mesh.name;
   allocate(a.rest, V, "rest positions");
@@ -278,6 +307,13 @@ void DeviceArrays::upload_mesh(const Mesh& mesh, uint64_t new_capacity) {
   if (!hidden.empty()) {
     SLABCAST_CUDA_CHECK(cudaMemcpyAsync(a.hidden_duplicate.data(), hidden.data(), T, cudaMemcpyHostToDevice, stream_));
   }
+  upload(a.materials, appearance.materials, "materials");
+  upload(a.triangle_materials, appearance.triangle_materials, "triangle materials");
+  upload(a.corner_uvs, appearance.corner_uvs, "corner UVs");
+  upload(a.vertex_colors, appearance.vertex_colors, "vertex colours");
+  upload(a.textures, appearance.textures, "textures");
+  upload(a.mip_levels, appearance.mip_levels, "mip levels");
+  upload(a.texels, appearance.texels, "texels (every texture's mip pyramid)");
 
   // Vertex -> triangle adjacency, once: a stable sort of the 3T (vertex, triangle) corners by vertex, so each
   // vertex's triangles come in ascending ID order and the normal sums have a fixed order (no float atomics).
@@ -335,6 +371,13 @@ void DeviceArrays::release_mesh() {
   a.morph_weights.release();
   for (prim::DeviceBuffer<Vec3>& slot : a.keyframe_slot) slot.release();
   keyframe_slots = KeyframeSlots{};
+  a.materials.release();
+  a.triangle_materials.release();
+  a.corner_uvs.release();
+  a.vertex_colors.release();
+  a.textures.release();
+  a.mip_levels.release();
+  a.texels.release();
   capacity = 0;
   num_vertices = 0;
   num_triangles = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "prim/device_buffer.h"
+#include "render/appearance.h"
 #include "render/backends.h"
 #include "render/cuda_check.h"
 #include "render/frame_params.h"
@@ -77,8 +78,10 @@ class DeviceArrays {
 
  private:
   size_t mesh_upload_bytes(size_t V, size_t T, uint64_t capacity);
-  void upload_mesh(const Mesh& mesh, uint64_t capacity);  // throws OutOfMemory (the caller releases)
+  // Throws OutOfMemory (the caller releases). `appearance` is pack_appearance(mesh)'s (or the previous mesh's).
+  void upload_mesh(const Mesh& mesh, const PackedAppearance& appearance, uint64_t capacity);
   Mesh download_mesh() const;
+  PackedAppearance download_appearance() const;
   void release_mesh();
   // Allocates `buffer` for `host` and copies it (stream-ordered: `host` must live until the stream has run it);
   // an empty `host` releases the buffer.

@@ -1,6 +1,7 @@
 // Stage 5, shade (docs/architecture.md, frame step 5), shared by both backends: Blinn-Phong from the frame's light
-// (a headlight, a sun or a point light; smooth or flat normals; the shadow mask when shadows are on) and the debug
-// views of renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
+// (a headlight, a sun or a point light; smooth or flat normals; the shadow mask when shadows are on) with the surface's
+// albedo (stages/texture.h) as its colour where the mesh has materials, the albedo view, and the debug views of
+// renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
 #pragma once
 #include <cstdint>
 
@@ -11,6 +12,7 @@
 #include "render/intersect.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
+#include "render/stages/texture.h"
 
 namespace slabcast {
 
@@ -31,6 +33,8 @@ struct PixelSample {
   float z_near, z_far;
   int slabs;
   uint8_t shadow;     // the shadow mask's value (stages/shadow.h): 0 in shadow, 255 lit, 128 no hit
+  bool has_albedo;    // the mesh has materials: `albedo` is the diffuse colour (stages/texture.h)
+  Vec3 albedo;        // RGB, [0, 1]; white without materials
 };
 
 constexpr Rgba8 kBackground{28, 30, 38, 255};
@@ -90,6 +94,7 @@ SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
       const float x = p.slabs > 1 ? sc_div(static_cast<float>(p.slab), static_cast<float>(p.slabs - 1)) : 0.0f;
       return heat(x);
     }
+    case ShadeMode::albedo: return rgb(p.albedo.x, p.albedo.y, p.albedo.z);
     case ShadeMode::phong:
     case ShadeMode::flat:
     default: return Rgba8{0, 0, 0, 255};  // lit by the frame's light: shade_lit
@@ -97,7 +102,9 @@ SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
 }
 
 // Blinn-Phong from the frame's light plus an ambient term; a shadowed pixel keeps the ambient term only. The
-// headlight (light and eye both along -dir, so the half vector is the view vector itself) is the classic one.
+// headlight (light and eye both along -dir, so the half vector is the view vector itself) is the classic one. The
+// ambient and diffuse terms take the albedo's colour where the mesh has materials; without, the diffuse term is a
+// fixed warm white.
 SC_HD Rgba8 shade_lit(const LightFrame& light, const PixelSample& p) {
   Vec3 n = normalize_or_zero(p.normal_view);
   const Vec3 v = -p.dir_view;
@@ -117,6 +124,10 @@ SC_HD Rgba8 shade_lit(const LightFrame& light, const PixelSample& p) {
   float spec = half_cos;  // half_cos^64 by repeated squaring (powf differs between host and device)
   for (int i = 0; i < 6; ++i) spec = spec * spec;
   const float diffuse = 0.8f * diffuse_cos * lit, specular = 0.35f * spec * lit;
+  if (p.has_albedo) {
+    const float lambert = ambient + diffuse;
+    return rgb(lambert * p.albedo.x + specular, lambert * p.albedo.y + specular, lambert * p.albedo.z + specular);
+  }
   return rgb(ambient + diffuse * 0.90f + specular, ambient + diffuse * 0.78f + specular,
              ambient + diffuse * 0.62f + specular);
 }
@@ -142,13 +153,26 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
   s.slab = 0;
   s.normal_view = Vec3{0, 0, 0};
   s.normal_world = Vec3{0, 0, 0};
+  s.has_albedo = false;
+  s.albedo = Vec3{1.0f, 1.0f, 1.0f};
   if (s.id != kNoHit) {
     const TriangleVerts tv = p.tri_verts[s.id];
     s.slab = slab_of_depth(sr, p.nearest_depth[s.id]);
-    if (p.need_smooth_normals) {
-      // Recompute the barycentrics of the hit (same inputs as the cast, so the same result).
-      float t_again = 0.0f, bary[3] = {1.0f, 0.0f, 0.0f};
+    // Only the views that show the albedo read the appearance; a mesh without materials skips it all.
+    const bool textured = p.appearance.materials != nullptr &&
+                          (p.shading == ShadeMode::phong || p.shading == ShadeMode::flat ||
+                           p.shading == ShadeMode::albedo);
+    // The barycentrics of the hit, recomputed (same inputs as the cast, so the same result).
+    float bary[3] = {1.0f, 0.0f, 0.0f};
+    if (p.need_smooth_normals || textured) {
+      float t_again = 0.0f;
       intersect_watertight(make_ray_shear(s.dir_view), tv.a, tv.b, tv.c, t_again, bary);
+    }
+    if (textured) {
+      s.has_albedo = true;
+      s.albedo = surface_albedo(p.appearance, p.indices, s.id, tv, s.dir_view, s.t, bary[0], bary[1], bary[2]);
+    }
+    if (p.need_smooth_normals) {
       const Vec3 na = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id)]];
       const Vec3 nb = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 1]];
       const Vec3 nc = p.vertex_normals[p.indices[3 * static_cast<int64_t>(s.id) + 2]];
