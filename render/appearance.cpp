@@ -46,8 +46,10 @@ uint64_t PackedAppearance::bytes() const {
 }
 
 uint64_t appearance_bytes(const Mesh& mesh) {
-  if (mesh.materials.empty() && mesh.vertex_colors.empty()) return 0;
-  uint64_t bytes = std::max<size_t>(mesh.materials.size(), 1) * sizeof(MaterialRecord) +
+  if (mesh.materials.empty()) {  // vertex colours alone: one white material (pack_appearance)
+    return mesh.vertex_colors.empty() ? 0 : sizeof(MaterialRecord) + mesh.vertex_colors.size() * sizeof(uint32_t);
+  }
+  uint64_t bytes = mesh.materials.size() * sizeof(MaterialRecord) +
                    mesh.triangle_materials.size() * sizeof(uint32_t) + mesh.corner_uvs.size() * sizeof(UV) +
                    mesh.vertex_colors.size() * sizeof(uint32_t) + mesh.textures.size() * sizeof(TextureRecord);
   for (const Texture& t : mesh.textures) {
@@ -83,12 +85,16 @@ std::vector<uint8_t> downsample_rgba8(const std::vector<uint8_t>& rgba, int widt
 
 PackedAppearance pack_appearance(const Mesh& mesh) {
   PackedAppearance a;
-  if (mesh.materials.empty() && mesh.vertex_colors.empty()) return a;
-  // Vertex colours without materials (a coloured PLY): one white material, so that the colours show.
-  const std::vector<Material> white(1);
-  const std::vector<Material>& materials = mesh.materials.empty() ? white : mesh.materials;
-  a.materials.reserve(materials.size());
-  for (const Material& m : materials) {
+  if (mesh.materials.empty()) {
+    // Vertex colours without materials (a coloured PLY): one white material, so that the colours show; UVs and
+    // textures go unused without a material that names them.
+    if (mesh.vertex_colors.empty()) return a;
+    a.materials.push_back(MaterialRecord{1.0f, 1.0f, 1.0f, 1.0f, -1});
+    for (const Color8& c : mesh.vertex_colors) a.vertex_colors.push_back(pack_rgba8(c.r, c.g, c.b, c.a));
+    return a;
+  }
+  a.materials.reserve(mesh.materials.size());
+  for (const Material& m : mesh.materials) {
     a.materials.push_back(MaterialRecord{m.base_color.r, m.base_color.g, m.base_color.b, m.base_color.a, m.texture});
   }
   a.triangle_materials = mesh.triangle_materials;
