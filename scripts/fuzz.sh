@@ -15,7 +15,7 @@ say() { printf '\033[1m[fuzz]\033[0m %s\n' "$*"; }
 # clang and its sanitizer/fuzzer runtime, and the headers the loader includes (GLM through render/, tinyobjloader),
 # from Debian: installed when missing, as scripts/setup.sh does (CI runs this before scripts/test.sh on a fresh machine).
 missing=()
-for pkg in clang libclang-rt-dev libglm-dev libtinyobjloader-dev; do
+for pkg in clang libclang-rt-dev libglm-dev libtinyobjloader-dev libstb-dev; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null; then
@@ -35,6 +35,7 @@ say "building the fuzz target with $("$cxx" --version | head -n 1)"
 "$cxx" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" "${extra[@]}" \
   "$root/tests/fuzz/fuzz_obj.cpp" "$root/app/mesh_io.cpp" "$root/app/polygon_triangulation.cpp" "$root/app/output_file.cpp" \
+  "$root/app/formats/obj_materials.cpp" "$root/app/image_io.cpp" -lstb \
   -o "$out/fuzz_obj"
 cp "$root"/assets/*.obj "$root"/tests/app/meshes/*.obj "$root"/tests/app/broken/*.obj "$root"/tests/fuzz/regressions/* \
   "$out/corpus/" 2>/dev/null || true
