@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <exception>
+#include <iomanip>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <thread>
 #include <utility>
 
 namespace slabcast::bench {
@@ -163,9 +166,22 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
                                  &shadow_test, &shadow, &light_references, &shadow_tests}) {
     v->reserve(size_t(ctx.plan.frames));
   }
+  // A mesh sequence plays in real time, one frame every kBenchFrameSeconds of wall time, as a viewer shows it: its
+  // frames are decoded on host threads meanwhile, and the row reports how many timed frames had to wait for one.
+  const SequencePlayer* sequence = motion ? motion->sequence_player() : nullptr;
+  const Clock::time_point paced_start = Clock::now();
+  SequenceStalls stalls_at_warmup;
+  std::vector<double> apply_ms;
   for (int i = 0; i < total; ++i) {
+    if (sequence) {
+      std::this_thread::sleep_until(paced_start + std::chrono::duration_cast<Clock::duration>(
+                                                      std::chrono::duration<double>(i * kBenchFrameSeconds)));
+      if (i == ctx.plan.warmup) stalls_at_warmup = sequence->stalls();
+    }
     FrameSettings s = settings_for(ctx.options, camera, size, slabs, i);
+    const Clock::time_point apply_start = Clock::now();
     if (motion) motion->apply(frame_time(ctx.options, i), s);
+    if (i >= ctx.plan.warmup) apply_ms.push_back(ms_between(apply_start, Clock::now()));
     FrameStats stats;
     double feed_ms = 0, blit_ms = 0, host_ms = 0;
     const auto render_timed = [&](const Surface& target) {
@@ -223,6 +239,17 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
     ctx.progress.frame();
   }
   sample_memory();
+  if (sequence) {
+    const SequenceStalls after = sequence->stalls();
+    const Summary apply = summarize(apply_ms);
+    std::ostringstream line;
+    line << label << " " << size.width << "x" << size.height << ": mesh sequence played in real time at "
+         << std::lround(1.0 / kBenchFrameSeconds) << " frames a second: " << (after.waits - stalls_at_warmup.waits)
+         << " of " << ctx.plan.frames << " timed frames waited for a frame to decode ("
+         << std::setprecision(3) << 1000.0 * (after.wait_seconds - stalls_at_warmup.wait_seconds)
+         << " ms in all); keyframes per frame " << apply.median << " ms median, " << apply.p99 << " ms p99";
+    ctx.note(line.str());
+  }
   if (ids != nullptr) {
     FrameExtras extras;
     FrameSettings s = settings_for(ctx.options, camera, size, slabs, total - 1);
