@@ -25,3 +25,4 @@
 #include "prim/hash_map.h"         // HashMap / HashMapView: bulk insert, find, contains (u32 / u64 keys and values)
 
 #include "prim/select.h"   // select_if / select_flagged / select_unique / partition_if: stable compaction
+#include "prim/range_tree.h"  // range_tree_build / _count / _sum / _report: a static 2-D range tree, box queries

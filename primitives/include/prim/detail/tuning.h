@@ -13,6 +13,7 @@
 //   multi-split count / emit               256    1                         -                   -   MultiSplitPolicy
 //   hash map insert / find / contains      256    1 key                     -                   -   HashMapPolicy
 //   select / partition tile                384    min(16, 64 B / item)      6144                -   SelectPolicyFor
+//   range tree build / queries             256 / 128  1 list item / 1 box     -                   -   RangeTreePolicy
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -108,6 +109,13 @@ struct MultiSplitPolicy {
 struct HashMapPolicy {
   static constexpr int kBlockThreads = 256;
   static constexpr int64_t kMaxGrid = int64_t{1} << 30;  // grid-stride beyond this many blocks
+};
+
+// The range tree (range_tree_kernels.cuh): a thread a list item per level of the build (whole warps: a warp's ballot
+// is 32 went-left bits), a thread a box in the queries. First settings, not yet measured.
+struct RangeTreePolicy {
+  static constexpr int kBuildThreads = 256;
+  static constexpr int kQueryThreads = 128;
 };
 
 // Select and partition tiles (select_agent.cuh): a warp ranks 32 consecutive items at a time with a ballot, so a
