@@ -146,10 +146,10 @@ void scene_section(Session& s) {
     s.model_index = -1;
     s.start_loading({s.path_field, s.path_field, "", 0});
   }
-  if (s.windowed) {
-    ImGui::TextDisabled("(or drop a mesh file onto the window: OBJ, PLY, STL, OFF, glTF; or a directory of frames)");
-  }
-  ImGui::TextDisabled("a directory or glob (f_*.obj): a sequence");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s%s", s.windowed ? "(or drop a mesh file - OBJ, PLY, STL, OFF, glTF - or a folder onto the window) " : "",
+                     "a folder of frames or a glob (dir/f_*.obj) plays as a sequence");
+  ImGui::PopStyleColor();
   if (s.loading()) {
     const float seconds = std::chrono::duration<float>(std::chrono::steady_clock::now() - s.loading_since).count();
     if (seconds > kSlowLoadSeconds) {
