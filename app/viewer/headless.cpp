@@ -78,6 +78,9 @@ HeadlessFrame render_headless(const ViewOptions& options) {
 
       target.bind();
       session.render_and_present(width, height);
+      // No one reads the overlay of a headless run: a scene that stopped moving (a sequence frame that does not
+      // load) fails the run, naming the file, instead of writing a still image.
+      if (!session.last_error.empty()) throw std::runtime_error(session.last_error);
       if (final_frame) out.scene = read_image(width, height);
       if (session.show_overlay) imgui.draw();
       if (final_frame) out.composite = read_image(width, height);

@@ -22,7 +22,8 @@ struct HeadlessFrame {
 };
 
 // Renders options.frames frames (animation time advancing by 1/60 s per frame when animating, so the last frame is
-// at time + (frames - 1) / 60) at options.frame.width x height and returns the last. Throws std::runtime_error.
+// at time + (frames - 1) / 60) at options.frame.width x height and returns the last. Throws std::runtime_error,
+// also when the scene's motion fails on a frame (a sequence frame that does not load).
 HeadlessFrame render_headless(const ViewOptions& options);
 
 // `slabcast view --headless`: render_headless, then writes the PNG (composite, or the 3D image alone when

@@ -1,5 +1,7 @@
 #include "app/viewer/overlay.h"
 
+#include "app/viewer/timeline.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -144,7 +146,10 @@ void scene_section(Session& s) {
     s.model_index = -1;
     s.start_loading({s.path_field, s.path_field, "", 0});
   }
-  if (s.windowed) ImGui::TextDisabled("(or drop a mesh file onto the window: OBJ, PLY, STL, OFF, glTF)");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s%s", s.windowed ? "(or drop a mesh file - OBJ, PLY, STL, OFF, glTF - or a folder onto the window) " : "",
+                     "a folder of frames or a glob (dir/f_*.obj) plays as a sequence");
+  ImGui::PopStyleColor();
   if (s.loading()) {
     const float seconds = std::chrono::duration<float>(std::chrono::steady_clock::now() - s.loading_since).count();
     if (seconds > kSlowLoadSeconds) {
@@ -163,6 +168,7 @@ void scene_section(Session& s) {
     s.settings.deform.kind = static_cast<Deformer>(deformer);
   }
   ImGui::SliderFloat("amount", &s.settings.deform.amount, 0.0f, kMaxDeformAmount, "%.2f");
+  if (s.motion().moves()) return;  // the Timeline holds the clock's controls
   ImGui::Checkbox("animate (Space)", &s.animate);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(90.0f);
@@ -314,6 +320,7 @@ void build_overlay(Session& s) {
   ImGui::SetNextWindowBgAlpha(0.8f);
   if (ImGui::Begin("controls", nullptr, flags)) {
     scene_section(s);
+    timeline_section(s);
     rendering_section(s);
     light_section(s);
     if (!s.gl_raster) pick_section(s);

@@ -1,5 +1,5 @@
 // The Dear ImGui overlay: statistics (fps, frame-time graph, per-stage GPU times, counts, memory) and the controls
-// (model, deformer, animation, slabs, shading, resolution scale, backend, camera, screenshot). It only reads and
+// (model, deformer, animation and the timeline of a scene that moves by itself, slabs, shading, resolution scale, backend, camera, screenshot). It only reads and
 // edits the Session; the window and the headless mode call it between ImGui::NewFrame() and ImGui::Render().
 #pragma once
 #include "app/viewer/session.h"

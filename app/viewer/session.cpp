@@ -1,7 +1,5 @@
 #include "app/viewer/session.h"
 
-#include "app/formats/mesh_format.h"
-#include "app/mesh_io.h"
 #include "render/camera.h"
 #include "render/constants.h"
 #include "render/frame_setup.h"
@@ -10,7 +8,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -23,53 +20,7 @@ namespace fs = std::filesystem;
 constexpr auto kMemoryCheckInterval = std::chrono::milliseconds(500);
 constexpr float kLoadingBackground[3] = {0.10f, 0.11f, 0.14f};  // dark grey-blue, close to the shaded frames'
 
-std::shared_ptr<const Mesh> build_mesh(const ModelChoice& model, std::atomic<double>* progress) {
-  Mesh mesh;
-  if (!model.path.empty()) {
-    mesh = load_mesh(model.path, [progress](double fraction) { progress->store(fraction); },
-                     [](const std::string& message) { std::fprintf(stderr, "slabcast: warning: %s\n", message.c_str()); });
-  } else {
-    mesh = make_procedural_mesh(model.procedural, model.triangles);
-  }
-  validate_mesh(mesh);
-  progress->store(1.0);
-  return std::make_shared<const Mesh>(std::move(mesh));
-}
-
 }  // namespace
-
-std::vector<ModelChoice> list_models() {
-  std::vector<ModelChoice> models = {
-      {"sphere, 1M triangles", "", "sphere", 1000000},
-      {"sphere, 100K triangles", "", "sphere", 100000},
-      {"sphere, 4M triangles", "", "sphere", 4000000},
-      {"torus, 1M triangles", "", "torus", 1000000},
-      {"torus knot, 1M triangles", "", "torus_knot", 1000000},
-      {"stress scene, 100K triangles", "", "stress", 100000},
-  };
-  // Shipped meshes (assets/*) and fetched ones (assets/models/*, from assets/fetch-models.sh), in every format
-  // load_mesh reads.
-  std::set<fs::path> seen;
-  for (const fs::path& root : {fs::current_path(), fs::path(SLABCAST_SOURCE_DIR)}) {
-    for (const char* sub : {"assets", "assets/models"}) {
-      std::error_code error;
-      const fs::path dir = root / sub;
-      if (!fs::is_directory(dir, error)) continue;
-      std::vector<fs::path> files;
-      for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-        if (entry.is_regular_file(error) && has_mesh_extension(entry.path().string())) files.push_back(entry.path());
-      }
-      std::sort(files.begin(), files.end());
-      for (const fs::path& file : files) {
-        const fs::path canonical = fs::weakly_canonical(file, error);
-        if (!seen.insert(canonical).second) continue;
-        models.push_back({file.filename().string() + (std::string(sub) == "assets" ? " (shipped)" : ""),
-                          canonical.string(), "", 0});
-      }
-    }
-  }
-  return models;
-}
 
 Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::string gl_info, bool is_window)
     : options(view_options),
@@ -115,9 +66,9 @@ Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::s
     // The window opens at once and shows the load's progress; a failure of this first load still ends the run
     // with the error (poll_loading rethrows it), as `slabcast render` would.
     initial_load_ = true;
-    start_loading(first);
+    load_in_background(scene, first.path.empty() ? first.label : fs::path(first.path).filename().string());
   } else {
-    install_mesh(build_mesh(first, &load_progress), /*keep_camera=*/true);
+    install_scene(load_model(scene, &load_progress), /*keep_camera=*/true);
   }
 }
 
@@ -128,15 +79,20 @@ Session::~Session() {
 }
 
 void Session::start_loading(const ModelChoice& model) {
+  load_in_background(scene_of(model, options.scene),
+                     model.path.empty() ? model.label : fs::path(model.path).filename().string());
+}
+
+void Session::load_in_background(SceneSpec scene, std::string name) {
   if (pending_.valid()) {
     last_error = "still loading " + loading_name + "; try again when it is done";
     return;
   }
   last_error.clear();
-  loading_name = model.path.empty() ? model.label : fs::path(model.path).filename().string();
+  loading_name = std::move(name);
   loading_since = std::chrono::steady_clock::now();
   load_progress.store(0.0);
-  pending_ = std::async(std::launch::async, build_mesh, model, &load_progress);
+  pending_ = std::async(std::launch::async, load_model, std::move(scene), &load_progress);
 }
 
 void Session::poll_loading() {
@@ -144,7 +100,7 @@ void Session::poll_loading() {
   const bool initial = std::exchange(initial_load_, false);
   const std::string name = std::exchange(loading_name, std::string());
   try {
-    install_mesh(pending_.get(), /*keep_camera=*/initial);
+    install_scene(pending_.get(), /*keep_camera=*/initial);
     if (!initial) last_message = "loaded " + name;
   } catch (const std::exception& e) {
     if (initial) throw;  // nothing to show: the run fails with the reason
@@ -157,6 +113,16 @@ void Session::wait_for_loading() {
   if (!pending_.valid()) return;
   pending_.wait();
   poll_loading();
+}
+
+void Session::install_scene(LoadedScene scene, bool keep_camera) {
+  install_mesh(std::make_shared<const Mesh>(std::move(scene.mesh)), keep_camera);
+  // The motion only once its mesh is in: if the mesh fails, the old model keeps moving as it did. The frame's
+  // pointers into the old motion go first, since replacing it frees what they point to.
+  settings.pose = nullptr;
+  settings.keyframes = nullptr;
+  motion_ = std::move(scene.motion);
+  if (motion_.moves()) std::fprintf(stderr, "slabcast: %s moves by itself: %s\n", mesh_name.c_str(), motion_.describe().c_str());
 }
 
 void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
@@ -265,6 +231,25 @@ void Session::advance_time(double seconds) {
   if (animate && mesh_) settings.deform.time += static_cast<float>(seconds * time_scale);
 }
 
+void Session::choose_animation(int index) {
+  const GltfAnimations* animations = motion_.animations();
+  if (animations == nullptr || index < 0 || index >= animations->count()) return;
+  motion_.choose(index);
+}
+
+void Session::apply_motion() {
+  try {
+    motion_.apply(settings.deform.time, settings);
+  } catch (const std::exception& e) {
+    // A sequence that broke stays broken (every later frame would throw again): show the model at rest, say why.
+    settings.pose = nullptr;
+    settings.keyframes = nullptr;
+    motion_ = SceneMotion();
+    last_error = e.what();
+    std::fprintf(stderr, "slabcast: the scene stopped moving: %s\n", e.what());
+  }
+}
+
 gl::Feed Session::choose_feed() const {
   if (backend == Backend::cpu) return gl::Feed::host_upload;
   return gl_on_cuda_device_ && !interop_failed_ ? gl::Feed::cuda_interop : gl::Feed::cuda_copy;
@@ -283,7 +268,10 @@ void Session::render_and_present(int fb_width, int fb_height) {
   settings.width = width;
   settings.height = height;
   settings.camera = camera.camera();
-  if (raster_) {  // the reference draws into its own framebuffer, then a blit shows it (no PBO, no interop)
+  apply_motion();
+  // The reference draws into its own framebuffer, then a blit shows it (no PBO, no interop). It draws the mesh at
+  // rest (it knows no rig or keyframes): the overlay says so when the scene moves.
+  if (raster_) {
     gl_raster_ms = raster_->render(settings);
     stats = FrameStats{};
     stats.triangles_in = raster_->triangle_count();

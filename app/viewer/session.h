@@ -1,10 +1,13 @@
-// The state of one viewer run, shared by the window and the headless mode: the scene and its loading, the
-// renderer, the frame settings the overlay edits, the camera, the display path and the frame statistics.
+// The state of one viewer run, shared by the window and the headless mode: the scene, what moves it by itself
+// and its loading, the renderer, the frame settings the overlay edits, the camera, the display path and the frame statistics.
 #pragma once
 #include "app/gl/display_path.h"
 #include "app/gl/gl_raster.h"
+#include "app/scene_loading.h"
+#include "app/scene_motion.h"
 #include "app/viewer/camera_control.h"
 #include "app/viewer/frame_times.h"
+#include "app/viewer/model_loading.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
 
@@ -18,18 +21,6 @@
 
 namespace slabcast::viewer {
 
-// One entry of the overlay's model list: a procedural mesh or a mesh file (any format load_mesh reads).
-struct ModelChoice {
-  std::string label;             // shown in the list
-  std::string path;              // mesh file; empty for a procedural mesh
-  std::string procedural;        // "sphere", ... when path is empty
-  uint64_t triangles = 0;        // procedural target count
-};
-
-// The procedural meshes, the shipped mesh files (assets/*) and the fetched ones (assets/models/*), looked
-// up under the working directory and under the source tree the binary was built from.
-std::vector<ModelChoice> list_models();
-
 // Where an overlay panel was drawn (pixels, origin top-left), for tests: everything outside is the 3D image.
 struct PixelRect {
   int x = 0, y = 0, width = 0, height = 0;
@@ -41,13 +32,16 @@ glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees);
 class Session {
  public:
   // `gl_on_cuda_device`: the GL context runs on the CUDA device (interop is possible). Loads the scene of
-  // `options`: headless synchronously, throwing std::runtime_error (naming the file) if that fails; in a window in
+  // `options` (load_scene: a mesh file, a glTF file with its animation, a mesh sequence, a procedural mesh): headless
+  // synchronously, throwing std::runtime_error (naming the file) if that fails; in a window in
   // the background (mesh() is null until poll_loading installs it, and rethrows if that first load failed).
   Session(const ViewOptions& options, bool gl_on_cuda_device, std::string gl_description, bool windowed);
   ~Session();
 
   // --- scene ---
-  void start_loading(const ModelChoice& model);  // runs in the background; the old model stays on screen
+  // Runs in the background; the old model (and its motion) stays on screen until the new one is installed. A path
+  // that is a directory or a glob pattern loads as a mesh sequence (is_sequence_spec).
+  void start_loading(const ModelChoice& model);
   // The overlay's model list: loads models[index], and the path field shows its file (empty for a procedural one),
   // so the field never names a model other than the one chosen.
   void choose_model(int index);
@@ -55,10 +49,19 @@ class Session {
   bool loading() const { return pending_.valid(); }
   void wait_for_loading();                       // headless: block until the pending load is installed
 
+  // --- what moves the scene by itself (a glTF animation, a mesh sequence): the timeline ---
+  const SceneMotion& motion() const { return motion_; }
+  // Shows the glTF file's animation `index` (the timeline's combo); out of range: nothing changes.
+  void choose_animation(int index);
+
   // --- per frame ---
-  void advance_time(double seconds);  // animation (when animating), scaled by time_scale
+  // The scene's clock, settings.deform.time (when animating), scaled by time_scale: the deformers and the scene's
+  // own motion both follow it, and the motion loops over its period.
+  void advance_time(double seconds);
   // Renders a frame for a framebuffer of fb_width x fb_height (the render size follows resolution_scale) and
-  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer.
+  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer. The scene's motion is
+  // applied at settings.deform.time first; if that fails (a sequence frame that does not load), the error goes to
+  // last_error, the motion stops and the model shows at rest.
   void render_and_present(int fb_width, int fb_height);
   void set_backend(Backend backend);  // makes a new renderer and uploads the mesh; errors go to last_error
   // Draw with the OpenGL hardware-raster reference (gl_raster.h) instead of the ray caster, or back. The ray
@@ -120,6 +123,8 @@ class Session {
   std::vector<PixelRect> overlay_rects;  // the overlay's panels this frame
 
   const Mesh* mesh() const { return mesh_.get(); }
+  // The vertex positions of the last frame, as the ray caster deformed them (for picking, and tests).
+  std::vector<glm::vec3> deformed_positions() const { return renderer_->last_deformed_positions(); }
   gl::Feed feed() const { return display_.feed(); }
   int render_width() const { return raster_ ? raster_->width() : display_.width(); }
   int render_height() const { return raster_ ? raster_->height() : display_.height(); }
@@ -140,8 +145,11 @@ class Session {
   float aspect() const {
     return settings.width > 0 && settings.height > 0 ? static_cast<float>(settings.width) / settings.height : 1.0f;
   }
+  void load_in_background(SceneSpec scene, std::string name);
   // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
+  void install_scene(LoadedScene scene, bool keep_camera);
   void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
+  void apply_motion();
   gl::Feed choose_feed() const;
   void update_device_memory();
 
@@ -151,7 +159,9 @@ class Session {
   std::unique_ptr<Renderer> renderer_;
   std::unique_ptr<gl::GlRaster> raster_;  // only while gl_raster
   std::shared_ptr<const Mesh> mesh_;
-  std::future<std::shared_ptr<const Mesh>> pending_;
+  // settings.pose and settings.keyframes point into it from apply_motion to the end of the frame's render.
+  SceneMotion motion_;
+  std::future<LoadedScene> pending_;
   gl::DisplayPath display_;
   std::chrono::steady_clock::time_point memory_checked_{};
   bool pick_pending_ = false;

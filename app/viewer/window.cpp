@@ -64,7 +64,8 @@ void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mod
   }
 }
 
-// Drag and drop: the first dropped file is loaded, in any format load_mesh reads (in the background, with a progress bar).
+// Drag and drop: the first dropped file is loaded, in any format load_mesh reads, or a dropped directory as a mesh
+// sequence (in the background, with a progress bar).
 void on_drop(GLFWwindow* window, int count, const char** paths) {
   if (count < 1) return;
   Session& s = session_of(window);

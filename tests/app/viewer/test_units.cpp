@@ -1,10 +1,13 @@
-// Units of the viewer that need no GL: the mouse camera and the frame-time statistics.
+// Units of the viewer that need no GL: the mouse camera, the frame-time statistics and the model loading's pieces.
 #include "app/viewer/camera_control.h"
 #include "app/viewer/frame_times.h"
+#include "app/viewer/model_loading.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace slabcast::viewer {
 namespace {
@@ -128,6 +131,51 @@ TEST(FrameTimes, IgnoresNonPositiveAndNonFiniteTimes) {
   times.add(std::nanf(""));
   times.add(INFINITY);
   EXPECT_EQ(times.count(), 0u);
+}
+
+}  // namespace
+}  // namespace slabcast::viewer
+
+namespace slabcast::viewer {
+namespace {
+
+// load_scene's progress lines, as it writes them to a log and to a terminal; every other line is not progress.
+TEST(ModelLoading, ReadsLoadScenesProgressLines) {
+  double fraction = -1.0;
+  EXPECT_TRUE(parse_progress_line("[slabcast] loading big.obj (40.0 MiB):  25%", &fraction));
+  EXPECT_DOUBLE_EQ(fraction, 0.25);
+  EXPECT_TRUE(parse_progress_line("[slabcast] loading C:/a: b.ply (1.0 MiB): 100%", &fraction));
+  EXPECT_DOUBLE_EQ(fraction, 1.0);
+  EXPECT_TRUE(parse_progress_line("[slabcast] loading x.stl (16.0 MiB):   0%", &fraction));
+  EXPECT_DOUBLE_EQ(fraction, 0.0);
+  fraction = -1.0;
+  EXPECT_FALSE(parse_progress_line("[slabcast] warning: x.obj: 3 faces skipped", &fraction));
+  EXPECT_FALSE(parse_progress_line("[slabcast] loading x.obj (1 MiB): 1x%", &fraction));
+  EXPECT_FALSE(parse_progress_line("[slabcast] loading x.obj (1 MiB): %", &fraction));
+  EXPECT_FALSE(parse_progress_line("", &fraction));
+  EXPECT_DOUBLE_EQ(fraction, -1.0);
+}
+
+// The model list offers the shipped sequence directory, and a typed glob keeps only the sequence's frame rate of
+// the command line's scene.
+TEST(ModelLoading, ListsShippedSequencesAndMakesTheirScenes) {
+  const std::vector<ModelChoice> models = list_models();
+  bool sequence = false;
+  for (const ModelChoice& m : models) sequence = sequence || m.path.find("wave-sequence") != std::string::npos;
+  EXPECT_TRUE(sequence) << "assets/wave-sequence/ is not in the model list";
+  SceneSpec command_line;
+  command_line.animation = "bend";
+  command_line.floor = true;
+  command_line.sequence_fps = 12.0;
+  const SceneSpec scene = scene_of({"frames", "dir/f_*.obj", "", 0}, command_line);
+  EXPECT_EQ(scene.mesh_path, "dir/f_*.obj");
+  EXPECT_EQ(scene.animation, "");
+  EXPECT_FALSE(scene.floor);
+  EXPECT_EQ(scene.sequence_fps, 12.0);
+  const SceneSpec procedural = scene_of({"torus", "", "torus", 5000}, command_line);
+  EXPECT_EQ(procedural.mesh_path, "");
+  EXPECT_EQ(procedural.procedural_name, "torus");
+  EXPECT_EQ(procedural.procedural_triangles, 5000u);
 }
 
 }  // namespace
