@@ -63,6 +63,7 @@ FrameSettings settings_for(const BenchOptions& options, const Camera& camera, Im
   s.shading = Shading::phong;
   s.light = options.light;
   s.shadows = options.shadows;
+  s.wireframe = options.wireframe;
   return s;
 }
 
