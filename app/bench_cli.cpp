@@ -33,6 +33,8 @@ CLI::App* add_bench_subcommand(CLI::App* app, BenchFlags* flags) {
                     "with --shadows and a sun (default 2048)")->type_name("N");
   bench->add_flag("--shadows", f.shadows, "shadows from --light in every frame (the shadows suite: on)");
   bench->add_flag("--floor", f.floor, "a floor under every scene (the shadows suite: on)");
+  bench->add_flag("--wireframe", f.wireframe, "every frame draws the triangles' edges over the shading (the cost of "
+                                              "render's and view's --wireframe)");
   f.mesh_opt = bench->add_option("--mesh", f.meshes, "a mesh file to benchmark: OBJ, PLY, STL, OFF, glTF (repeatable)")
                                     ->type_name("FILE")->allow_extra_args(false);
   f.procedural_opt =
@@ -123,6 +125,7 @@ void finish_bench(BenchFlags& f, const CLI::App& bench, BenchOptions* options) {
   b.shadows = b.shadows || f.shadows;
   if (!f.shadow_map_size.empty()) b.shadow_map_size = parse_int("--shadow-map-size", f.shadow_map_size, 1, 16384);
   b.floor = b.floor || f.floor;
+  b.wireframe = f.wireframe;
   if (!b.json_path.empty()) check_output_path("--json", b.json_path, ".json");
   if (!b.csv_path.empty()) check_output_path("--csv", b.csv_path, ".csv");
 }

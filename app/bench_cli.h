@@ -18,7 +18,7 @@ struct BenchFlags {
   std::vector<std::string> meshes, procedurals;
   std::string sizes, slabs, frames, warmup, deform, fovy, backend, reference, display, suite, threads, light,
       shadow_map_size, json_path, csv_path;
-  bool shadows = false, floor = false;
+  bool shadows = false, floor = false, wireframe = false;
   CLI::Option* mesh_opt = nullptr;
   CLI::Option* procedural_opt = nullptr;
   std::vector<std::pair<CLI::Option*, std::string*>> texts;  // every text flag and where its text goes

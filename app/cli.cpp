@@ -108,7 +108,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 struct RawScene {
   std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit, light;
   std::string animation;
-  bool shadows = false, floor = false;
+  bool shadows = false, floor = false, wireframe = false;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
               *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
   std::vector<std::pair<CLI::Option*, std::string*>> options;  // every flag and where its text goes
@@ -148,13 +148,17 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
                          "NAME: cuda, cpu, or gl-raster: " + gl_raster_help +
                              " (default: cuda where a CUDA device exists, else cpu)");
   add("--shading", &raw->shading,
-      "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests, tile_triangles, shadow (the "
-      "shadow mask; turns --shadows on), albedo (the surface colour, unlit)");
+      "MODE: phong (default), flat, depth, normals, triangle_id, slab, ray_tests (ray-triangle tests per pixel), "
+      "tile_triangles (triangle references per tile), shadow (the shadow mask; turns --shadows on), albedo (the "
+      "surface colour, unlit); ray_tests and tile_triangles are heat maps on a log scale from 0 (blue) to the "
+      "frame's largest count (red)");
   add("--light", &raw->light, "LIGHT: headlight (default), sun:DX,DY,DZ (the direction from the scene towards the "
                               "sun, any length) or point:X,Y,Z (a point light, world units)");
   app->add_flag("--floor", raw->floor, "add a floor under the model: a quad at its lowest point, 4x its footprint");
   app->add_flag("--shadows", raw->shadows, "exact hard shadows from --light: a pixel is in shadow when another "
                                            "triangle lies between its hit point and the light");
+  app->add_flag("--wireframe", raw->wireframe, "draw the triangles' edges darker over any --shading: the pixels whose "
+                                               "hit lies within about a pixel of its triangle's edge, at any distance");
 }
 
 // CLI11 accepts an empty value ("--size="); give it the same message as any other bad value.
@@ -211,6 +215,8 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.shading.empty()) s.frame.shading = parse_shading("--shading", raw.shading);
   if (!raw.light.empty()) s.frame.light = parse_light("--light", raw.light);
   s.frame.shadows = raw.shadows;
+  s.frame.wireframe = raw.wireframe;
+  if (s.gl_raster && s.frame.wireframe) usage("--wireframe", "not available with --backend gl-raster");
   s.scene.floor = raw.floor;
   if (s.gl_raster && s.frame.shading == Shading::shadow) usage("--shading", "not available with --backend gl-raster");
   if (s.gl_raster && s.frame.shadows && s.frame.light.type != LightType::sun) {
@@ -487,6 +493,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
                      "frame number as %d or %04d, e.g. --out 'frame_%04d.png' (default 1)")->type_name("N");
   render->add_option("--fps", fps_text, "frames per second of the animation's time, and of a mesh sequence's frames "
                      "(default 24)")->type_name("F");
+  render->add_flag("--legend", r.legend, "with --shading ray_tests or tile_triangles: draw the colour scale as a bar "
+                   "along the image's bottom rows (blue = 0 at the left, red = the frame's largest count at the right, "
+                   "log scale; the values are printed)");
   render->add_option("--turntable", turntable_text, "turn the orbit (--orbit, default 0,0) by DEGREES over the "
                      "frames")->type_name("DEGREES");
 
@@ -584,6 +593,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv, std::ost
         if (!r.orbit) r.orbit = glm::vec3(0.0f);
       }
       if (r.gl_raster && r.frames > 1) usage("--frames", "not available with --backend gl-raster");
+      if (r.legend && !is_heat_view(r.frame.shading)) {
+        usage("--legend", "draws the heat views' colour scale: use it with --shading ray_tests or tile_triangles");
+      }
+      if (r.legend && r.gl_raster) usage("--legend", "not available with --backend gl-raster");
       const std::pair<const char*, const std::string*> names[] = {
           {"--out", &r.out}, {"--depth", &r.depth_path}, {"--ids", &r.ids_path},
           {"--deformed-mesh", &r.deformed_mesh_path}, {"--shadow-mask", &r.shadow_mask_path}};

@@ -59,6 +59,7 @@ struct RenderOptions : SceneOptions {
   std::string ids_path;           // --ids: .ids, when non-empty
   std::string deformed_mesh_path; // --deformed-mesh: OBJ, when non-empty
   std::string shadow_mask_path;   // --shadow-mask: PGM, when non-empty (turns the shadows on)
+  bool legend = false;            // --legend: a heat view's colour scale as a bar in the PNG's bottom rows
   int shadow_map_size = 2048;     // --shadow-map-size: --backend gl-raster's shadow map, texels a side
   // An animation (--frames N > 1): frame k at deformer time time + k / fps, and with --turntable D the orbit's
   // azimuth turned by D * k / N degrees; every output name holds a frame number (frame_file).
@@ -114,6 +115,7 @@ struct BenchOptions {
   bool shadows = false;               // --shadows (the shadows suite: on)
   Light light;                        // --light (the shadows suite: a sun, kBenchSun, unless given)
   bool floor = false;                 // --floor: a floor under every scene (the shadows suite: on)
+  bool wireframe = false;             // --wireframe: every frame draws the triangles' edges (FrameSettings)
   int shadow_map_size = 2048;         // --shadow-map-size: the gl-raster reference's shadow map, texels a side
   std::optional<Backend> backend;     // empty: cuda where a CUDA device exists, else cpu (with a note)
   BenchReference reference = BenchReference::gl_raster;

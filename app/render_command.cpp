@@ -13,6 +13,7 @@
 #include "app/gl/gl_raster.h"
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -45,6 +46,31 @@ std::string grouped(uint64_t n) {
 // "1 triangle", "1,234 triangles", "1 vertex", "3 vertices".
 std::string counted(uint64_t n, const char* one, const char* many) { return grouped(n) + " " + (n == 1 ? one : many); }
 
+// A heat view's colour scale in words: "colour scale: ray tests per pixel, log, blue = 0 ... red = 1,234".
+std::string heat_legend(Shading shading, uint64_t heat_max) {
+  const char* what = shading == Shading::ray_tests ? "ray tests per pixel" : "triangle references per tile";
+  return std::string("colour scale: ") + what + ", log, blue = 0 ... red = " + grouped(heat_max);
+}
+
+// --legend: the colour scale as a bar across the image's bottom rows, position x / (width - 1) on the scale (left
+// blue = 0, right red = FrameStats::heat_max), under a dark row that parts it from the image. The values are in the
+// printed legend: a PNG has no room for text without a font.
+void draw_legend_bar(std::vector<uint8_t>& rgba, int width, int height) {
+  constexpr int kMinRows = 4, kMaxRows = 24, kImageRowsPerBarRow = 24;
+  const int rows = std::min(height, std::clamp(height / kImageRowsPerBarRow, kMinRows, kMaxRows));
+  for (int y = height - rows; y < height; ++y) {
+    uint8_t* row = rgba.data() + size_t(y) * size_t(width) * 4;
+    for (int x = 0; x < width; ++x) {
+      const float position = width > 1 ? float(x) / float(width - 1) : 0.0f;
+      const Color8 c = y == height - rows && rows > 1 ? Color8{0, 0, 0, 255} : heat_scale_color(position);
+      row[4 * x] = c.r;
+      row[4 * x + 1] = c.g;
+      row[4 * x + 2] = c.b;
+      row[4 * x + 3] = 255;
+    }
+  }
+}
+
 void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f) {
   const uint64_t pixels = uint64_t(f.width) * uint64_t(f.height);
   const auto row = [&](const char* name, uint64_t value, const std::string& note = {}) {
@@ -74,6 +100,7 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
     row("shadow-ray tests", s.shadow_tests, ratio(double(s.shadow_tests), double(s.shadow_samples), " per sample"));
   }
   if (s.frame_redone > 0) row("frame redone", uint64_t(s.frame_redone), "(buffers grew)");
+  if (is_heat_view(f.shading)) out << heat_legend(f.shading, s.heat_max) << "\n";
   const StageTimes& t = s.ms;
   out << "stage times (ms)" << std::fixed << std::setprecision(3) << "\n"
       << "  deform " << t.deform << "  bin " << t.bin << "  L1 " << t.l1 << "  L2 " << t.l2 << "  L3 " << t.l3
@@ -291,9 +318,12 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
       print_stats(out, stats, frame);
     } else {
       out << std::setprecision(6) << "frame " << k << ": time " << frame.deform.time << ", eye " << c.eye.x << ","
-          << c.eye.y << "," << c.eye.z << std::fixed << std::setprecision(1) << ", " << render_ms << " ms\n"
+          << c.eye.y << "," << c.eye.z << std::fixed << std::setprecision(1) << ", " << render_ms << " ms"
           << std::defaultfloat;
+      if (is_heat_view(frame.shading)) out << ", " << heat_legend(frame.shading, stats.heat_max);
+      out << "\n";
     }
+    if (options.legend) draw_legend_bar(host, frame.width, frame.height);
     write_frame_outputs(options, k, mesh, frame, host, extras, *renderer, out);
   }
   return kExitOk;

@@ -127,6 +127,8 @@ struct FrameCounters {
   uint64_t light_references;   // triangle references in light tiles (what the split reported, also over capacity)
   uint64_t light_overflow;     // 1 when the light references needed more than their capacity
   uint64_t shadow_tests;       // shadow-ray triangle tests
+  uint64_t max_ray_tests;      // the most ray-triangle tests of one pixel: the ray_tests view's scale (the cuda
+                               //   caster finds it for that view only, the cpu backend always)
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
   LightFaceKeys light_faces[kMaxLightFaces];  // not a statistic: the samples' light-space bounds (stages/shadow.h)
 };
@@ -207,6 +209,7 @@ struct FrameParams {
   int slabs;                 // 1..kMaxSlabs
   ShadeMode shading;
   bool need_smooth_normals;  // phong / normals views
+  bool wireframe;            // darken the hits near their triangle's edges (stages/shade.h: near_triangle_edge)
   LightFrame light;          // the light, in view space (stages/shadow.h, stages/shade.h)
 
   // ---- the mesh's appearance (set_mesh; frame constant cone_spread): stage 5 (shade) input ----

@@ -153,8 +153,8 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
                               int64_t vertices, int64_t triangles, uint64_t reference_capacity,
                               FrameArrays<Array>& a, FrameCounters* counters);
 
-// The frame's counters into the statistics both backends report.
-inline void copy_counters(const FrameCounters& c, FrameStats& stats) {
+// The frame's counters into the statistics both backends report; `shading` picks the heat views' scale.
+inline void copy_counters(const FrameCounters& c, Shading shading, FrameStats& stats) {
   stats.triangles_binned = c.binned;
   stats.references = c.references;
   stats.nonempty_cells = c.nonempty_cells;
@@ -165,6 +165,9 @@ inline void copy_counters(const FrameCounters& c, FrameStats& stats) {
   stats.shadow_samples = c.shadow_samples;
   stats.light_references = c.light_references;
   stats.shadow_tests = c.shadow_tests;
+  stats.heat_max = shading == Shading::ray_tests        ? c.max_ray_tests
+                   : shading == Shading::tile_triangles ? c.max_refs_per_tile
+                                                        : 0;
 }
 
 // Whether SLABCAST_SYNC_STAGES=1 is set (debug: synchronise and check after each stage).
@@ -207,6 +210,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.slabs = size.slabs;
   p.shading = to_shade_mode(s.shading);
   p.need_smooth_normals = needs_smooth_normals(s.shading);
+  p.wireframe = s.wireframe;
   p.world_positions = a.world.data();
   p.view_positions = a.view.data();
   p.face_normals = a.face_normals.data();

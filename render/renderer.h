@@ -116,8 +116,8 @@ enum class Shading : uint8_t {
   normals,         // smooth normal as RGB
   triangle_id,     // a hashed colour per triangle ID
   slab,            // the slab of the visible triangle
-  ray_tests,       // heat map of ray-triangle tests per pixel
-  tile_triangles,  // heat map of triangle references per tile
+  ray_tests,       // heat map of ray-triangle tests per pixel, log scale up to the frame's most (FrameStats::heat_max)
+  tile_triangles,  // heat map of triangle references per tile, log scale up to the frame's most
   shadow,          // the shadow mask (FrameExtras::shadow_mask) as grey levels; turns the shadows on
   albedo,          // the surface colour as stored (material x texture x vertex colour), 8-bit, unlit; white
                    //   for a mesh without materials
@@ -151,7 +151,17 @@ struct FrameSettings {
   const FramePose* pose = nullptr;
   // A mesh sequence's two keyframes (Keyframes); nullptr = the rest positions (or the pose).
   const Keyframes* keyframes = nullptr;
+  // Darken the pixels whose hit lies within about a pixel of its triangle's edges (any view; docs/architecture.md,
+  // "Shade").
+  bool wireframe = false;
 };
+// The heat views: a count per pixel (ray_tests) or per tile (tile_triangles) on a log colour scale fitted to the frame.
+inline bool is_heat_view(Shading s) { return s == Shading::ray_tests || s == Shading::tile_triangles; }
+// The heat views' scale, as the shade stage draws it (render/stages/shade.h), for legends: where a count lies on the
+// scale, log2(1 + value) / log2(1 + max) in [0, 1] (0 when max is 0), and the colour at a position in [0, 1]
+// (blue, cyan, green, yellow, red).
+float heat_scale_position(uint64_t value, uint64_t max);
+Color8 heat_scale_color(float position);
 // Whether a frame computes shadows: asked for, or the shadow view.
 inline bool frame_has_shadows(const FrameSettings& s) { return s.shadows || s.shading == Shading::shadow; }
 
@@ -169,6 +179,7 @@ struct FrameExtras {
   std::vector<float> depth;          // W*H, distance t along the normalized ray; miss = +inf
   std::vector<uint32_t> triangle_id; // W*H; miss = 0xFFFFFFFF
   std::vector<uint8_t> shadow_mask;  // W*H when the frame had shadows: 0 in shadow, 255 lit, 128 no hit; else empty
+  std::vector<uint32_t> ray_tests;   // W*H, the ray-triangle tests of each pixel's ray (ray_triangle_tests' terms)
 };
 
 struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend), wall clock (cpu backend)
@@ -195,6 +206,9 @@ struct FrameStats {
   uint64_t shadow_samples = 0;      // shadows: pixels whose hit was tested against the light
   uint64_t light_references = 0;    // shadows: triangle references in light-space tiles
   uint64_t shadow_tests = 0;        // shadows: shadow-ray triangle tests (each sample stops at its first blocker)
+  // The heat views' scale: the count drawn red, the frame's most ray tests of a pixel (ray_tests) or references of
+  // a tile (tile_triangles, = max_refs_per_tile); 0 for the other views. Zero is blue, log scale in between.
+  uint64_t heat_max = 0;
   int frame_redone = 0;             // times the frame was redone after growing buffers
   StageTimes ms;
 };

@@ -66,6 +66,7 @@ FrameSettings settings_for(const BenchOptions& options, const Camera& camera, Im
   s.shading = Shading::phong;
   s.light = options.light;
   s.shadows = options.shadows;
+  s.wireframe = options.wireframe;
   return s;
 }
 

@@ -176,6 +176,34 @@ void scene_section(Session& s) {
   ImGui::DragFloat("time (s)", &s.settings.deform.time, 0.01f, 0.0f, 0.0f, "%.2f");
 }
 
+// A heat view's colour scale (FrameStats::heat_max), as a bar drawn with the window's draw list and its end values.
+// The scale is four linear pieces (blue, cyan, green, yellow, red), so one gradient rectangle a piece shows it as the
+// image has it.
+void heat_legend(const Session& s) {
+  ImGui::TextDisabled("%s, log scale", s.settings.shading == Shading::ray_tests ? "ray tests per pixel"
+                                                                                : "triangle references per tile");
+  constexpr int kPieces = 4;
+  const float start_x = ImGui::GetCursorPosX();
+  const float width = ImGui::GetContentRegionAvail().x, height = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const auto colour = [](float position) {
+    const Color8 c = heat_scale_color(position);
+    return IM_COL32(c.r, c.g, c.b, 255);
+  };
+  for (int i = 0; i < kPieces; ++i) {
+    const float a = static_cast<float>(i) / kPieces, b = static_cast<float>(i + 1) / kPieces;
+    const ImU32 left = colour(a), right = colour(b);
+    draw->AddRectFilledMultiColor(ImVec2(origin.x + width * a, origin.y), ImVec2(origin.x + width * b, origin.y + height),
+                                  left, right, right, left);
+  }
+  ImGui::Dummy(ImVec2(width, height));
+  ImGui::TextUnformatted("0");
+  const std::string top = grouped(s.stats.heat_max);
+  ImGui::SameLine(start_x + width - ImGui::CalcTextSize(top.c_str()).x);
+  ImGui::TextUnformatted(top.c_str());
+}
+
 void rendering_section(Session& s) {
   if (!ImGui::CollapsingHeader("Rendering", ImGuiTreeNodeFlags_DefaultOpen)) return;
   ImGui::SliderInt("slabs", &s.settings.slabs, 1, 64);
@@ -183,6 +211,10 @@ void rendering_section(Session& s) {
   if (ImGui::Combo("shading", &shading, kShadings, IM_ARRAYSIZE(kShadings))) {
     s.settings.shading = static_cast<Shading>(shading);
   }
+  if (!s.gl_raster && is_heat_view(s.settings.shading)) heat_legend(s);
+  if (s.gl_raster) ImGui::BeginDisabled();
+  ImGui::Checkbox("wireframe", &s.settings.wireframe);
+  if (s.gl_raster) ImGui::EndDisabled();
   ImGui::SliderFloat("resolution", &s.resolution_scale, kMinResolutionScale, kMaxResolutionScale, "%.2fx");
   ImGui::Text("render size %d x %d", s.render_width(), s.render_height());
 

@@ -290,6 +290,7 @@ class CpuRenderer final : public Renderer {
       counters.nonempty_cells += c.nonempty_cells;
       counters.max_refs_per_tile = std::max(counters.max_refs_per_tile, c.max_refs_per_tile);
       counters.ray_tests += c.ray_tests;
+      counters.max_ray_tests = std::max(counters.max_ray_tests, c.max_ray_tests);
       counters.pixels_hit += c.pixels_hit;
     }
     stats.ms.cast = ms_since(t);
@@ -308,11 +309,12 @@ class CpuRenderer final : public Renderer {
     stats.ms.shade = ms_since(t);
     stats.ms.total = std::chrono::duration<float, std::milli>(Clock::now() - frame_start).count();
 
-    copy_counters(counters, stats);
+    copy_counters(counters, settings.shading, stats);
     if (extras) {
       extras->depth = a_.hit_t;
       depth_to_world_units(extras->depth, p.view.scale_exponent);
       extras->triangle_id = a_.hit_id;
+      extras->ray_tests = a_.ray_tests;
       if (size_.shadows()) {
         extras->shadow_mask = a_.shadow_mask;
       } else {

@@ -61,16 +61,26 @@ __device__ __forceinline__ void add_cast_statistics(const FrameParams& p, const 
                                                     bool hit) {
   __shared__ unsigned long long block_tests;
   __shared__ unsigned int block_hits;
+  __shared__ unsigned int block_max_tests;
+  // The ray_tests view's scale (FrameCounters::max_ray_tests): only that view pays for it, a uniform branch. An integer
+  // maximum, so the order of the atomics does not matter.
+  const bool want_max = p.shading == ShadeMode::ray_tests;
   if (threadIdx.x == 0) {
     block_tests = 0;
     block_hits = 0;
+    block_max_tests = 0;
   }
   __syncthreads();
   atomicAdd(&block_tests, static_cast<unsigned long long>(tests));
   if (hit) atomicAdd(&block_hits, 1u);
+  if (want_max) atomicMax(&block_max_tests, tests);
   __syncthreads();
   if (threadIdx.x == 0) {
     if (block_tests > 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->ray_tests), block_tests);
+    if (want_max && block_max_tests > 0) {
+      atomicMax(reinterpret_cast<unsigned long long*>(&p.counters->max_ray_tests),
+                static_cast<unsigned long long>(block_max_tests));
+    }
     if (block_hits > 0) {
       atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->pixels_hit),
                 static_cast<unsigned long long>(block_hits));

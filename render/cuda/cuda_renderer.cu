@@ -43,10 +43,11 @@ cudaStream_t create_stream() {
   return stream;
 }
 
-// With shadows the caster writes the hit buffers and leaves the pixels to the shade kernel, after the mask.
-CastTarget cast_target(const Surface& target, bool write_hits, bool shadows) {
+// With shadows and in the heat views (shades_after_cast) the caster writes the hit buffers and leaves the pixels to the
+// shade kernel, after the mask or once the frame's largest count is known.
+CastTarget cast_target(const Surface& target, bool write_hits, bool shade_after_cast) {
   const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
-  return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits || shadows, !shadows};
+  return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits || shade_after_cast, !shade_after_cast};
 }
 
 class CudaRenderer final : public Renderer {
@@ -98,7 +99,7 @@ class CudaRenderer final : public Renderer {
         p.keyframe_b = d_.a.keyframe_slot[keyframes.slot_b].data();
       }
       scale_exponent = p.view.scale_exponent;
-      const CastTarget cast = cast_target(target, extras != nullptr, d_.size.shadows());
+      const CastTarget cast = cast_target(target, extras != nullptr, shades_after_cast(p.shading, d_.size.shadows()));
       if (frame_graph_enabled_) {
         graph_.launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
       } else {
@@ -121,15 +122,20 @@ class CudaRenderer final : public Renderer {
       ++stats.frame_redone;
     }
 
-    copy_counters(*host_counters_, stats);
+    copy_counters(*host_counters_, settings.shading, stats);
     float* ms[kTimedStagesWithShadows] = {&stats.ms.deform,         &stats.ms.bin,        &stats.ms.l1,
                                           &stats.ms.l2,             &stats.ms.l3,         &stats.ms.cast,
                                           &stats.ms.shadow_samples, &stats.ms.shadow_bin, &stats.ms.shadow_test,
                                           &stats.ms.shade};
     const int timed = d_.size.shadows() ? kTimedStagesWithShadows : kTimedStages;
     for (int i = 0; i < timed; ++i) SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
-    // Without shadows the shade stage is the caster's (0 here).
-    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[timed]));
+    // Without shadows the shade stage is the caster's (0 here), except in the heat views (encode_frame).
+    int last_event = timed;
+    if (!d_.size.shadows() && shades_after_cast(to_shade_mode(settings.shading), false)) {
+      SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.shade, events_[kTimedStages], events_[kTimedStages + 1]));
+      last_event = kTimedStages + 1;
+    }
+    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[last_event]));
 
     if (extras) {
       const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
@@ -138,6 +144,9 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(
           cudaMemcpy(extras->depth.data(), d_.a.hit_t.data(), pixels * sizeof(float), cudaMemcpyDeviceToHost));
       SLABCAST_CUDA_CHECK(cudaMemcpy(extras->triangle_id.data(), d_.a.hit_id.data(), pixels * sizeof(uint32_t),
+                                     cudaMemcpyDeviceToHost));
+      extras->ray_tests.resize(pixels);
+      SLABCAST_CUDA_CHECK(cudaMemcpy(extras->ray_tests.data(), d_.a.ray_tests.data(), pixels * sizeof(uint32_t),
                                      cudaMemcpyDeviceToHost));
       depth_to_world_units(extras->depth, scale_exponent);
       extras->shadow_mask.clear();
@@ -361,7 +370,8 @@ class CudaRenderer final : public Renderer {
     return FrameGraph::Shape{p.need_smooth_normals,  d_.size.width,       d_.size.height,
                              d_.size.slabs,          d_.num_triangles,    d_.num_vertices,
                              d_.capacity,            d_.generation(),     d_.size.light_faces,
-                             d_.size.light_grid,     d_.a.light_refs.size()};
+                             d_.size.light_grid,     d_.a.light_refs.size(),
+                             shades_after_cast(p.shading, p.light.shadows)};
   }
 
   // The stage timing events; inside a capture they become event-record nodes of the graph.
@@ -449,8 +459,21 @@ class CudaRenderer final : public Renderer {
       encode_shadows(p, cast);
       return;
     }
-    // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us.
+    // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us. The heat views
+    // have one (their scale, the frame's largest count, is known only now), timed as the shade.
     record_stage_event(kTimedStages);
+    if (shades_after_cast(p.shading, false)) {
+      encode_shade(p, cast);
+      record_stage_event(kTimedStages + 1);
+    }
+  }
+
+  // 5. shade, after the cast (shades_after_cast): one thread a pixel, from the cast's buffers.
+  void encode_shade(const FrameParams& p, const CastTarget& cast) {
+    const int64_t pixels = static_cast<int64_t>(d_.size.width) * d_.size.height;
+    shade_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p, cast);
+    SLABCAST_CUDA_CHECK_LAUNCH(shade_kernel);
+    stage_done("shade");
   }
 
   // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their split into light tiles, the triangles' split
@@ -506,9 +529,7 @@ class CudaRenderer final : public Renderer {
     stage_done("shadow test");
 
     record_stage_event(kTimedStages + 3);
-    shade_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p, cast);
-    SLABCAST_CUDA_CHECK_LAUNCH(shade_kernel);
-    stage_done("shade");
+    encode_shade(p, cast);
     record_stage_event(kTimedStagesWithShadows);
   }
 

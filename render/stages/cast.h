@@ -129,6 +129,7 @@ inline void cast_pixel(const FrameParams& p, const SlabRange& sr, int tx, int ty
   p.hit_id[pix] = best_id;
   p.ray_tests[pix] = tests;
   counters.ray_tests += tests;
+  if (tests > counters.max_ray_tests) counters.max_ray_tests = tests;
   counters.pixels_hit += best_id != kNoHit ? 1 : 0;
 }
 

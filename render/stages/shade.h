@@ -1,7 +1,10 @@
 // Stage 5, shade (docs/architecture.md, frame step 5), shared by both backends: Blinn-Phong from the frame's light
 // (a headlight, a sun or a point light; smooth or flat normals; the shadow mask when shadows are on) with the surface's
 // albedo (stages/texture.h) as its colour where the mesh has materials, the albedo view, and the debug views of
-// renderer.h's Shading (ShadeMode, frame_params.h). shade_ray is the per-pixel body: the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers.
+// renderer.h's Shading (ShadeMode, frame_params.h), and the wireframe over any of them. shade_ray is the per-pixel body:
+// the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers. The heat views and
+// the frames with shadows are shaded after the cast instead (shades_after_cast), on both backends through shade_one:
+// a heat view's scale is the whole frame's largest count, known only once every ray is cast.
 #pragma once
 #include <cstdint>
 
@@ -30,6 +33,7 @@ struct PixelSample {
   uint32_t slab;      // slab of the hit triangle
   uint32_t ray_tests; // ray-triangle tests this pixel's ray made
   uint64_t tile_refs; // references in this pixel's tile (all slabs)
+  uint64_t heat_max;  // heat views: the frame's largest count of the view's kind, drawn red
   float z_near, z_far;
   int slabs;
   uint8_t shadow;     // the shadow mask's value (stages/shadow.h): 0 in shadow, 255 lit, 128 no hit
@@ -38,8 +42,11 @@ struct PixelSample {
 };
 
 constexpr Rgba8 kBackground{28, 30, 38, 255};
-constexpr float kHeatRayTests = 256.0f;    // ray tests per pixel shown as full heat
-constexpr float kHeatTileRefs = 1024.0f;   // references per tile shown as full heat
+// The wireframe: a hit within kWireframePixels pixel footprints of an edge of its triangle keeps kWireframeKeep / 256
+// of its colour. One footprint on each side of an edge makes a line about two pixels wide between two triangles and
+// one pixel wide at a silhouette, where only one side has hits (half a footprint would leave gaps there).
+constexpr float kWireframePixels = 1.0f;
+constexpr uint32_t kWireframeKeep = 77;  // 30%: dark enough to read over the brightest view, the hue still shows
 
 SC_HD uint8_t unit_to_byte(float x) {
   const float c = sc_clamp(x, 0.0f, 1.0f);
@@ -60,6 +67,15 @@ SC_HD Rgba8 heat(float x) {
   }
 }
 
+// Where a count lies on a heat view's scale: log2(1 + value) / log2(1 + max), in [0, 1]. Counts span orders of magnitude
+// (a background tile's 0 refs, a silhouette tile's thousands), which a linear scale shows as all blue or all red. 0 maps
+// to 0 and max to exactly 1 (the same float divided by itself); max = 0 puts everything at 0. det_log2, not log2f:
+// the same bits on both backends.
+SC_HD float heat_position(uint64_t value, uint64_t max) {
+  if (max == 0) return 0.0f;
+  return sc_div(det_log2(1.0f + static_cast<float>(value)), det_log2(1.0f + static_cast<float>(max)));
+}
+
 SC_HD uint32_t hash_u32(uint32_t x) {  // lowbias32 (Chris Wellons)
   x ^= x >> 16;
   x *= 0x7feb352dU;
@@ -70,8 +86,8 @@ SC_HD uint32_t hash_u32(uint32_t x) {  // lowbias32 (Chris Wellons)
 }
 
 SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
-  if (mode == ShadeMode::ray_tests) return heat(sc_div(static_cast<float>(p.ray_tests), kHeatRayTests));
-  if (mode == ShadeMode::tile_triangles) return heat(sc_div(static_cast<float>(p.tile_refs), kHeatTileRefs));
+  if (mode == ShadeMode::ray_tests) return heat(heat_position(p.ray_tests, p.heat_max));
+  if (mode == ShadeMode::tile_triangles) return heat(heat_position(p.tile_refs, p.heat_max));
   if (mode == ShadeMode::shadow) return Rgba8{p.shadow, p.shadow, p.shadow, 255};  // the mask as it is
   if (p.id == kNoHit) return kBackground;
   switch (mode) {
@@ -132,14 +148,47 @@ SC_HD Rgba8 shade_lit(const LightFrame& light, const PixelSample& p) {
              ambient + diffuse * 0.62f + specular);
 }
 
+// Whether a hit lies within kWireframePixels pixels of an edge of its triangle `tv` (view space), from its barycentrics
+// (bary[i]: corner i's weight, 0 on the opposite edge) and the pixel's footprint at distance t, t x cone_spread (the
+// ray cone of texture.h's level of detail), so lines are about as wide at any distance. The distance to the edge
+// opposite corner i is bary[i] x the triangle's height over that edge, |n| / |e_i| (n the edges' cross product); the
+// test compares squares: bary[i]^2 |n|^2 < w^2 |e_i|^2, no square root, no division. The footprint is measured across
+// the ray, so a surface seen at a grazing angle draws lines narrower than a pixel across the tilt.
+// A call of its own on the device (as surface_albedo): the casters, at their launch bounds' register cap, keep their
+// allocation for frames without the wireframe.
+SC_HD_NOINLINE bool near_triangle_edge(const TriangleVerts& tv, float b0, float b1, float b2, float t,
+                                       float cone_spread) {
+  const Vec3 n = cross(tv.b - tv.a, tv.c - tv.a);
+  const float n2 = dot(n, n);
+  const float w = t * cone_spread * kWireframePixels;
+  const float w2 = w * w;
+  const Vec3 e0 = tv.c - tv.b, e1 = tv.a - tv.c, e2 = tv.b - tv.a;  // opposite corners a, b, c
+  return b0 * b0 * n2 < w2 * dot(e0, e0) || b1 * b1 * n2 < w2 * dot(e1, e1) || b2 * b2 * n2 < w2 * dot(e2, e2);
+}
+
+// A wireframe pixel: the colour scaled towards black by kWireframeKeep / 256, in integers (exact on both backends).
+SC_HD uint8_t wireframe_channel(uint8_t v) { return static_cast<uint8_t>((v * kWireframeKeep + 128u) >> 8); }
+SC_HD Rgba8 darken_for_wireframe(Rgba8 c) {
+  return Rgba8{wireframe_channel(c.r), wireframe_channel(c.g), wireframe_channel(c.b), c.a};
+}
+
+// Whether the frame is shaded by a pass of its own after the cast (shade_one, from the cast's buffers) rather than by
+// the caster: with shadows (the shade reads the mask, made after the cast) and in the heat views (their scale is the
+// frame's largest count).
+SC_HD bool shades_after_cast(ShadeMode shading, bool shadows) {
+  return shadows || shading == ShadeMode::ray_tests || shading == ShadeMode::tile_triangles;
+}
+
 // ---- per-pixel bodies ----
 
 // Shade pixel (px, py) from its ray's result: the nearest hit (id, t; kNoHit / +inf for a miss), the ray's tests and
 // its tile's references. The cuda caster calls this with the values it holds (it shades as it casts, writing straight
 // into the target); the cpu backend through shade_one below, from the cast's buffers.
+// heat_max: the heat views' scale (shade_one passes it; the caster never shades those views).
 SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t, uint32_t ray_tests,
-                      uint64_t tile_refs, uint8_t shadow = 255) {
+                      uint64_t tile_refs, uint8_t shadow = 255, uint64_t heat_max = 0) {
   PixelSample s;
+  s.heat_max = heat_max;
   s.shadow = shadow;
   s.id = id;
   s.t = t;
@@ -164,7 +213,7 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
                            p.shading == ShadeMode::albedo);
     // The barycentrics of the hit, recomputed (same inputs as the cast, so the same result).
     float bary[3] = {1.0f, 0.0f, 0.0f};
-    if (p.need_smooth_normals || textured) {
+    if (p.need_smooth_normals || textured || p.wireframe) {
       float t_again = 0.0f;
       intersect_watertight(make_ray_shear(s.dir_view), tv.a, tv.b, tv.c, t_again, bary);
     }
@@ -181,9 +230,22 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
     } else {
       s.normal_view = cross(tv.b - tv.a, tv.c - tv.a);
     }
+    if (p.wireframe) {
+      const Rgba8 c = p.shading == ShadeMode::phong || p.shading == ShadeMode::flat ? shade_lit(p.light, s)
+                                                                                    : shade_pixel(p.shading, s);
+      return near_triangle_edge(tv, bary[0], bary[1], bary[2], s.t, p.appearance.cone_spread) ? darken_for_wireframe(c)
+                                                                                              : c;
+    }
   }
   if (s.id != kNoHit && (p.shading == ShadeMode::phong || p.shading == ShadeMode::flat)) return shade_lit(p.light, s);
   return shade_pixel(p.shading, s);
+}
+
+// The heat views' scale, from the frame's counters (final once the cast is done: shade_one runs after it).
+SC_HD uint64_t heat_scale_max(const FrameParams& p) {
+  if (p.shading == ShadeMode::ray_tests) return p.counters->max_ray_tests;
+  if (p.shading == ShadeMode::tile_triangles) return p.counters->max_refs_per_tile;
+  return 0;
 }
 
 // Shade pixel (px, py) from the cast's buffers.
@@ -191,7 +253,7 @@ SC_HD Rgba8 shade_one(const FrameParams& p, int px, int py) {
   const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
   return shade_ray(p, px, py, p.hit_id[pix], p.hit_t[pix], p.ray_tests[pix],
                    tile_reference_count(p, px / kTileSize, py / kTileSize),
-                   p.light.shadows ? p.shadow_mask[pix] : static_cast<uint8_t>(255));
+                   p.light.shadows ? p.shadow_mask[pix] : static_cast<uint8_t>(255), heat_scale_max(p));
 }
 
 }  // namespace slabcast

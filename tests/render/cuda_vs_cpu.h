@@ -144,6 +144,7 @@ inline void expect_same_frame(const Frame& cpu, const Frame& gpu, const std::str
   }
   EXPECT_EQ(id_mismatch, 0u) << "pixels whose triangle ID differs between cpu and cuda";
   EXPECT_EQ(depth_bad, 0u) << "pixels whose depth differs by more than 1e-5 relative";
+  EXPECT_TRUE(cpu.extras.ray_tests == gpu.extras.ray_tests) << "per-pixel ray tests differ between cpu and cuda";
   expect_same_counts(cpu.stats, gpu.stats);
   // 4b. shadows
   ASSERT_EQ(cpu.extras.shadow_mask.size(), gpu.extras.shadow_mask.size());

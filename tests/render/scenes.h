@@ -140,6 +140,7 @@ inline void expect_same_counts(const FrameStats& a, const FrameStats& b) {
   EXPECT_EQ(a.shadow_samples, b.shadow_samples);
   EXPECT_EQ(a.light_references, b.light_references);
   EXPECT_EQ(a.shadow_tests, b.shadow_tests);
+  EXPECT_EQ(a.heat_max, b.heat_max);
 }
 
 inline Surface host_surface(std::vector<uint8_t>& pixels, int w, int h, size_t pad_bytes = 12) {
