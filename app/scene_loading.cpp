@@ -5,6 +5,7 @@
 #include "app/cli.h"
 #include "app/formats/gltf_mesh.h"
 #include "app/formats/mesh_format.h"
+#include "app/formats/ply_frame.h"
 #include "app/mesh_io.h"
 #include "render/procedural_appearance.h"
 #include "render/procedural_rig.h"
@@ -99,9 +100,18 @@ LoadedScene load_scene(const SceneSpec& scene, std::ostream& log) {
   const auto warn = [&log](const std::string& message) { log << "[slabcast] warning: " << message << "\n"; };
   if (!scene.mesh_path.empty() && is_sequence_spec(scene.mesh_path)) {
     if (scene.floor) throw UsageError("--floor: not available with a mesh sequence (its frames give every vertex)");
+    std::vector<std::string> frames = list_sequence_frames(scene.mesh_path);
+    // Binary PLY frames (simulation output) take the fast path: positions copied from the body, faces compared.
+    std::shared_ptr<const formats::PlyFrameReader> fast(formats::PlyFrameReader::for_first_frame(frames.front()));
+    SequencePositionsReader read_positions;
+    if (fast) {
+      read_positions = [fast](const std::string& path, std::vector<glm::vec3>& positions) {
+        return fast->read_positions(path, positions);
+      };
+    }
     auto player = std::make_shared<SequencePlayer>(
-        list_sequence_frames(scene.mesh_path),
-        [warn](const std::string& path) { return load_mesh(path, {}, warn); }, scene.sequence_fps);
+        std::move(frames), [warn](const std::string& path) { return load_mesh(path, {}, warn); },
+        scene.sequence_fps, SequencePlayer::kDefaultMemoryBudget, read_positions);
     out.mesh = player->topology();
     out.motion = SceneMotion::sequence(player, true);
   } else if (!scene.mesh_path.empty() && (detect_mesh_format(scene.mesh_path) == MeshFormat::gltf ||

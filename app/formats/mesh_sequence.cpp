@@ -126,8 +126,8 @@ std::vector<std::string> list_sequence_frames(const std::string& spec) {
 // ---- SequencePlayer ----
 
 SequencePlayer::SequencePlayer(std::vector<std::string> frames, SequenceMeshLoader loader, double fps,
-                               size_t memory_budget_bytes)
-    : frames_(std::move(frames)), loader_(std::move(loader)), fps_(fps) {
+                               size_t memory_budget_bytes, SequencePositionsReader fast_reader)
+    : frames_(std::move(frames)), loader_(std::move(loader)), fast_reader_(std::move(fast_reader)), fps_(fps) {
   if (frames_.empty()) throw std::invalid_argument("mesh sequence: no frames");
   if (!(std::isfinite(fps_) && fps_ > 0.0)) {
     throw std::invalid_argument("mesh sequence: frames per second must be finite and > 0, got " + std::to_string(fps_));
@@ -199,6 +199,9 @@ std::vector<glm::vec3> SequencePlayer::decode_frame(size_t frame) const {
   const std::string& path = frames_[frame];
   Mesh mesh;
   try {
+    if (fast_reader_ && fast_reader_(path, mesh.positions) && mesh.positions.size() == topology_.positions.size()) {
+      return std::move(mesh.positions);
+    }
     mesh = loader_(path);
   } catch (const std::exception& e) {
     // The project's loaders name the file; a loader that does not still gets it named.

@@ -39,6 +39,9 @@ bool glob_match(std::string_view pattern, std::string_view name);
 
 // Loads one mesh file; throws std::runtime_error naming the file. Called from several threads at once.
 using SequenceMeshLoader = std::function<Mesh(const std::string& path)>;
+// An optional fast path for the frames after the first (formats/ply_frame.h): true when it read the frame's
+// positions and the frame has the first frame's faces; false to leave the frame to the loader.
+using SequencePositionsReader = std::function<bool(const std::string& path, std::vector<glm::vec3>& positions)>;
 
 // The keyframes of one moment, as SequencePlayer::at() returns them. Pass &keyframes as FrameSettings::keyframes.
 // keyframes.a / .b point into the arrays held here, so they stay valid for as long as this object (or a copy) lives,
@@ -73,7 +76,7 @@ class SequencePlayer {
   // it. Every later frame must have frame 0's vertex count and indices; one that does not is an error at at().
   // Throws std::invalid_argument for no frames or fps not finite and > 0; rethrows frame 0's load error.
   SequencePlayer(std::vector<std::string> frames, SequenceMeshLoader loader, double fps = 24.0,
-                 size_t memory_budget_bytes = kDefaultMemoryBudget);
+                 size_t memory_budget_bytes = kDefaultMemoryBudget, SequencePositionsReader fast_reader = {});
   ~SequencePlayer();
   SequencePlayer(const SequencePlayer&) = delete;
   SequencePlayer& operator=(const SequencePlayer&) = delete;
@@ -122,6 +125,7 @@ class SequencePlayer {
 
   const std::vector<std::string> frames_;
   const SequenceMeshLoader loader_;
+  const SequencePositionsReader fast_reader_;
   const double fps_;
   Mesh topology_;
   size_t capacity_ = kMinResidentFrames;
