@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "prim/detail/block/merge_path.cuh"
+#include "prim/detail/block/merge_tile.h"
 #include "prim/detail/block/split_block_utils.cuh"
 
 namespace prim {
@@ -33,13 +34,6 @@ struct MergeIo {
   V* __restrict__ values_out;
 };
 
-// A tile's shares: items [begin1, begin1 + count1) of the first input and [begin2, begin2 + count2) of the second
-// make the output's [out_begin, out_begin + count1 + count2).
-struct MergeTileShares {
-  int64_t begin1, begin2, out_begin;
-  int count1, count2;
-};
-
 // The steps a merge-path tile shares with the sorted-needle sweep (search_agent.cuh): its cuts, the staging of both
 // shares' keys, and a thread's serial merge.
 template <class Policy, class K, class TakeSecond>
@@ -51,19 +45,7 @@ struct MergeTile {
   // ---- tile_shares: the boundary cuts of tile `tile` (partitions[t] = first-input items before tile t) ----
   __device__ __forceinline__ static bool tile_shares(const int64_t* __restrict__ partitions, int64_t tile,
                                                      int64_t n1, int64_t n2, MergeTileShares& s) {
-    const int64_t diag0 = tile * kTile;
-    const int64_t diag1 = min(diag0 + kTile, n1 + n2);
-    const int64_t a0 = partitions[tile];
-    const int64_t a1 = partitions[tile + 1];
-    const int64_t b0 = diag0 - a0;
-    const int64_t b1 = diag1 - a1;
-    s.begin1 = a0;
-    s.begin2 = b0;
-    s.out_begin = diag0;
-    s.count1 = static_cast<int>(a1 - a0);
-    s.count2 = static_cast<int>(b1 - b0);
-    // Each cut lies inside its input (merge_path); only crossing cuts, from unsorted input, could read outside.
-    return a0 <= a1 && b0 <= b1;
+    return merge_tile_shares(partitions, tile, kTile, n1, n2, s);
   }
 
   // Items [begin1, begin1 + count1) of `first` then [begin2, begin2 + count2) of `second` as tile positions
@@ -71,7 +53,8 @@ struct MergeTile {
   template <class T>
   __device__ __forceinline__ static T load_share_item(const T* __restrict__ first, const T* __restrict__ second,
                                                       const MergeTileShares& s, int p) {
-    return load_streaming(p < s.count1 ? first + (s.begin1 + p) : second + (s.begin2 + (p - s.count1)));
+    int64_t index = 0;
+    return load_streaming(share_source(s, p, index) == 0 ? first + index : second + index);
   }
 
   // ---- load_shares: both shares into staged[0, count), every load in flight before the first shared store ----
@@ -82,12 +65,12 @@ struct MergeTile {
     T items[kItems];
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
+      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
       if (FULL || p < count) items[i] = load_share_item(first, second, s, p);
     }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
+      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
       if (FULL || p < count) staged[p] = items[i];
     }
   }
@@ -99,28 +82,7 @@ struct MergeTile {
   __device__ __forceinline__ static int merge_thread(const K* staged, const MergeTileShares& s,
                                                      TakeSecond take_second, K (&keys)[kItems],
                                                      int32_t (&source)[kItems]) {
-    const int count = s.count1 + s.count2;
-    const int first = FULL ? static_cast<int>(threadIdx.x) * kItems
-                           : min(static_cast<int>(threadIdx.x) * kItems, count);
-    int p1 = merge_path(staged, s.count1, staged + s.count1, s.count2, first, take_second);
-    int p2 = s.count1 + first - p1;
-    // The heads are read only while their share lasts, so the reads stay inside the staged keys.
-    K head1 = p1 < s.count1 ? staged[p1] : K{};
-    K head2 = p2 < count ? staged[p2] : K{};
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const bool second = p2 < count && (p1 >= s.count1 || take_second(head1, head2));
-      keys[i] = second ? head2 : head1;
-      source[i] = second ? p2 : p1;
-      if (second) {
-        ++p2;
-        if (p2 < count) head2 = staged[p2];
-      } else {
-        ++p1;
-        if (p1 < s.count1) head1 = staged[p1];
-      }
-    }
-    return first;
+    return merge_thread_items<kItems, FULL>(staged, s, static_cast<int>(threadIdx.x), take_second, keys, source);
   }
 };
 
@@ -147,7 +109,7 @@ struct MergeAgent {
     V values[kItems];
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
+      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
       if (FULL || p < count) {
         keys[i] = Tile::load_share_item(io.keys1, io.keys2, s, p);
         values[i] = Tile::load_share_item(io.values1, io.values2, s, p);
@@ -155,7 +117,7 @@ struct MergeAgent {
     }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
+      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
       if (FULL || p < count) {
         temp.keys[p] = keys[i];
         temp.values[p] = values[i];
@@ -172,7 +134,7 @@ struct MergeAgent {
     __syncthreads();  // every thread's merge has read the staged keys
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = threadIdx.x * kItems + i;  // an odd kItems keeps these writes free of bank conflicts
+      const int p = blocked_position(static_cast<int>(threadIdx.x), i, kItems);  // an odd kItems keeps these writes free of bank conflicts
       if (FULL || first + i < count) {
         temp.keys[p] = keys[i];
         if constexpr (PAIRS) temp.source[p] = source[i];
@@ -181,7 +143,7 @@ struct MergeAgent {
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
+      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
       if (FULL || p < count) {
         io.keys_out[s.out_begin + p] = temp.keys[p];
         if constexpr (PAIRS) io.values_out[s.out_begin + p] = temp.values[temp.source[p]];

@@ -52,7 +52,7 @@ struct SearchSweepAgent {
       if (!needle) continue;
       const int j = NEEDLES_FIRST ? source[i] : source[i] - s.count1;  // the needle's place in the tile's share
       const int64_t haystack_begin = NEEDLES_FIRST ? s.begin2 : s.begin1;
-      temp.results[j] = static_cast<Index>(haystack_begin + (position - j));
+      temp.results[j] = static_cast<Index>(sweep_haystack_before(haystack_begin, position, j));
     }
     __syncthreads();
 
@@ -61,7 +61,7 @@ struct SearchSweepAgent {
     Index* tile_out = out + (NEEDLES_FIRST ? s.begin1 : s.begin2);
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
+      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
       if (p < needles) tile_out[p] = temp.results[p];
     }
   }
