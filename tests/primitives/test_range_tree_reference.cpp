@@ -83,4 +83,68 @@ TEST(RangeTreeReference, LevelsAreMergesWithRanks) {
   }
 }
 
+// The device build's top-down split, emulated warp by warp with the kernel's own arithmetic (a warp's ballot is the
+// word's bits; the node's and the item's went-left counts from the word's `before` and a popcount), starting from the
+// root's list: every level's index array and rank words equal the bottom-up merges'.
+TEST(RangeTreeReference, TopDownSplitEqualsBottomUpMerge) {
+  for (int64_t n : {1, 31, 33, 100, 1000, 4097}) {
+    for (Layout layout : {Layout::uniform, Layout::grid, Layout::with_nan}) {
+      const Points p = make_points(n, layout, 31 + static_cast<uint64_t>(n));
+      const ref::RangeTreeHost tree(p.x.data(), p.y.data(), p.w.data(), p.size(), true);
+      const auto v = tree.view();
+      const int64_t P = v.shape.padded;
+      // Level L's list as x positions: recover them from the index arrays through the x order of level 0.
+      std::vector<uint32_t> position_of_index(static_cast<size_t>(P), 0);
+      const uint32_t* leaves = v.level_index(0);
+      for (int64_t q = 0; q < P; ++q) {
+        if (leaves[q] != prim::detail::kRangeNoIndex) position_of_index[leaves[q]] = static_cast<uint32_t>(q);
+      }
+      std::vector<uint32_t> positions(static_cast<size_t>(P)), index(v.level_index(v.shape.levels),
+                                                                      v.level_index(v.shape.levels) + P);
+      for (int64_t q = 0; q < P; ++q) {
+        // Padding items keep their own x positions (they are the last positions, in order, in every list).
+        positions[static_cast<size_t>(q)] =
+            index[static_cast<size_t>(q)] == prim::detail::kRangeNoIndex ? static_cast<uint32_t>(q)
+                                                                         : position_of_index[index[static_cast<size_t>(q)]];
+      }
+      for (int level = v.shape.levels; level >= 1; --level) {
+        const int64_t half = int64_t{1} << (level - 1);
+        const int64_t words = P / 32;
+        std::vector<uint32_t> bits(static_cast<size_t>(words), 0), befores(static_cast<size_t>(words) + 1, 0);
+        for (int64_t q = 0; q < P; ++q) {
+          if ((positions[static_cast<size_t>(q)] & static_cast<uint32_t>(half)) == 0) bits[q >> 5] |= 1u << (q & 31);
+        }
+        for (int64_t w = 0; w < words; ++w) befores[w + 1] = befores[w] + prim::detail::range_popc(bits[w]);
+        const prim::detail::RangeRankWord* want_ranks = v.level_ranks(level);
+        for (int64_t w = 0; w < words; ++w) {
+          ASSERT_EQ(befores[w], want_ranks[w].before) << "level " << level << " word " << w;
+          ASSERT_EQ(bits[w], want_ranks[w].bits) << "level " << level << " word " << w;
+        }
+        std::vector<uint32_t> next_positions(static_cast<size_t>(P)), next_index(static_cast<size_t>(P));
+        for (int64_t q = 0; q < P; ++q) {
+          const uint32_t word_bits = bits[q >> 5];
+          const uint32_t lane = static_cast<uint32_t>(q & 31);
+          const bool left = (word_bits >> lane & 1u) != 0;
+          const uint32_t before_word = befores[q >> 5];
+          const int64_t o = q & ~(2 * half - 1);
+          const uint32_t before_node =
+              2 * half >= 32 ? befores[o >> 5]
+                             : before_word + prim::detail::range_popc(word_bits & ((1u << (o & 31)) - 1u));
+          const uint32_t before_item = before_word + prim::detail::range_popc(word_bits & ((1u << lane) - 1u));
+          const int64_t dest =
+              prim::detail::range_child_position(q, half, left, static_cast<int64_t>(before_item - before_node));
+          ASSERT_GE(dest, o);
+          ASSERT_LT(dest, o + 2 * half);
+          next_positions[static_cast<size_t>(dest)] = positions[static_cast<size_t>(q)];
+          next_index[static_cast<size_t>(dest)] = index[static_cast<size_t>(q)];
+        }
+        positions.swap(next_positions);
+        index.swap(next_index);
+        ASSERT_EQ(index, std::vector<uint32_t>(v.level_index(level - 1), v.level_index(level - 1) + P))
+            << "n " << n << " level " << level - 1;
+      }
+    }
+  }
+}
+
 }  // namespace

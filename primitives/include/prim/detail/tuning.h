@@ -15,6 +15,7 @@
 //   merge-path tile (merge, sorted search) 256    min(15, 60 B / record)    3840                -   MergePolicyFor
 //   unsorted search                        256    8 needles in lockstep     2048 needles        -   SearchPolicy
 //   select / partition tile                384    min(16, 64 B / item)      6144                -   SelectPolicyFor
+//   range tree build / queries             256 / 128  1 list item / 1 box     -                   -   RangeTreePolicy
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -130,6 +131,13 @@ struct MergePolicyFor {
   static constexpr size_t kRecordBytes = KEY_BYTES > VALUE_BYTES ? KEY_BYTES : VALUE_BYTES;
   static constexpr int kItems = kRecordBytes >= 60 ? 1 : (60 / kRecordBytes > 15 ? 15 : static_cast<int>(60 / kRecordBytes));
   using type = MergeTilePolicy<256, kItems>;
+};
+
+// The range tree (range_tree_kernels.cuh): a thread a list item per level of the build (whole warps: a warp's ballot
+// is 32 went-left bits), a thread a box in the queries. First settings, not yet measured.
+struct RangeTreePolicy {
+  static constexpr int kBuildThreads = 256;
+  static constexpr int kQueryThreads = 128;
 };
 
 // The searches (search_agent.cuh). Sorted needles are swept against the haystack with merge-path tiles when the

@@ -129,6 +129,16 @@ struct RangeTreeBlob {
   }
 };
 
+// Where list item q of a level goes in the level below, built top-down: its node is [o, o + 2 half) (aligned),
+// `left_before` of the node's items before it went left. The left child's list is the went-left items in order, the
+// right child's the others: this is the stable split that undoes the stable merge by y, so the top-down build writes
+// the same arrays as merging bottom-up.
+__host__ __device__ __forceinline__ int64_t range_child_position(int64_t q, int64_t half, bool went_left,
+                                                                  int64_t left_before) {
+  const int64_t o = q & ~(2 * half - 1);
+  return went_left ? o + left_before : o + half + ((q - o) - left_before);
+}
+
 // Went-left items among positions [0, q) of a level's array (0 <= q <= P).
 __host__ __device__ __forceinline__ uint32_t range_rank(const RangeRankWord* ranks, int64_t q) {
   const RangeRankWord w = ranks[q >> 5];
