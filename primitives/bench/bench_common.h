@@ -145,6 +145,7 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist);
 void run_move_rows(Context& ctx, int64_t n);
 void run_hash_map_rows(Context& ctx, int64_t n);
 void run_merge_search_select_rows(Context& ctx, int64_t n);  // uniform keys only
+void run_range_tree_rows(Context& ctx, int64_t n);  // bench_range_tree.cu: uniform points in the unit square
 void run_floor_rows(Context& ctx, int64_t n, const std::vector<Dist>& dists);  // bench_floors.cu
 
 }  // namespace bench

@@ -428,6 +428,7 @@ int main(int argc, char** argv) {
     bench::run_move_rows(ctx, n);
     bench::run_hash_map_rows(ctx, n);
     bench::run_merge_search_select_rows(ctx, n);
+    bench::run_range_tree_rows(ctx, n);
     if (opt.floors) bench::run_floor_rows(ctx, n, dists);
   }
   print_table(info, ctx.rows);
