@@ -19,8 +19,9 @@
 // a stable two-way split of each node's list into its children's (a ballot a warp, a scan of the word counts): the
 // split undoes the merge, so the arrays are exactly those of merging bottom-up (primitives/reference/
 // range_tree_reference.h builds them that way; the gpu tests compare them word for word). Memory: the tree holds
-// per point and level 1/4 byte of rank words, plus 4 bytes of indices (report trees) and 8 bytes of prefix sums
-// (weighted trees): at n = 2^24 (25 levels with the leaves) about 6, 106 and 306 bytes a point; O(n log n). The
+// 8 bytes a point of x and root y keys, and per point and level 1/4 byte of rank words, 4 bytes of indices (report
+// trees) and 8 bytes of prefix sums (weighted trees): O(n log n); at n = 2^24 (24 levels above the leaves) 14 bytes a
+// point for counts, 114 with reports, 314 with reports and sums. The
 // build's scratch is about 40 bytes a padded point (56 with weights) plus the sort's.
 //
 // Conventions. Boxes are closed (RangeBox: x_min <= x <= x_max and y_min <= y <= y_max); a box with a NaN bound or a
