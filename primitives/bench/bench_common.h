@@ -140,11 +140,11 @@ class Buffer {
 void measure(Context& ctx, Row row, const std::function<cudaError_t()>& ours, const std::function<cudaError_t()>& peer,
              const std::function<std::string()>& check);
 
-// Row groups (bench_split.cu, bench_move.cu, bench_select.cu, bench_hash_map.cu).
+// Row groups (bench_split.cu, bench_move.cu, bench_merge_search_select.cu, bench_hash_map.cu).
 void run_split_rows(Context& ctx, int64_t n, Dist dist);
 void run_move_rows(Context& ctx, int64_t n);
 void run_hash_map_rows(Context& ctx, int64_t n);
-void run_select_rows(Context& ctx, int64_t n);  // uniform keys only
+void run_merge_search_select_rows(Context& ctx, int64_t n);  // uniform keys only
 void run_range_tree_rows(Context& ctx, int64_t n);  // bench_range_tree.cu: uniform points in the unit square
 void run_floor_rows(Context& ctx, int64_t n, const std::vector<Dist>& dists);  // bench_floors.cu
 

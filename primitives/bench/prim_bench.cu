@@ -427,7 +427,7 @@ int main(int argc, char** argv) {
     for (bench::Dist d : dists) bench::run_split_rows(ctx, n, d);
     bench::run_move_rows(ctx, n);
     bench::run_hash_map_rows(ctx, n);
-    bench::run_select_rows(ctx, n);
+    bench::run_merge_search_select_rows(ctx, n);
     bench::run_range_tree_rows(ctx, n);
     if (opt.floors) bench::run_floor_rows(ctx, n, dists);
   }

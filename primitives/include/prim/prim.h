@@ -24,5 +24,7 @@
 #include "prim/gather_scatter.h"   // gather / scatter of records of any size
 #include "prim/hash_map.h"         // HashMap / HashMapView: bulk insert, find, contains (u32 / u64 keys and values)
 
+#include "prim/merge.h"    // merge / merge_pairs: stable merge of two sorted sequences (merge path)
+#include "prim/search.h"   // lower_bound / upper_bound of many needles in a sorted haystack
 #include "prim/select.h"   // select_if / select_flagged / select_unique / partition_if: stable compaction
 #include "prim/range_tree.h"  // range_tree_build / _count / _sum / _report: a static 2-D range tree, box queries

@@ -12,6 +12,8 @@
 //   segmented tile engine                  256    16 / 8 / 4 / 2 by record  4096                2 (<= 4 B), 3
 //   multi-split count / emit               256    1                         -                   -   MultiSplitPolicy
 //   hash map insert / find / contains      256    1 key                     -                   -   HashMapPolicy
+//   merge-path tile (merge, sorted search) 256    min(15, 60 B / record)    3840                -   MergePolicyFor
+//   unsorted search                        256    8 needles in lockstep     2048 needles        -   SearchPolicy
 //   select / partition tile                384    min(16, 64 B / item)      6144                -   SelectPolicyFor
 //   range tree build / queries             256 / 128  1 list item / 1 box     -                   -   RangeTreePolicy
 #pragma once
@@ -111,11 +113,46 @@ struct HashMapPolicy {
   static constexpr int64_t kMaxGrid = int64_t{1} << 30;  // grid-stride beyond this many blocks
 };
 
+// Merge-path tiles: a block merges TILE_ITEMS items of the output, both inputs' shares of them staged in shared
+// memory (merge_agent.cuh; the sorted-needle sweep of search_agent.cuh takes the same shape).
+template <int BLOCK_THREADS_, int ITEMS_PER_THREAD_>
+struct MergeTilePolicy {
+  static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
+  static constexpr int ITEMS_PER_THREAD = ITEMS_PER_THREAD_;
+  static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
+  static_assert(BLOCK_THREADS % 32 == 0, "whole warps only");
+};
+
+// First settings, CUB's sm90 merge shape in spirit (15 items of 4 bytes a thread; an odd count keeps the blocked
+// shared-memory writes free of bank conflicts), at 256 threads so that pairs of u32 (45 KiB of staging a block) still
+// fit four blocks an SM. Not yet measured here.
+template <size_t KEY_BYTES, size_t VALUE_BYTES>
+struct MergePolicyFor {
+  static constexpr size_t kRecordBytes = KEY_BYTES > VALUE_BYTES ? KEY_BYTES : VALUE_BYTES;
+  static constexpr int kItems = kRecordBytes >= 60 ? 1 : (60 / kRecordBytes > 15 ? 15 : static_cast<int>(60 / kRecordBytes));
+  using type = MergeTilePolicy<256, kItems>;
+};
+
 // The range tree (range_tree_kernels.cuh): a thread a list item per level of the build (whole warps: a warp's ballot
 // is 32 went-left bits), a thread a box in the queries. First settings, not yet measured.
 struct RangeTreePolicy {
   static constexpr int kBuildThreads = 256;
   static constexpr int kQueryThreads = 128;
+};
+
+// The searches (search_agent.cuh). Sorted needles are swept against the haystack with merge-path tiles when the
+// haystack holds at most kSweepHaystackPerNeedle items a needle; otherwise, and for needles in any order, each
+// needle is searched: first in a sample of the haystack held in shared memory (kSampleBytes), then in the haystack's
+// stretch between two samples, kNeedlesPerThread needles a thread stepping in lockstep so that their loads are in
+// flight together. First settings, not yet measured here.
+struct SearchPolicy {
+  static constexpr int kThreads = 256;
+  static constexpr int kNeedlesPerThread = 8;
+  static constexpr int kSampleBytes = 32 * 1024;
+  static constexpr int kMaxSamples = 8192;
+  static constexpr int kBlocksPerSm = 4;  // the search's resident grid
+  static constexpr int64_t kSweepHaystackPerNeedle = 32;
+  static constexpr int kSampleThreads = 256;  // the kernel that gathers the samples
 };
 
 // Select and partition tiles (select_agent.cuh): a warp ranks 32 consecutive items at a time with a ballot, so a

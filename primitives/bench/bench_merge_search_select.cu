@@ -1,12 +1,18 @@
-// Rows of the compaction calls (vs cub::DeviceSelect / cub::DevicePartition); see bench_common.h for the method.
+// Rows of merge (vs cub::DeviceMerge and thrust::merge), lower_bound (vs thrust's vectorized lower_bound) and the
+// compaction calls (vs cub::DeviceSelect / cub::DevicePartition); see bench_common.h for the method.
 #include <algorithm>
+#include <cub/device/device_merge.cuh>
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <string>
+#include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
+#include <thrust/merge.h>
 
 #include "bench_common.h"
+#include "prim/merge.h"
+#include "prim/search.h"
 #include "prim/select.h"
 
 namespace bench {
@@ -58,6 +64,104 @@ std::string selected_equal_or(const uint32_t* ours, const uint32_t* peer, const 
     return "MISMATCH: " + std::to_string(counts[0]) + " selected, the peer " + std::to_string(counts[1]);
   }
   return equal_or("selected items", ours, peer, counts[0] * sizeof(uint32_t), s);
+}
+
+void merge_rows(Context& ctx, int64_t n) {
+  const cudaStream_t s = ctx.stream;
+  const size_t kb = n * sizeof(uint32_t);
+  Buffer raw(2 * kb), keys(2 * kb), vals(2 * kb), out_a(2 * kb), out_b(2 * kb), vout_a(2 * kb), vout_b(2 * kb);
+  for (const Buffer* b : {&raw, &keys, &vals, &out_a, &out_b, &vout_a, &vout_b}) BENCH_TRY(ctx, b->status());
+  // Two sorted inputs of n keys each (one sort of 2n keys, halves sorted apart), values 0..2n-1.
+  fill_keys(raw.as<uint32_t>(), 2 * n, Dist::uniform, 61, s);
+  fill_sequence(vals.as<uint32_t>(), 2 * n, s);
+  size_t sort_bytes = 0;
+  BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, raw.as<uint32_t>(), keys.as<uint32_t>(), n, 0, 32, s));
+  {
+    Buffer sort_temp(sort_bytes);
+    BENCH_TRY(ctx, sort_temp.status());
+    for (int half = 0; half < 2; ++half) {
+      size_t b = sort_bytes;
+      BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(sort_temp.get(), b, raw.as<uint32_t>() + half * n,
+                                                    keys.as<uint32_t>() + half * n, n, 0, 32, s));
+    }
+    BENCH_TRY(ctx, cudaStreamSynchronize(s));
+  }
+  const uint32_t *a = keys.as<uint32_t>(), *b = a + n, *va = vals.as<uint32_t>(), *vb = va + n;
+  uint32_t *ka = out_a.as<uint32_t>(), *kb_ = out_b.as<uint32_t>(), *oa = vout_a.as<uint32_t>(), *ob = vout_b.as<uint32_t>();
+  size_t t_keys = 0, t_pairs = 0, c_keys = 0, c_pairs = 0;
+  BENCH_TRY(ctx, prim::merge(nullptr, t_keys, a, n, b, n, ka));
+  BENCH_TRY(ctx, prim::merge_pairs(nullptr, t_pairs, a, va, n, b, vb, n, ka, oa));
+  BENCH_TRY(ctx, cub::DeviceMerge::MergeKeys(nullptr, c_keys, a, n, b, n, kb_, cuda::std::less<>{}, s));
+  BENCH_TRY(ctx, cub::DeviceMerge::MergePairs(nullptr, c_pairs, a, va, n, b, vb, n, kb_, ob, cuda::std::less<>{}, s));
+  const size_t temp_bytes = std::max({t_keys, t_pairs, c_keys, c_pairs});
+  Buffer temp(temp_bytes);
+  BENCH_TRY(ctx, temp.status());
+  void* t = temp.get();
+
+  measure(ctx, Row{"merge u32 keys, n + n", "cub DeviceMerge::MergeKeys", "uniform", n, 0, 0, 0, 16.0 * n, 1.0, ""},
+      [&] { size_t tb = temp_bytes; return prim::merge(t, tb, a, n, b, n, ka, prim::Less{}, s); },
+      [&] { size_t tb = temp_bytes; return cub::DeviceMerge::MergeKeys(t, tb, a, n, b, n, kb_, cuda::std::less<>{}, s); },
+      [&] { return equal_or("keys", ka, kb_, 2 * kb, s); });
+  measure(ctx, Row{"merge u32+u32 pairs, n + n", "cub DeviceMerge::MergePairs", "uniform", n, 0, 0, 0, 32.0 * n, 1.0, ""},
+      [&] { size_t tb = temp_bytes; return prim::merge_pairs(t, tb, a, va, n, b, vb, n, ka, oa, prim::Less{}, s); },
+      [&] {
+        size_t tb = temp_bytes;
+        return cub::DeviceMerge::MergePairs(t, tb, a, va, n, b, vb, n, kb_, ob, cuda::std::less<>{}, s);
+      },
+      [&] {
+        const std::string k = equal_or("keys", ka, kb_, 2 * kb, s);
+        return k != "ok" ? k : equal_or("values", oa, ob, 2 * kb, s);
+      });
+  // thrust::merge, the other peer of the issue (no target of its own).
+  measure(ctx, Row{"merge u32 keys, n + n (thrust peer)", "thrust::merge", "uniform", n, 0, 0, 0, 16.0 * n, 0, ""},
+      [&] { size_t tb = temp_bytes; return prim::merge(t, tb, a, n, b, n, ka, prim::Less{}, s); },
+      [&] { thrust::merge(thrust::cuda::par.on(s), a, a + n, b, b + n, kb_); return cudaGetLastError(); },
+      [&] { return equal_or("keys", ka, kb_, 2 * kb, s); });
+}
+
+void search_rows(Context& ctx, int64_t n) {
+  const cudaStream_t s = ctx.stream;
+  const size_t kb = n * sizeof(uint32_t);
+  Buffer raw(kb), haystack(kb), needles(kb), sorted_needles(kb), out_a(kb), out_b(kb);
+  for (const Buffer* b : {&raw, &haystack, &needles, &sorted_needles, &out_a, &out_b}) BENCH_TRY(ctx, b->status());
+  fill_keys(raw.as<uint32_t>(), n, Dist::uniform, 62, s);
+  fill_keys(needles.as<uint32_t>(), n, Dist::uniform, 63, s);
+  size_t sort_bytes = 0;
+  BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, raw.as<uint32_t>(), haystack.as<uint32_t>(), n, 0, 32, s));
+  {
+    Buffer sort_temp(sort_bytes);
+    BENCH_TRY(ctx, sort_temp.status());
+    size_t b = sort_bytes;
+    BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(sort_temp.get(), b, raw.as<uint32_t>(), haystack.as<uint32_t>(), n, 0, 32, s));
+    b = sort_bytes;
+    BENCH_TRY(ctx, cub::DeviceRadixSort::SortKeys(sort_temp.get(), b, needles.as<uint32_t>(),
+                                                  sorted_needles.as<uint32_t>(), n, 0, 32, s));
+    BENCH_TRY(ctx, cudaStreamSynchronize(s));
+  }
+  const uint32_t *hay = haystack.as<uint32_t>(), *any = needles.as<uint32_t>(), *sorted = sorted_needles.as<uint32_t>();
+  uint32_t *oa = out_a.as<uint32_t>(), *ob = out_b.as<uint32_t>();
+  size_t t_sorted = 0, t_any = 0;
+  BENCH_TRY(ctx, prim::lower_bound(nullptr, t_sorted, hay, n, sorted, n, oa, prim::Less{}, s, prim::NeedleOrder::sorted));
+  BENCH_TRY(ctx, prim::lower_bound(nullptr, t_any, hay, n, any, n, oa, prim::Less{}, s));
+  const size_t temp_bytes = std::max(t_sorted, t_any);
+  Buffer temp(temp_bytes);
+  BENCH_TRY(ctx, temp.status());
+  void* t = temp.get();
+  const auto check = [&] { return equal_or("positions", oa, ob, kb, s); };
+
+  measure(ctx, Row{"lower_bound u32, n sorted needles in n keys", "thrust::lower_bound (vectorized)", "uniform", n, 0, 0,
+                   0, 12.0 * n, 2.0, ""},
+      [&] {
+        size_t tb = temp_bytes;
+        return prim::lower_bound(t, tb, hay, n, sorted, n, oa, prim::Less{}, s, prim::NeedleOrder::sorted);
+      },
+      [&] { thrust::lower_bound(thrust::cuda::par.on(s), hay, hay + n, sorted, sorted + n, ob); return cudaGetLastError(); },
+      check);
+  measure(ctx, Row{"lower_bound u32, n unsorted needles in n keys", "thrust::lower_bound (vectorized)", "uniform", n, 0,
+                   0, 0, 12.0 * n, 1.0, ""},
+      [&] { size_t tb = temp_bytes; return prim::lower_bound(t, tb, hay, n, any, n, oa, prim::Less{}, s); },
+      [&] { thrust::lower_bound(thrust::cuda::par.on(s), hay, hay + n, any, any + n, ob); return cudaGetLastError(); },
+      check);
 }
 
 void select_rows(Context& ctx, int64_t n) {
@@ -137,6 +241,10 @@ void select_rows(Context& ctx, int64_t n) {
 
 }  // namespace
 
-void run_select_rows(Context& ctx, int64_t n) { select_rows(ctx, n); }
+void run_merge_search_select_rows(Context& ctx, int64_t n) {
+  merge_rows(ctx, n);
+  search_rows(ctx, n);
+  select_rows(ctx, n);
+}
 
 }  // namespace bench
