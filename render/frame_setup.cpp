@@ -2,6 +2,7 @@
 
 #include "render/scale.h"
 #include "render/stages/build.h"
+#include "render/stages/resolve.h"
 
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -72,6 +73,9 @@ void check_settings(const FrameSettings& s) {
   if (s.slabs < 1 || s.slabs > kMaxSlabs) {
     throw std::invalid_argument("slabcast: slabs must be 1.." + std::to_string(kMaxSlabs) + ", got " +
                                 std::to_string(s.slabs));
+  }
+  if (!is_sample_count(s.samples)) {
+    throw std::invalid_argument("slabcast: samples must be 1, 4 or 16, got " + std::to_string(s.samples));
   }
   const Camera& c = s.camera;
   if (!(c.fovy_degrees > 0.0f && c.fovy_degrees < 180.0f)) {

@@ -21,7 +21,7 @@ struct MeshBounds {
 
 MeshBounds rest_bounds(const Mesh& mesh);
 
-// Throws std::invalid_argument naming the bad value (size, slabs, camera).
+// Throws std::invalid_argument naming the bad value (size, slabs, samples, camera).
 void check_settings(const FrameSettings& settings);
 // Throws std::invalid_argument unless `target` is a surface of the frame's size.
 void check_target(const FrameSettings& settings, const Surface& target);

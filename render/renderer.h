@@ -154,6 +154,11 @@ struct FrameSettings {
   // Darken the pixels whose hit lies within about a pixel of its triangle's edges (any view; docs/architecture.md,
   // "Shade").
   bool wireframe = false;
+  // Anti-aliasing (docs/architecture.md, "Samples"): 1, 4 or 16 rays a pixel, through the centres of a 1x1, 2x2 or
+  // 4x4 grid over the pixel, their colours averaged (a box filter, integer sum and rounded division, the same bytes
+  // on both backends). N > 1 renders N whole frames, each through one point of every pixel, so it costs about N
+  // frames; 1 is the pixel-centre frame exactly. FrameExtras stay the centre rays' (an extra frame when asked for).
+  int samples = 1;
 };
 // The heat views: a count per pixel (ray_tests) or per tile (tile_triangles) on a log colour scale fitted to the frame.
 inline bool is_heat_view(Shading s) { return s == Shading::ray_tests || s == Shading::tile_triangles; }
@@ -174,7 +179,9 @@ struct Surface {
   size_t pitch_bytes = 0;  // bytes from one row to the next (>= 4 * width)
 };
 
-// Per-pixel extras, in host memory, filled only when asked for (tests, --depth, --ids).
+// Per-pixel extras, in host memory, filled only when asked for (tests, --depth, --ids). They are the pixel-centre
+// rays' at any FrameSettings::samples: with samples > 1 the renderer casts the centre frame for them besides the
+// samples.
 struct FrameExtras {
   std::vector<float> depth;          // W*H, distance t along the normalized ray; miss = +inf
   std::vector<uint32_t> triangle_id; // W*H; miss = 0xFFFFFFFF
@@ -189,6 +196,11 @@ struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend),
   float shade = 0, total = 0;
 };
 
+// With FrameSettings::samples = N > 1 a frame is N sample frames (render/samples.h): the counts of work (binned
+// triangles, references, cells, ray tests, pixels hit, shadow figures, frame_redone) are sums over the N samples, the
+// maxima (max_refs_per_tile, heat_max) the largest of any sample, and the times sums over every frame rendered (the
+// centre frame for FrameExtras too), the averaging counted in `shade`. Each sample of a heat view is drawn on its own
+// scale.
 struct FrameStats {
   uint64_t triangles_in = 0;        // triangles in the mesh
   uint64_t triangles_binned = 0;    // triangles that survived culling: in front, on screen, over a pixel centre
@@ -238,7 +250,8 @@ class Renderer {
   // Out of memory (a new frame size, or references that no longer fit) throws std::runtime_error as set_mesh
   // does; the frame is then not drawn, and the renderer keeps working for frames that fit.
   virtual FrameStats render(const FrameSettings& settings, const Surface& target, FrameExtras* extras = nullptr) = 0;
-  // The structure of the last frame (for tests and debugging; slow, synchronizes).
+  // The structure of the last frame (for tests and debugging; slow, synchronizes); with samples > 1, the last
+  // sample's.
   virtual FrameStructure last_structure() const = 0;
   // The deformed positions of the last frame (for --deformed-mesh).
   virtual std::vector<glm::vec3> last_deformed_positions() const = 0;

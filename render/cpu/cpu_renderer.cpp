@@ -18,10 +18,12 @@
 #include "render/frame_setup.h"
 #include "render/mesh_duplicates.h"
 #include "render/rig_setup.h"
+#include "render/samples.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
 #include "render/stages/cast.h"
 #include "render/stages/deform.h"
+#include "render/stages/resolve.h"
 #include "render/stages/shade.h"
 #include "render/stages/shadow.h"
 
@@ -173,6 +175,33 @@ class CpuRenderer final : public Renderer {
     if (a_.indices.empty()) throw std::logic_error("slabcast: render() before set_mesh()");
     check_settings(settings);
     check_target(settings, target);
+    if (settings.samples == 1) return render_frame(settings, kPixelCentre, target, extras);
+    const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
+    if (sample_sums_.size() < pixels) {
+      check_host_memory(mesh_name_, (pixels - sample_sums_.size()) * sizeof(SampleSum),
+                        "the sample sums of a " + std::to_string(settings.width) + "x" +
+                            std::to_string(settings.height) + " frame");
+      sample_sums_.resize(pixels);
+    }
+    const SampleImage image{target.pixels, target.pitch_bytes, settings.width, settings.height, sample_sums_.data(),
+                            settings.samples};
+    const auto frame = [&](SampleOffset offset, FrameExtras* frame_extras) {
+      return render_frame(settings, offset, target, frame_extras);
+    };
+    const auto accumulate = [&](int k) {
+      Clock::time_point t = Clock::now();
+      parallel_for(settings.height, threads_, 8, [&](int64_t py) {
+        for (int px = 0; px < settings.width; ++px) accumulate_sample(image, px, static_cast<int>(py), k);
+      });
+      return ms_since(t);
+    };
+    return render_samples(settings, extras, frame, accumulate);
+  }
+
+ private:
+  // One frame whose rays pass through `offset` of their pixels (camera.h), into `target`.
+  FrameStats render_frame(const FrameSettings& settings, SampleOffset offset, const Surface& target,
+                          FrameExtras* extras) {
     resize(settings);
     if (settings.pose != nullptr && !a_.rig_positions.empty()) {
       pose_to_device_layout(*settings.pose, static_cast<uint32_t>(a_.rig_palette.size()),
@@ -183,6 +212,8 @@ class CpuRenderer final : public Renderer {
     counters_ = FrameCounters{};
     FrameCounters& counters = counters_;
     FrameParams p = make_frame_params(settings, bounds_, size_, V, T, capacity_, a_, &counters);
+    p.view.pixel_offset_x = offset.x;
+    p.view.pixel_offset_y = offset.y;
     if (settings.keyframes) {
       p.keyframe_a = a_.keyframe_slot[keyframes.slot_a].data();
       p.keyframe_b = a_.keyframe_slot[keyframes.slot_b].data();
@@ -325,6 +356,7 @@ class CpuRenderer final : public Renderer {
     return stats;
   }
 
+ public:
   FrameStructure last_structure() const override {
     if (!have_frame_) return FrameStructure{};
     const DepthRangeKeys& range = counters_.depth_range;
@@ -509,6 +541,7 @@ class CpuRenderer final : public Renderer {
   uint64_t capacity_ = 0;  // of the reference arrays
   FrameArrays<HostArray> a_;
   FrameSize size_;                // what the frame arrays were sized for
+  std::vector<SampleSum> sample_sums_;  // samples > 1: each pixel's colour sum (stages/resolve.h)
   FrameCounters counters_{};      // the last frame's (its depth range is the structure's)
   bool have_frame_ = false;
 };

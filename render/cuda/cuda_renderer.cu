@@ -25,8 +25,10 @@
 #include "render/frame_params.h"
 #include "render/frame_setup.h"
 #include "render/rig_setup.h"
+#include "render/samples.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
+#include "render/stages/resolve.h"
 #include "render/stages/shadow.h"
 
 namespace slabcast {
@@ -59,6 +61,7 @@ class CudaRenderer final : public Renderer {
         stream_(create_stream()),
         d_(stream_) {
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
+    for (cudaEvent_t& e : resolve_events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
     d_.allocate(d_.counters, 1, "frame counters");
   }
@@ -66,6 +69,7 @@ class CudaRenderer final : public Renderer {
     if (stream_) cudaStreamSynchronize(stream_);
     graph_.release();
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    for (cudaEvent_t e : resolve_events_) cudaEventDestroy(e);
     if (host_counters_) cudaFreeHost(host_counters_);
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -83,6 +87,38 @@ class CudaRenderer final : public Renderer {
     }
     check_settings(settings);
     check_target(settings, target);
+    if (settings.samples == 1) return render_frame(settings, kPixelCentre, target, extras);
+    const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
+    if (d_.sample_sums.size() < pixels) {  // (grows with the frame size, not inside a frame)
+      SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      d_.allocate(d_.sample_sums, pixels,
+                  "the sample sums of a " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
+                      " frame");
+    }
+    const SampleImage image{target.pixels, target.pitch_bytes, settings.width, settings.height, d_.sample_sums.data(),
+                            settings.samples};
+    const auto frame = [&](SampleOffset offset, FrameExtras* frame_extras) {
+      return render_frame(settings, offset, target, frame_extras);
+    };
+    // After the sample's frame (whose end the host has waited for): its colours into the sums, timed by its own
+    // events. The wait for them costs a few microseconds a sample; the sample frames wait at their ends anyway.
+    const auto accumulate = [&](int k) {
+      SLABCAST_CUDA_CHECK(cudaEventRecord(resolve_events_[0], stream_));
+      accumulate_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(image, k);
+      SLABCAST_CUDA_CHECK_LAUNCH(accumulate_sample_kernel);
+      SLABCAST_CUDA_CHECK(cudaEventRecord(resolve_events_[1], stream_));
+      SLABCAST_CUDA_CHECK(cudaEventSynchronize(resolve_events_[1]));
+      float ms = 0;
+      SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&ms, resolve_events_[0], resolve_events_[1]));
+      return ms;
+    };
+    return render_samples(settings, extras, frame, accumulate);
+  }
+
+ private:
+  // One frame whose rays pass through `offset` of their pixels (camera.h), into `target`.
+  FrameStats render_frame(const FrameSettings& settings, SampleOffset offset, const Surface& target,
+                          FrameExtras* extras) {
     configure(frame_size(settings, static_cast<uint64_t>(d_.num_triangles)));
     if (settings.pose != nullptr && d_.a.rig_positions.size() > 0) upload_pose(*settings.pose);
     const KeyframePlan keyframes = settings.keyframes ? place_keyframes(*settings.keyframes) : KeyframePlan{};
@@ -94,6 +130,8 @@ class CudaRenderer final : public Renderer {
     for (;;) {
       FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles, d_.capacity,
                                         d_.a, d_.counters.data());
+      p.view.pixel_offset_x = offset.x;
+      p.view.pixel_offset_y = offset.y;
       if (settings.keyframes) {
         p.keyframe_a = d_.a.keyframe_slot[keyframes.slot_a].data();
         p.keyframe_b = d_.a.keyframe_slot[keyframes.slot_b].data();
@@ -160,6 +198,7 @@ class CudaRenderer final : public Renderer {
     return stats;
   }
 
+ public:
   FrameStructure last_structure() const override {
     if (!d_.have_frame) return FrameStructure{};
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -540,6 +579,7 @@ class CudaRenderer final : public Renderer {
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)
   FrameGraph graph_;
   cudaEvent_t events_[kEventCount] = {};
+  cudaEvent_t resolve_events_[2] = {};      // around a sample's accumulation (samples > 1)
   FrameCounters* host_counters_ = nullptr;  // pinned
   std::vector<RigMatrix> pose_palette_;     // the last frame's pose (upload_pose)
   std::vector<float> pose_weights_;

@@ -18,6 +18,7 @@
 #include "render/frame_params.h"
 #include "render/frame_setup.h"
 #include "render/renderer.h"
+#include "render/stages/resolve.h"
 
 namespace slabcast {
 
@@ -30,6 +31,7 @@ class DeviceArrays {
   FrameArrays<prim::DeviceBuffer> a;              // FrameParams points into these (shapes there)
   prim::DeviceBuffer<unsigned char> scratch;      // every primitive of the build, one after another: one blob
   prim::DeviceBuffer<FrameCounters> counters;     // [1]
+  prim::DeviceBuffer<SampleSum> sample_sums;      // [W * H] once a frame has samples > 1 (stages/resolve.h)
   uint64_t capacity = 0;                          // elements of a.refs_a and a.refs_b
   int64_t num_vertices = 0, num_triangles = 0;    // 0 triangles: no mesh
   MeshBounds bounds;                              // of the rest mesh

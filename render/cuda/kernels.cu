@@ -70,6 +70,12 @@ __global__ void __launch_bounds__(kPixelBlock) shade_kernel(FrameParams p, CastT
   write_pixel(target, px, py, shade_one(p, px, py));
 }
 
+__global__ void __launch_bounds__(kPixelBlock) accumulate_sample_kernel(SampleImage image, int k) {
+  const int64_t pix = item_index();
+  if (pix >= static_cast<int64_t>(image.width) * image.height) return;
+  accumulate_sample(image, static_cast<int>(pix % image.width), static_cast<int>(pix / image.width), k);
+}
+
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners) {
   corner_triangle_one(corner_triangle, corners, item_index());
 }

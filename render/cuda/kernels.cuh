@@ -8,6 +8,7 @@
 
 #include "render/cuda/cast_block.cuh"
 #include "render/frame_params.h"
+#include "render/stages/resolve.h"
 
 namespace slabcast {
 
@@ -27,6 +28,8 @@ __global__ void light_box_kernel(FrameParams p);      // one thread a triangle, 
 __global__ void shadow_test_kernel(FrameParams p);    // one thread a sample (in light-tile order), kPixelBlock
 __global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
 constexpr int kPixelBlock = 256;
+// 6. resolve (samples > 1): sample k's frame into the sums, the average after the last; one thread a pixel, kPixelBlock
+__global__ void accumulate_sample_kernel(SampleImage image, int k);
 
 // ---- set_mesh: the vertex -> triangle adjacency (kTriangleBlock threads) ----
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners);

@@ -23,8 +23,9 @@ SC_HD TileRange make_tile_range(int x0, int y0, int x1, int y1) {
 SC_HD TileRange culled_range() { return make_tile_range(1, 1, 0, 0); }
 SC_HD bool is_culled(const TileRange& r) { return r.x0 > r.x1; }
 
-// PixelBox (frame_params.h): the inclusive range of the pixels whose centre ray can hit a triangle, clamped to the
-// frame: the box from which the tile range is made. The caster tests a ray against a triangle only when its pixel
+// PixelBox (frame_params.h): the inclusive range of the pixels whose ray (through the frame's pixel offset, camera.h:
+// the centre unless the frame is one sample of several) can hit a triangle, clamped to the frame: the box from which
+// the tile range is made. The caster tests a ray against a triangle only when its pixel
 // lies in this box: a ray outside it misses (the same guarantee that puts the triangle in the pixel's tile), so the
 // skip changes no result. Most triangles of a tile cover a few of its 64 pixels (the dragon's are about a pixel at
 // 1024x1024). The bin stage stores this box, not the tile range (the tile range is the box divided by the tile
@@ -98,8 +99,8 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
     return out;
   }
   // In front: the perspective image of the triangle is the triangle of the projected vertices, so their box
-  // bounds every pixel whose centre ray can hit it. Continuous screen coordinates: pixel px's centre is at
-  // px + 0.5 (inverse of pixel_ray_view).
+  // bounds every pixel whose ray can hit it. Continuous screen coordinates: pixel px's ray passes through
+  // px + pixel_offset_x, its centre px + 0.5 unless the frame is one of several samples (inverse of pixel_ray_view).
   const float W = static_cast<float>(view.width), H = static_cast<float>(view.height);
   const float kx = view.tan_half_fovy * view.aspect, ky = view.tan_half_fovy;
   const float sxa = (sc_div(sc_div(a.x, da), kx) + 1.0f) * 0.5f * W;
@@ -108,16 +109,17 @@ SC_HD BinResult bin_triangle(const ViewParams& view, int tiles_x, int tiles_y, V
   const float sya = (1.0f - sc_div(sc_div(a.y, da), ky)) * 0.5f * H;
   const float syb = (1.0f - sc_div(sc_div(b.y, db), ky)) * 0.5f * H;
   const float syc = (1.0f - sc_div(sc_div(c.y, dc), ky)) * 0.5f * H;
-  // Pixel p can be hit only when its centre p + 0.5 lies in [smin, smax]: p from ceil(smin - 0.5) to
-  // floor(smax - 0.5), each side widened by the margin (constants.h) against rounding. A triangle between pixel
-  // centres gets an empty range and is culled: no centre ray can hit it.
+  // Pixel p can be hit only when its ray's point p + o (o = 0.5 for the centre) lies in [smin, smax]: p from
+  // ceil(smin - o) to floor(smax - o), each side widened by the margin (constants.h) against rounding. A triangle
+  // between those points gets an empty range and is culled: no ray of the frame can hit it.
   const float extent = sc_max(sc_max(sc_max(W, H), sc_max(sc_abs(sxa), sc_abs(sxb))),
                               sc_max(sc_max(sc_abs(sxc), sc_abs(sya)), sc_max(sc_abs(syb), sc_abs(syc))));
   const float margin = kBinMarginPixels + kBinMarginRelative * extent;
-  const int px0 = pixel_ceil(sc_min(sxa, sc_min(sxb, sxc)) - 0.5f - margin, view.width);
-  const int px1 = pixel_floor(sc_max(sxa, sc_max(sxb, sxc)) - 0.5f + margin, view.width);
-  const int py0 = pixel_ceil(sc_min(sya, sc_min(syb, syc)) - 0.5f - margin, view.height);
-  const int py1 = pixel_floor(sc_max(sya, sc_max(syb, syc)) - 0.5f + margin, view.height);
+  const float ox = view.pixel_offset_x, oy = view.pixel_offset_y;
+  const int px0 = pixel_ceil(sc_min(sxa, sc_min(sxb, sxc)) - ox - margin, view.width);
+  const int px1 = pixel_floor(sc_max(sxa, sc_max(sxb, sxc)) - ox + margin, view.width);
+  const int py0 = pixel_ceil(sc_min(sya, sc_min(syb, syc)) - oy - margin, view.height);
+  const int py1 = pixel_floor(sc_max(sya, sc_max(syb, syc)) - oy + margin, view.height);
   if (px1 < 0 || py1 < 0 || px0 > view.width - 1 || py0 > view.height - 1) return out;  // off screen
   if (px0 > px1 || py0 > py1) return out;  // between pixel centres
   const int cx0 = px0 < 0 ? 0 : px0, cy0 = py0 < 0 ? 0 : py0;
