@@ -49,6 +49,8 @@ CLI::App* add_bench_subcommand(CLI::App* app, BenchFlags* flags) {
        &f.slabs},
       {bench->add_option("--frames", f.frames, "timed frames per row (default 200; quick: 20)")->type_name("N"),
        &f.frames},
+      {bench->add_option("--samples", f.samples, samples_help().substr(3) + " (the reference draws one)")
+           ->type_name("N"), &f.samples},
       {bench->add_option("--threads", f.threads, "threads of the cpu backend, 1.." + std::to_string(kMaxThreads) +
                          " (default: every core)")->type_name("N"), &f.threads},
       {bench->add_option("--warmup", f.warmup, "untimed frames before them (default 20; quick: 3)")->type_name("N"),
@@ -109,6 +111,7 @@ void finish_bench(BenchFlags& f, const CLI::App& bench, BenchOptions* options) {
   if (!f.frames.empty()) b.frames = parse_int("--frames", f.frames, 1, 1000000);
   if (!f.warmup.empty()) b.warmup = parse_int("--warmup", f.warmup, 0, 1000000);
   if (!f.threads.empty()) b.threads = parse_int("--threads", f.threads, 1, kMaxThreads);
+  if (!f.samples.empty()) b.samples = parse_samples("--samples", f.samples);
   if (!f.deform.empty()) b.deform = parse_deform("--deform", f.deform);
   if (!f.fovy.empty()) {
     b.fovy_degrees = parse_fovy("--fovy", f.fovy);

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "render/scale.h"
+#include "render/stages/resolve.h"
 
 #include <algorithm>
 #include <cctype>
@@ -107,6 +108,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 // The flags `render` and `view` share, as text until checked.
 struct RawScene {
   std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit, light;
+  std::string samples;
   std::string animation;
   bool shadows = false, floor = false, wireframe = false;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
@@ -142,6 +144,7 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
   add("--time", &raw->time, "T: the scene's time in seconds: deformer, glTF animation, mesh sequence (default 0)");
   add("--animation", &raw->animation, "NAME|INDEX: the glTF animation to play (default: the first)");
   add("--slabs", &raw->slabs, "S: depth slabs, " + std::to_string(kMinSlabs) + ".." + std::to_string(kMaxSlabs) + " (default 16)");
+  add("--samples", &raw->samples, samples_help());
   add("--threads", &raw->threads, "N: threads of the cpu backend, 1.." + std::to_string(kMaxThreads) +
                                       " (default: every core; any N renders the same image)");
   raw->backend_opt = add("--backend", &raw->backend,
@@ -199,6 +202,7 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.deform.empty()) s.frame.deform = parse_deform("--deform", raw.deform);
   if (!raw.time.empty()) s.frame.deform.time = parse_finite("--time", raw.time, -1e6f, 1e6f);
   if (!raw.slabs.empty()) s.frame.slabs = parse_int("--slabs", raw.slabs, kMinSlabs, kMaxSlabs);
+  if (!raw.samples.empty()) s.frame.samples = parse_samples("--samples", raw.samples);
   if (!raw.threads.empty()) s.threads = parse_int("--threads", raw.threads, 1, kMaxThreads);
   if (!raw.backend.empty()) {
     const std::string key = normalized_name(trim(raw.backend));
@@ -217,6 +221,7 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   s.frame.shadows = raw.shadows;
   s.frame.wireframe = raw.wireframe;
   if (s.gl_raster && s.frame.wireframe) usage("--wireframe", "not available with --backend gl-raster");
+  if (s.gl_raster && s.frame.samples != 1) usage("--samples", "not available with --backend gl-raster");
   s.scene.floor = raw.floor;
   if (s.gl_raster && s.frame.shading == Shading::shadow) usage("--shading", "not available with --backend gl-raster");
   if (s.gl_raster && s.frame.shadows && s.frame.light.type != LightType::sun) {
@@ -340,6 +345,18 @@ int parse_int(const std::string& flag, const std::string& text, int lo, int hi) 
     usage(flag, quoted(text) + " is out of range: it must be between " + std::to_string(lo) + " and " + std::to_string(hi));
   }
   return int(v);
+}
+
+int parse_samples(const std::string& flag, const std::string& text) {
+  const int n = parse_int(flag, text, 1, kMaxSamples);
+  if (!is_sample_count(n)) usage(flag, quoted(text) + ": the samples a pixel must be 1, 4 or 16");
+  return n;
+}
+
+std::string samples_help() {
+  return "N: anti-aliasing, rays a pixel: 1 (default: the pixel centre), 4 or 16 (the centres of a 2x2 or 4x4 grid "
+         "over the pixel), their colours averaged; costs about N frames. --depth, --ids and --shadow-mask stay the "
+         "pixel centres' (one more frame is cast for them)";
 }
 
 void parse_procedural(const std::string& flag, const std::string& text, SceneSpec* scene) {

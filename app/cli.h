@@ -54,6 +54,9 @@ void parse_size(const std::string& flag, const std::string& text, int* width, in
 glm::vec3 parse_vec3(const std::string& flag, const std::string& text);
 float parse_finite(const std::string& flag, const std::string& text, float lo, float hi);
 int parse_int(const std::string& flag, const std::string& text, int lo, int hi);
+// --samples: 1, 4 or 16 (FrameSettings::samples); samples_help is its help text, the same in every command.
+int parse_samples(const std::string& flag, const std::string& text);
+std::string samples_help();
 void parse_procedural(const std::string& flag, const std::string& text, SceneSpec* scene);
 DeformParams parse_deform(const std::string& flag, const std::string& text);
 Shading parse_shading(const std::string& flag, const std::string& text);

@@ -71,8 +71,12 @@ void draw_legend_bar(std::vector<uint8_t>& rgba, int width, int height) {
   }
 }
 
+// With samples > 1 the counts are sums over the sample frames (renderer.h, FrameStats), so the ratios are per ray.
 void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f) {
-  const uint64_t pixels = uint64_t(f.width) * uint64_t(f.height);
+  const uint64_t samples = uint64_t(f.samples);
+  const uint64_t rays = uint64_t(f.width) * uint64_t(f.height) * samples;
+  const char* const per_ray = samples > 1 ? " per ray" : " per pixel";
+  const char* const of_rays = samples > 1 ? " % of the rays" : " % of the image";
   const auto row = [&](const char* name, uint64_t value, const std::string& note = {}) {
     out << "  " << std::left << std::setw(22) << name << std::right << std::setw(15) << grouped(value)
         << (note.empty() ? "" : "   " + note) << "\n";
@@ -82,21 +86,23 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
     text << std::fixed << std::setprecision(2) << (b > 0 ? a / b : 0.0) << unit;
     return text.str();
   };
-  out << "statistics\n";
+  out << "statistics";
+  if (samples > 1) out << " (sums over the " << samples << " samples)";
+  out << "\n";
   row("triangles in", s.triangles_in);
   if (s.hidden_duplicates > 0) {
     row("hidden duplicates", s.hidden_duplicates, "(same vertices as an earlier triangle: never drawn)");
   }
-  row("triangles binned", s.triangles_binned, ratio(100.0 * double(s.triangles_binned), double(s.triangles_in), " % of in"));
+  row("triangles binned", s.triangles_binned, ratio(100.0 * double(s.triangles_binned), double(s.triangles_in * samples), " % of in"));
   row("references (L1)", s.references, ratio(double(s.references), double(s.triangles_binned), " per binned triangle"));
   row("non-empty cells", s.nonempty_cells);
   row("max refs per tile", s.max_refs_per_tile);
   if (s.depth_sorted_cells > 0) row("depth-sorted cells", s.depth_sorted_cells, "(deep stacks, ordered by depth)");
-  row("ray-triangle tests", s.ray_triangle_tests, ratio(double(s.ray_triangle_tests), double(pixels), " per pixel"));
-  row("pixels hit", s.pixels_hit, ratio(100.0 * double(s.pixels_hit), double(pixels), " % of the image"));
+  row("ray-triangle tests", s.ray_triangle_tests, ratio(double(s.ray_triangle_tests), double(rays), per_ray));
+  row("pixels hit", s.pixels_hit, ratio(100.0 * double(s.pixels_hit), double(rays), of_rays));
   if (frame_has_shadows(f)) {
-    row("shadow samples", s.shadow_samples, ratio(100.0 * double(s.shadow_samples), double(pixels), " % of the image"));
-    row("light references", s.light_references, ratio(double(s.light_references), double(s.triangles_in), " per triangle"));
+    row("shadow samples", s.shadow_samples, ratio(100.0 * double(s.shadow_samples), double(rays), of_rays));
+    row("light references", s.light_references, ratio(double(s.light_references), double(s.triangles_in * samples), " per triangle"));
     row("shadow-ray tests", s.shadow_tests, ratio(double(s.shadow_tests), double(s.shadow_samples), " per sample"));
   }
   if (s.frame_redone > 0) row("frame redone", uint64_t(s.frame_redone), "(buffers grew)");
@@ -304,7 +310,8 @@ int run_render(const RenderOptions& options, std::ostream& out, std::ostream& lo
       out << std::setprecision(6) << "slabcast render: " << mesh.name << " ("
           << counted(mesh.triangle_count(), "triangle", "triangles") << ", "
           << counted(mesh.positions.size(), "vertex", "vertices") << "), " << frame.width << "x" << frame.height
-          << ", " << to_string(backend) << " backend, " << frame.slabs << " slabs, " << to_string(frame.shading)
+          << ", " << to_string(backend) << " backend, " << frame.slabs << " slabs, "
+          << (frame.samples > 1 ? std::to_string(frame.samples) + " samples a pixel, " : "") << to_string(frame.shading)
           << " shading" << (options.frames > 1 ? ", " + counted(uint64_t(options.frames), "frame", "frames") : "")
           << "\n"
           << "  camera  eye " << c.eye.x << "," << c.eye.y << "," << c.eye.z << "  target " << c.target.x << ","

@@ -61,7 +61,8 @@ void write_bench_json(const std::string& path, const BenchEnvironment& env, cons
     << ", \"display\": " << (options.display ? "true" : "false") << ", \"shadows\": "
     << (options.shadows ? "true" : "false") << ", \"light\": " << quote(light_text(options.light))
     << ", \"floor\": " << (options.floor ? "true" : "false")
-    << ", \"wireframe\": " << (options.wireframe ? "true" : "false") << ",\n    \"timing\": "
+    << ", \"wireframe\": " << (options.wireframe ? "true" : "false") << ", \"samples\": " << options.samples
+    << ",\n    \"timing\": "
     << quote(env.backend == "cuda" ? "stage times from CUDA events around each stage; total = first to last event "
                                      "(deform + bin + L1 + L2 + L3 + cast + shade into the surface)"
                                    : "stage times by the host's wall clock (cpu backend)")

@@ -119,6 +119,14 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"view", "--frames", "0"}, "--frames"},
       {{"view", "--slabs", "0"}, "--slabs"},
       {{"view", "--screenshot", "shot.bmp"}, "--screenshot"},
+      {{"render", "--samples", "0"}, "--samples"},
+      {{"render", "--samples", "2"}, "--samples"},
+      {{"render", "--samples", "8"}, "--samples"},
+      {{"render", "--samples", "32"}, "--samples"},
+      {{"render", "--samples", "four"}, "--samples"},
+      {{"render", "--samples", "4", "--backend", "gl-raster"}, "--samples"},
+      {{"view", "--samples", "3"}, "--samples"},
+      {{"bench", "--samples", "9"}, "--samples"},
       {{"bogus"}, "The following argument"},
   };
   for (const BadCase& c : cases) {
@@ -218,6 +226,14 @@ TEST(Cli, LightsAndShadows) {
   EXPECT_EQ(d.bench.light.type, LightType::sun);
   const ParsedCommandLine e = parse({"view", "--headless", "--light", "headlight", "--shading", "shadow"}).parsed;
   EXPECT_EQ(e.view.frame.shading, Shading::shadow);
+}
+
+TEST(Cli, SamplesReachEveryCommand) {
+  EXPECT_EQ(parse({"render"}).parsed.render.frame.samples, 1);
+  EXPECT_EQ(parse({"render", "--samples", "16"}).parsed.render.frame.samples, 16);
+  EXPECT_EQ(parse({"view", "--headless", "--samples", "4"}).parsed.view.frame.samples, 4);
+  EXPECT_EQ(parse({"bench", "--samples", "16"}).parsed.bench.samples, 16);
+  EXPECT_EQ(parse({"bench"}).parsed.bench.samples, 1);
 }
 
 TEST(Cli, MeshPath) {
