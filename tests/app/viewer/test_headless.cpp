@@ -117,6 +117,18 @@ TEST(ViewerHeadlessCli, MatchesSlabcastRenderCpu) {
   EXPECT_LT(overlay.differing_pixels, static_cast<size_t>(a.width) * static_cast<size_t>(a.height));
 }
 
+// Anti-aliased frames take the same path: the viewer's surface gets the samples' average, as render's PNG does.
+TEST(ViewerHeadlessCli, SamplesMatchSlabcastRenderCpu) {
+  const std::string scene = " --procedural torus:5000 --size 160x120 --deform twist:1 --time 0.5 --backend cpu"
+                            " --samples 4";
+  const std::string rendered = output_path("cli_render_samples.png"), viewed = output_path("cli_view_samples.png");
+  ASSERT_EQ(run(std::string(SLABCAST_EXE) + " render" + scene + " --out " + rendered), 0);
+  ASSERT_EQ(run(std::string(SLABCAST_EXE) + " view --headless --pause --frames 2" + scene + " --screenshot-3d-only" +
+                " --screenshot " + viewed), 0);
+  const ImageDiff diff = compare(read_png(rendered), read_png(viewed));
+  EXPECT_EQ(diff.differing_pixels, 0u) << diff.describe();
+}
+
 // Without --screenshot the frame goes to slabcast-view.png in the working folder, and never over an existing file.
 TEST(ViewerHeadlessCli, TheDefaultScreenshotNeverReplacesAFile) {
   const std::filesystem::path folder = std::filesystem::path(output_path("default_screenshot.png")).parent_path() /
