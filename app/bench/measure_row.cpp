@@ -67,6 +67,7 @@ FrameSettings settings_for(const BenchOptions& options, const Camera& camera, Im
   s.light = options.light;
   s.shadows = options.shadows;
   s.wireframe = options.wireframe;
+  s.background = options.background;
   return s;
 }
 
