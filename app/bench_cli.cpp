@@ -68,6 +68,8 @@ CLI::App* add_bench_subcommand(CLI::App* app, BenchFlags* flags) {
                          "then texture + full-screen blit) (default); off")->type_name("on|off"), &f.display},
       {bench->add_option("--light", f.light, "headlight (default), sun:DX,DY,DZ or point:X,Y,Z (the shadows "
                          "suite: sun:1,2,1)")->type_name("LIGHT"), &f.light},
+      {bench->add_option("--background", f.background, "the colour of the pixels that show no model: R,G,B "
+                         "(0..255 each) or #RRGGBB (default 28,30,38)")->type_name("COLOUR"), &f.background},
       {bench->add_option("--suite", f.suite, "full (default: the dragon and spheres of 1M, 4M and 16M "
                          "triangles at three sizes and four slab counts), thesis (the dragon at 1024x1024, slabs 1..64), "
                          "shadows (the dragon and the 16M sphere on a floor under a sun, shadows on, 1024x1024 and "
@@ -129,6 +131,7 @@ void finish_bench(BenchFlags& f, const CLI::App& bench, BenchOptions* options) {
   if (!f.shadow_map_size.empty()) b.shadow_map_size = parse_int("--shadow-map-size", f.shadow_map_size, 1, 16384);
   b.floor = b.floor || f.floor;
   b.wireframe = f.wireframe;
+  if (!f.background.empty()) b.background = parse_color("--background", f.background);
   if (!b.json_path.empty()) check_output_path("--json", b.json_path, ".json");
   if (!b.csv_path.empty()) check_output_path("--csv", b.csv_path, ".csv");
 }

@@ -17,7 +17,7 @@ namespace slabcast {
 struct BenchFlags {
   std::vector<std::string> meshes, procedurals;
   std::string sizes, slabs, frames, warmup, deform, fovy, backend, reference, display, suite, threads, light,
-      shadow_map_size, samples, json_path, csv_path;
+      shadow_map_size, samples, background, json_path, csv_path;
   bool shadows = false, floor = false, wireframe = false;
   CLI::Option* mesh_opt = nullptr;
   CLI::Option* procedural_opt = nullptr;

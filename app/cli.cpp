@@ -109,7 +109,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 struct RawScene {
   std::string mesh, procedural, size, eye, target, up, fovy, deform, time, slabs, backend, shading, threads, orbit, light;
   std::string samples;
-  std::string animation;
+  std::string animation, background;
   bool shadows = false, floor = false, wireframe = false;
   CLI::Option *eye_opt = nullptr, *target_opt = nullptr, *up_opt = nullptr, *backend_opt = nullptr,
               *deform_opt = nullptr, *mesh_opt = nullptr, *procedural_opt = nullptr;
@@ -157,6 +157,8 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
       "frame's largest count (red)");
   add("--light", &raw->light, "LIGHT: headlight (default), sun:DX,DY,DZ (the direction from the scene towards the "
                               "sun, any length) or point:X,Y,Z (a point light, world units)");
+  add("--background", &raw->background, "COLOUR: the colour of the pixels that show no model: R,G,B (0..255 each) "
+                                        "or #RRGGBB (default 28,30,38)");
   app->add_flag("--floor", raw->floor, "add a floor under the model: a quad at its lowest point, 4x its footprint");
   app->add_flag("--shadows", raw->shadows, "exact hard shadows from --light: a pixel is in shadow when another "
                                            "triangle lies between its hit point and the light");
@@ -220,6 +222,7 @@ void finish_scene(const RawScene& raw, Deformer default_deform, SceneOptions* ou
   if (!raw.light.empty()) s.frame.light = parse_light("--light", raw.light);
   s.frame.shadows = raw.shadows;
   s.frame.wireframe = raw.wireframe;
+  if (!raw.background.empty()) s.frame.background = parse_color("--background", raw.background);
   if (s.gl_raster && s.frame.wireframe) usage("--wireframe", "not available with --backend gl-raster");
   if (s.gl_raster && s.frame.samples != 1) usage("--samples", "not available with --backend gl-raster");
   s.scene.floor = raw.floor;
@@ -417,6 +420,30 @@ Light parse_light(const std::string& flag, const std::string& text) {
     usage(flag, quoted(text) + ": the sun's direction must not be zero");
   }
   return light;
+}
+
+Color8 parse_color(const std::string& flag, const std::string& text) {
+  const std::string t = trim(text);
+  const char* expected = "expected R,G,B (0..255 each) or #RRGGBB, e.g. 28,30,38 or #1c1e26, got ";
+  uint8_t rgb[3] = {0, 0, 0};
+  if (!t.empty() && t[0] == '#') {
+    if (t.size() != 7) usage(flag, expected + quoted(text));
+    for (int i = 0; i < 3; ++i) {
+      const char* first = t.data() + 1 + 2 * i;
+      const auto r = std::from_chars(first, first + 2, rgb[i], 16);
+      if (r.ec != std::errc() || r.ptr != first + 2) usage(flag, expected + quoted(text));
+    }
+  } else {
+    const std::vector<std::string> parts = split_commas(t);
+    if (parts.size() != 3) usage(flag, expected + quoted(text));
+    for (int i = 0; i < 3; ++i) {
+      uint64_t v = 0;
+      if (!to_u64(parts[size_t(i)], &v)) usage(flag, quoted(trim(parts[size_t(i)])) + " in " + quoted(text) + " is not a whole number 0..255");
+      if (v > 255) usage(flag, quoted(trim(parts[size_t(i)])) + " in " + quoted(text) + " is over 255");
+      rgb[i] = static_cast<uint8_t>(v);
+    }
+  }
+  return Color8{rgb[0], rgb[1], rgb[2], 255};
 }
 
 Backend parse_backend(const std::string& flag, const std::string& text) {

@@ -65,6 +65,8 @@ Backend parse_backend(const std::string& flag, const std::string& text);
 void check_output_path(const std::string& flag, const std::string& path, const std::string& extension);
 // headlight | sun:DX,DY,DZ | point:X,Y,Z
 Light parse_light(const std::string& flag, const std::string& text);
+// "R,G,B" (each a whole number 0..255) or "#RRGGBB" (hex digits, either case): an opaque colour.
+Color8 parse_color(const std::string& flag, const std::string& text);
 // Comma-separated lists: "1024x1024,1920x1080" and "1,4,8,16". Empty items and duplicates are errors.
 std::vector<ImageSize> parse_size_list(const std::string& flag, const std::string& text);
 std::vector<int> parse_int_list(const std::string& flag, const std::string& text, int lo, int hi);

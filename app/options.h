@@ -117,6 +117,7 @@ struct BenchOptions {
   bool floor = false;                 // --floor: a floor under every scene (the shadows suite: on)
   bool wireframe = false;             // --wireframe: every frame draws the triangles' edges (FrameSettings)
   int samples = 1;                    // --samples: rays a pixel (FrameSettings::samples); the reference draws one
+  Color8 background = kDefaultBackground;  // --background: the misses' colour (FrameSettings)
   int shadow_map_size = 2048;         // --shadow-map-size: the gl-raster reference's shadow map, texels a side
   std::optional<Backend> backend;     // empty: cuda where a CUDA device exists, else cpu (with a note)
   BenchReference reference = BenchReference::gl_raster;

@@ -11,6 +11,11 @@
 
 namespace slabcast {
 
+// An 8-bit RGBA colour as the shade stage writes it (stages/shade.h).
+struct Rgba8 {
+  uint8_t r, g, b, a;
+};
+
 // ---- frame constants: the deformer (stages/deform.h) and the shading (stages/shade.h) ----
 
 // The same values as render/renderer.h's Deformer (uint8_t), duplicated here so that device code does not need
@@ -211,6 +216,7 @@ struct FrameParams {
   bool need_smooth_normals;  // phong / normals views
   bool wireframe;            // darken the hits near their triangle's edges (stages/shade.h: near_triangle_edge)
   LightFrame light;          // the light, in view space (stages/shadow.h, stages/shade.h)
+  Rgba8 background;          // the colour of a pixel whose ray hits nothing (FrameSettings::background), opaque
 
   // ---- the mesh's appearance (set_mesh; frame constant cone_spread): stage 5 (shade) input ----
   AppearanceFrame appearance;

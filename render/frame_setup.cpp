@@ -3,6 +3,7 @@
 #include "render/scale.h"
 #include "render/stages/build.h"
 #include "render/stages/resolve.h"
+#include "render/stages/shade.h"
 
 #include <glm/glm.hpp>
 #include <glm/gtc/matrix_transform.hpp>
@@ -34,6 +35,9 @@ static_assert(static_cast<int>(Shading::shadow) == static_cast<int>(ShadeMode::s
 static_assert(static_cast<int>(Shading::albedo) == static_cast<int>(ShadeMode::albedo), "shading enums");
 static_assert(static_cast<int>(LightType::headlight) == static_cast<int>(LightKind::headlight), "light enums");
 static_assert(static_cast<int>(LightType::sun) == static_cast<int>(LightKind::sun), "light enums");
+static_assert(kDefaultBackground.r == kBackground.r && kDefaultBackground.g == kBackground.g &&
+                  kDefaultBackground.b == kBackground.b && kDefaultBackground.a == kBackground.a,
+              "FrameSettings' default background is the shade stage's");
 static_assert(static_cast<int>(LightType::point) == static_cast<int>(LightKind::point), "light enums");
 
 namespace {

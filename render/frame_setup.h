@@ -211,6 +211,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.shading = to_shade_mode(s.shading);
   p.need_smooth_normals = needs_smooth_normals(s.shading);
   p.wireframe = s.wireframe;
+  p.background = Rgba8{s.background.r, s.background.g, s.background.b, 255};
   p.world_positions = a.world.data();
   p.view_positions = a.view.data();
   p.face_normals = a.face_normals.data();

@@ -221,15 +221,14 @@ void add_floor(Mesh& mesh) {
   mesh.name += "+floor";
 }
 
-// Frames the bounding sphere of the mesh's bulk: vertices used only by "huge" triangles (longest edge over
-// 20x the median longest edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not
-// count, so that a few of them do not shrink the model to a dot. Without such triangles, or when only they
-// exist, this is the bounding sphere of all vertices (centre of the bounding box, farthest vertex).
-Camera frame_mesh(const Mesh& mesh, float fovy_degrees, float aspect) {
-  Camera cam;
-  cam.fovy_degrees = fovy_degrees;
+// The bounding sphere of the mesh's bulk: vertices used only by "huge" triangles (longest edge over 20x the median
+// longest edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of
+// them do not shrink the model to a dot. Without such triangles, or when only they exist, this is the bounding sphere
+// of all vertices (centre of the bounding box, farthest vertex).
+BoundingSphere framing_sphere(const Mesh& mesh) {
+  BoundingSphere sphere;
   const size_t tris = mesh.triangle_count();
-  if (mesh.positions.empty()) return cam;
+  if (mesh.positions.empty()) return sphere;
   std::vector<uint8_t> counts(mesh.positions.size(), 0);
   if (tris > 0) {
     std::vector<float> edges(tris);
@@ -252,18 +251,26 @@ Camera frame_mesh(const Mesh& mesh, float fovy_degrees, float aspect) {
     lo = glm::min(lo, mesh.positions[v]);
     hi = glm::max(hi, mesh.positions[v]);
   }
-  const glm::vec3 center = (lo + hi) * 0.5f;
+  sphere.center = (lo + hi) * 0.5f;
   float radius = 0.0f;
   for (size_t v = 0; v < mesh.positions.size(); ++v) {
-    if (counts[v]) radius = std::max(radius, length_without_overflow(mesh.positions[v] - center));
+    if (counts[v]) radius = std::max(radius, length_without_overflow(mesh.positions[v] - sphere.center));
   }
-  if (!(radius > 0.0f)) radius = 1.0f;
+  sphere.radius = radius > 0.0f ? radius : 1.0f;
+  return sphere;
+}
+
+Camera frame_mesh(const Mesh& mesh, float fovy_degrees, float aspect) {
+  Camera cam;
+  cam.fovy_degrees = fovy_degrees;
+  if (mesh.positions.empty()) return cam;
+  const BoundingSphere sphere = framing_sphere(mesh);
   double half = glm::radians(static_cast<double>(fovy_degrees)) * 0.5;
   // A tall image's horizontal field of view is the narrower one: tan(half_x) = aspect * tan(half_y).
   if (aspect > 0.0f && aspect < 1.0f) half = std::atan(static_cast<double>(aspect) * std::tan(half));
-  const float distance = static_cast<float>(1.05 * radius / std::sin(half));
-  cam.target = center;
-  cam.eye = center + glm::vec3(0.0f, 0.0f, distance);
+  const float distance = static_cast<float>(kFramingMargin * sphere.radius / std::sin(half));
+  cam.target = sphere.center;
+  cam.eye = sphere.center + glm::vec3(0.0f, 0.0f, distance);
   cam.up = glm::vec3(0.0f, 1.0f, 0.0f);
   return cam;
 }

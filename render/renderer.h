@@ -136,6 +136,9 @@ struct Light {
 
 enum class Backend : uint8_t { cuda, cpu };
 
+// The colour of the pixels whose ray hits nothing, unless a frame gives another (FrameSettings::background).
+constexpr Color8 kDefaultBackground{28, 30, 38, 255};
+
 struct FrameSettings {
   int width = 1024;
   int height = 1024;
@@ -159,6 +162,9 @@ struct FrameSettings {
   // on both backends). N > 1 renders N whole frames, each through one point of every pixel, so it costs about N
   // frames; 1 is the pixel-centre frame exactly. FrameExtras stay the centre rays' (an extra frame when asked for).
   int samples = 1;
+  // The colour of the pixels whose ray hits nothing, in every view but the heat views and the shadow mask (which
+  // colour those pixels by their own scale). The image is opaque: the alpha is ignored.
+  Color8 background = kDefaultBackground;
 };
 // The heat views: a count per pixel (ray_tests) or per tile (tile_triangles) on a log colour scale fitted to the frame.
 inline bool is_heat_view(Shading s) { return s == Shading::ray_tests || s == Shading::tile_triangles; }
@@ -296,6 +302,15 @@ void add_floor(Mesh& mesh);
 // triangles (longest edge over 20x the median) do not count, so that a backdrop or the stress scene's huge triangles
 // do not shrink the model to a dot; without such triangles this is the bounding sphere of all vertices.
 Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f);
+// The sphere frame_mesh frames (before its margin): world space; radius 1 around the origin for a mesh without
+// vertices, 1 for a single point.
+struct BoundingSphere {
+  glm::vec3 center{0.0f, 0.0f, 0.0f};
+  float radius = 1.0f;
+};
+BoundingSphere framing_sphere(const Mesh& mesh);
+// How much larger than framing_sphere's radius a framed view shows, so that the model does not touch the image's edge.
+constexpr double kFramingMargin = 1.05;
 
 // Validate a mesh: throws std::invalid_argument naming the problem (no triangles, index out of range at
 // triangle k, non-finite coordinate at vertex k).

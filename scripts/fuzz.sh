@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Fuzz the mesh loading and validation path with libFuzzer (clang + AddressSanitizer + UBSan), bounded in time.
+# Fuzz the mesh readers this project writes itself with libFuzzer (clang + AddressSanitizer + UBSan), bounded in time:
+# fuzz_obj (the OBJ loader and its validation), then fuzz_formats (the PLY check before Assimp and the OFF reader),
+# each with the same limits.
 #   scripts/fuzz.sh [SECONDS [RUNS]]    (default 60 s, no run limit; .ci/run runs it with a fixed run count)
 # Seed corpus: the shipped OBJ files in assets/, the test meshes in tests/app/meshes/ (a concave polygon), the
 # broken-file corpus tests/app/broken/ and tests/fuzz/regressions/ (inputs that once crashed, replayed by every run).
@@ -40,8 +42,21 @@ say "building the fuzz target with $("$cxx" --version | head -n 1)"
 cp "$root"/assets/*.obj "$root"/tests/app/meshes/*.obj "$root"/tests/app/broken/*.obj "$root"/tests/fuzz/regressions/* \
   "$out/corpus/" 2>/dev/null || true
 say "fuzzing parse_obj for ${seconds}s (seed corpus: $(ls "$out/corpus" | wc -l) files)"
-cd "$out"
+(cd "$out"
 # A fixed seed: CI replays the same mutation sequence that was run before landing (a slower machine, a prefix of it).
 ./fuzz_obj -seed=1 -runs="$runs" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 -timeout=10 -print_final_stats=1 \
-  corpus 2>&1 | tail -n 15
-say "no crash (limits: ${seconds}s, runs ${runs})"
+  corpus 2>&1 | tail -n 15)
+
+"$cxx" -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -I"$root" "${extra[@]}" \
+  "$root/tests/fuzz/fuzz_formats.cpp" "$root/app/formats/ply_layout.cpp" "$root/app/formats/off_mesh.cpp" \
+  "$root/app/formats/mesh_file.cpp" "$root/app/polygon_triangulation.cpp" \
+  -o "$out/fuzz_formats"
+rm -rf "$out/corpus_formats"; mkdir -p "$out/corpus_formats"
+cp "$root"/assets/*.ply "$root"/tests/app/broken/*.ply "$root"/tests/app/broken/*.off "$root"/tests/fuzz/regressions/* \
+  "$out/corpus_formats/" 2>/dev/null || true
+say "fuzzing check_ply and parse_off for ${seconds}s (seed corpus: $(ls "$out/corpus_formats" | wc -l) files)"
+(cd "$out"
+./fuzz_formats -seed=1 -runs="$runs" -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=4096 -timeout=10 \
+  -print_final_stats=1 corpus_formats 2>&1 | tail -n 15)
+say "no crash (limits: ${seconds}s, runs ${runs}, each target)"

@@ -68,6 +68,7 @@ FrameSettings settings_for(const BenchOptions& options, const Camera& camera, Im
   s.shadows = options.shadows;
   s.wireframe = options.wireframe;
   s.samples = options.samples;
+  s.background = options.background;
   return s;
 }
 

@@ -2,6 +2,7 @@
 #include "app/formats/mesh_format.h"
 
 #include "app/formats/assimp_mesh.h"
+#include "app/formats/assimp_scene.h"
 #include "app/formats/mesh_file.h"
 #include "app/formats/off_mesh.h"
 
@@ -32,7 +33,9 @@ using formats::fail;
 // Enough of the start of a file to recognise every format: headers are short, and a glTF's "asset" and an
 // ASCII STL's first "facet" come early in files written by any exporter we know of.
 constexpr size_t kHeadBytes = 4096;
-constexpr char kFormatsRead[] = "OBJ (.obj), PLY (.ply), STL (.stl), OFF (.off), glTF 2.0 (.gltf, .glb)";
+constexpr char kFormatsRead[] =
+    "OBJ (.obj), PLY (.ply), STL (.stl), OFF (.off), glTF 2.0 (.gltf, .glb) and, by extension, the other formats "
+    "Assimp reads (.dae, .fbx, .3ds, ...)";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
@@ -114,6 +117,7 @@ bool by_extension(const std::string& ext, MeshFormat* format) {
   if (ext == ".glb") return *format = MeshFormat::glb, true;
   if (ext == ".ply" || ext == ".stl") return *format = MeshFormat::assimp, true;
   if (ext == ".off") return *format = MeshFormat::off, true;
+  if (formats::assimp_reads_extension(ext)) return *format = MeshFormat::assimp_scene, true;
   return false;
 }
 
@@ -131,6 +135,7 @@ const char* mesh_format_name(MeshFormat format) {
     case MeshFormat::glb: return "GLB";
     case MeshFormat::assimp: return "PLY or STL";
     case MeshFormat::off: return "OFF";
+    case MeshFormat::assimp_scene: return "a format Assimp reads";
   }
   return "unknown";
 }
@@ -163,6 +168,7 @@ Mesh load_mesh(const std::string& path, const LoadProgress& progress, const Load
     case MeshFormat::obj: return load_obj(path, progress, warn);
     case MeshFormat::assimp: return formats::load_assimp_mesh(path, progress, warn);
     case MeshFormat::off: return formats::load_off(path, progress, warn);
+    case MeshFormat::assimp_scene: return formats::load_assimp_scene(path, progress, warn);
     case MeshFormat::gltf:
     case MeshFormat::glb:
 #if SLABCAST_HAVE_GLTF

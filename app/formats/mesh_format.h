@@ -13,6 +13,7 @@ enum class MeshFormat {
   glb,     // glTF 2.0, binary container (.glb)
   assimp,  // PLY and STL, read by Assimp (app/formats/assimp_mesh.h)
   off,     // OFF / COFF / NOFF (app/formats/off_mesh.h)
+  assimp_scene,  // any other format the installed Assimp reads, by extension (app/formats/assimp_scene.h)
 };
 
 // "OBJ", "glTF", "GLB", "PLY or STL", "OFF": for messages.
@@ -22,7 +23,8 @@ const char* mesh_format_name(MeshFormat format);
 // a triangle count that matches the file's size), glTF JSON ('{' and an "asset" key near the start), OFF (an
 // OFF / COFF / NOFF / CNOFF header), ASCII STL ("solid" then "facet"), OBJ (text whose first statement is one of
 // OBJ's). Content that matches none (an empty or truncated file, say) falls back to the extension (.obj, .gltf,
-// .glb, .ply, .stl, .off, any case), so that the reader of that format can say what is wrong with it.
+// .glb, .ply, .stl, .off, any case), so that the reader of that format can say what is wrong with it; then to any
+// other extension the installed Assimp reads (.dae, .fbx, .3ds, ...).
 // Throws std::runtime_error "PATH: what": no such file, a directory, or a file that is neither by content nor by
 // extension a format slabcast reads (the message lists those it does).
 MeshFormat detect_mesh_format(const std::string& path);

@@ -294,6 +294,7 @@ void GlRaster::set_uniforms(const FrameSettings& settings) {
   const float centre_depth = glm::dot(bounds_center_ - eye, forward);
   glProgramUniform2f(p, kUniformDepthRange, std::max(centre_depth - reach, 0.0f), centre_depth + reach);
   glProgramUniform1i(p, kUniformShading, static_cast<GLint>(settings.shading));
+  background_ = settings.background;
 
   // The light. A sun shades as the ray caster's does; with shadows, its map's camera looks along the sun onto the
   // scene's deformed bounding sphere from outside it, the sphere's diameter its depth range.
@@ -365,9 +366,9 @@ void GlRaster::ensure_shadow_map() {
 }
 
 void GlRaster::draw_frame() {
-  // Background as render/stages/shade.h's kBackground, in the unsigned-normalized form GL converts back exactly.
-  const GLfloat background[4] = {kBackground.r / 255.0f, kBackground.g / 255.0f, kBackground.b / 255.0f,
-                                 kBackground.a / 255.0f};
+  // The frame's background as the ray caster's shade stage writes it (opaque), in the unsigned-normalized form GL
+  // converts back exactly.
+  const GLfloat background[4] = {background_.r / 255.0f, background_.g / 255.0f, background_.b / 255.0f, 1.0f};
   const GLuint miss[4] = {kNoHit, 0, 0, 0};
   const GLfloat farthest = 0.0f;  // reversed depth: 0 is infinitely far
   if (shadow_pass_) {  // the sun's depth from its camera first, orthographic (raster.vert's u_ortho_depth)

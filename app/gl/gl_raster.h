@@ -107,6 +107,7 @@ class GlRaster {
   GlTexture shadow_map_;
   GlFramebuffer shadow_fbo_;
   bool shadow_pass_ = false;
+  Color8 background_ = kDefaultBackground;  // the frame's FrameSettings::background
   struct PassCamera {
     glm::vec3 eye{0.0f}, right{1, 0, 0}, up{0, 1, 0}, back{0, 0, 1};
     glm::vec2 ndc_scale{1.0f};

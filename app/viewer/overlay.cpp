@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace slabcast::viewer {
 
@@ -139,6 +140,7 @@ void scene_section(Session& s) {
   }
   char path[1024];
   std::snprintf(path, sizeof path, "%s", s.path_field.c_str());
+  if (std::exchange(s.focus_path_field, false)) ImGui::SetKeyboardFocusHere();
   const bool entered = ImGui::InputText("##path", path, sizeof path, ImGuiInputTextFlags_EnterReturnsTrue);
   s.path_field = path;
   ImGui::SameLine();
@@ -161,6 +163,14 @@ void scene_section(Session& s) {
   if (s.mesh() != nullptr) {
     ImGui::Text("%s: %s %s", s.mesh_name.c_str(), grouped(s.mesh_triangles).c_str(),
                 s.mesh_triangles == 1 ? "triangle" : "triangles");
+  }
+
+  // The misses' colour (FrameSettings::background), as the command line's --background sets it.
+  Color8& bg = s.settings.background;
+  float background[3] = {bg.r / 255.0f, bg.g / 255.0f, bg.b / 255.0f};
+  if (ImGui::ColorEdit3("background", background)) {
+    const auto to_byte = [](float v) { return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); };
+    bg = Color8{to_byte(background[0]), to_byte(background[1]), to_byte(background[2]), 255};
   }
 
   int deformer = static_cast<int>(s.settings.deform.kind);
@@ -236,6 +246,10 @@ void rendering_section(Session& s) {
   if (!s.cuda_available) ImGui::BeginDisabled();
   const bool cuda_clicked = ImGui::RadioButton("cuda", &choice, static_cast<int>(Backend::cuda));
   if (!s.cuda_available) ImGui::EndDisabled();
+  // A disabled item reports no hover unless asked: the tooltip says why it cannot be chosen.
+  if (!s.cuda_available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip("cuda unavailable: %s", s.cuda_absent_reason.c_str());
+  }
   ImGui::SameLine();
   const bool cpu_clicked = ImGui::RadioButton("cpu", &choice, static_cast<int>(Backend::cpu));
   // On a line of its own: the panel is too narrow for three choices side by side.
@@ -288,7 +302,7 @@ void light_section(Session& s) {
   if (s.gl_raster) ImGui::EndDisabled();
 }
 
-// What the last click's pixel shows: its triangle, vertices, hit point, normal and tile.
+// What the last click's pixel shows: its triangle, its slab, vertices, hit point, normal and tile.
 void pick_section(Session& s) {
   if (!ImGui::CollapsingHeader("Pick", ImGuiTreeNodeFlags_DefaultOpen)) return;
   const Session::Pick& p = s.picked;
@@ -302,6 +316,7 @@ void pick_section(Session& s) {
     return;
   }
   ImGui::Text("triangle %u   distance %.4g", p.triangle, static_cast<double>(p.distance));
+  if (p.slab >= 0) ImGui::Text("slab %d of %d", p.slab, p.slabs);
   ImGui::Text("hit  %.4g, %.4g, %.4g", static_cast<double>(p.point.x), static_cast<double>(p.point.y),
               static_cast<double>(p.point.z));
   ImGui::Text("normal %.3f, %.3f, %.3f", static_cast<double>(p.normal.x), static_cast<double>(p.normal.y),

@@ -18,7 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr auto kMemoryCheckInterval = std::chrono::milliseconds(500);
-constexpr float kLoadingBackground[3] = {0.10f, 0.11f, 0.14f};  // dark grey-blue, close to the shaded frames'
 
 }  // namespace
 
@@ -133,11 +132,15 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   mesh_ = std::move(mesh);
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
+  if (windowed) sphere_ = framing_sphere(*mesh_);
   Camera home = settings.camera;
   const bool eye_given = keep_camera && options.eye_given;
   const bool target_given = keep_camera && options.target_given;
   const bool up_given = keep_camera && options.up_given;
-  if (keep_camera && options.orbit) {  // as `slabcast render` resolves it
+  camera_framed_ = !(keep_camera && options.orbit) && !eye_given && !target_given && !up_given;
+  if (camera_framed_) {
+    home = framed_camera(settings.camera.fovy_degrees);
+  } else if (keep_camera && options.orbit) {  // as `slabcast render` resolves it
     home = orbit_camera(options, frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect()));
   } else if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
     const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect());
@@ -181,7 +184,30 @@ void Session::drag_sun(float dx, float dy) {
 }
 
 void Session::frame_model() {
-  if (mesh_) camera.set_home(frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect()));
+  if (!mesh_) return;
+  camera.set_home(framed_camera(camera.camera().fovy_degrees));
+  camera_framed_ = true;
+}
+
+Camera Session::framed_camera(float fovy_degrees) const {
+  if (windowed && area_width_ > 0 && area_height_ > 0) {
+    return frame_sphere_in_rect(sphere_, fovy_degrees, area_width_, area_height_, free_area_);
+  }
+  return frame_mesh(*mesh_, fovy_degrees, aspect());
+}
+
+void Session::set_free_area(int width, int height, const PixelRect& free) {
+  const bool changed = width != area_width_ || height != area_height_ || free.x != free_area_.x ||
+                       free.y != free_area_.y || free.width != free_area_.width || free.height != free_area_.height;
+  area_width_ = width;
+  area_height_ = height;
+  free_area_ = free;
+  if (!changed || !mesh_ || !camera_framed_) return;
+  const Camera& now = camera.camera();
+  const Camera& home = camera.home();
+  const bool moved = now.eye != home.eye || now.target != home.target || now.up != home.up ||
+                     now.fovy_degrees != home.fovy_degrees;
+  if (!moved) camera.set_home(framed_camera(home.fovy_degrees));  // a camera the user moved stays where it is
 }
 
 void Session::set_backend(Backend wanted) {
@@ -257,9 +283,10 @@ gl::Feed Session::choose_feed() const {
 
 void Session::render_and_present(int fb_width, int fb_height) {
   if (fb_width <= 0 || fb_height <= 0) return;  // minimized: nothing to show, nothing to render
-  if (!mesh_) {  // the first model is still loading: an empty background under the overlay's progress bar
+  if (!mesh_) {  // the first model is still loading: the frames' background under the overlay's progress bar
     glViewport(0, 0, fb_width, fb_height);
-    glClearColor(kLoadingBackground[0], kLoadingBackground[1], kLoadingBackground[2], 1.0f);
+    const Color8& bg = settings.background;
+    glClearColor(bg.r / 255.0f, bg.g / 255.0f, bg.b / 255.0f, 1.0f);
     SLABCAST_GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
     return;
   }
@@ -339,6 +366,13 @@ void Session::finish_pick(const FrameExtras& extras) {
     const Vec3 d = pixel_ray_view(view, p.px, p.py);
     const Vec3 world = view.right * d.x + view.up * d.y + view.back * d.z;
     p.point = settings.camera.eye + glm::vec3(world.x, world.y, world.z) * p.distance;
+    // The slab as the renderer's own build placed the triangle (slow, but once a click), so that it cannot disagree
+    // with the slab view's colours.
+    const FrameStructure structure = renderer_->last_structure();
+    if (p.triangle < structure.slab_of_triangle.size()) {
+      p.slab = structure.slab_of_triangle[p.triangle];
+      p.slabs = structure.slabs;
+    }
   }
   picked = p;
 }

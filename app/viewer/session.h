@@ -6,6 +6,7 @@
 #include "app/scene_loading.h"
 #include "app/scene_motion.h"
 #include "app/viewer/camera_control.h"
+#include "app/viewer/framing.h"
 #include "app/viewer/frame_times.h"
 #include "app/viewer/model_loading.h"
 #include "app/viewer/viewer.h"
@@ -20,11 +21,6 @@
 #include <vector>
 
 namespace slabcast::viewer {
-
-// Where an overlay panel was drawn (pixels, origin top-left), for tests: everything outside is the 3D image.
-struct PixelRect {
-  int x = 0, y = 0, width = 0, height = 0;
-};
 
 // The direction towards a sun at `azimuth` (from +Z towards +X) and `elevation` (above the XZ plane), degrees.
 glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees);
@@ -86,6 +82,7 @@ class Session {
   std::vector<ModelChoice> models;
   int model_index = -1;                   // into `models`, or -1 for a path typed or dropped
   std::string path_field;                 // the overlay's text field
+  bool focus_path_field = false;          // the next overlay puts the keyboard in the path field (as a click does)
   std::string mesh_name;
   uint64_t mesh_triangles = 0;
   std::atomic<double> load_progress{0.0};
@@ -108,6 +105,7 @@ class Session {
     uint32_t vertices[3] = {0, 0, 0};  // vertex indices
     glm::vec3 positions[3] = {};       // deformed, world
     int tile_x = 0, tile_y = 0;        // the 8x8 tile of the pixel
+    int slab = -1, slabs = 0;          // the depth slab the frame put the triangle in, of how many (-1: no hit)
   };
   Pick picked;
   // Picks the pixel under framebuffer position (x, y) (top-left origin) at the next frame.
@@ -120,7 +118,14 @@ class Session {
   size_t renderer_bytes = 0;
   size_t device_used_bytes = 0, device_total_bytes = 0;  // whole-device, from cudaMemGetInfo
   std::string gl_description;
-  std::vector<PixelRect> overlay_rects;  // the overlay's panels this frame
+  std::vector<PixelRect> overlay_rects;  // where the overlay's panels were drawn this frame (ImGui's pixels)
+
+  // --- framing: in a window, the viewer's own camera puts the model where the overlay's panels leave it free ---
+  // The window is width x height (ImGui's pixels, as overlay_rects) and `free` the part no panel covers (free_rect);
+  // the window calls this after each frame's overlay. While the camera is where the viewer framed it (the first
+  // model without a command-line camera, F, or reset back to either), a change of the free area (a resize, a panel
+  // collapsed or the overlay hidden) frames the model again.
+  void set_free_area(int width, int height, const PixelRect& free);
 
   const Mesh* mesh() const { return mesh_.get(); }
   // The vertex positions of the last frame, as the ray caster deformed them (for picking, and tests).
@@ -128,7 +133,7 @@ class Session {
   gl::Feed feed() const { return display_.feed(); }
   int render_width() const { return raster_ ? raster_->width() : display_.width(); }
   int render_height() const { return raster_ ? raster_->height() : display_.height(); }
-  void frame_model();  // F: the camera frames the model (keeps the field of view)
+  void frame_model();  // F: the camera frames the model (keeps the field of view), in the free area in a window
   // A point light's first place: above the model's framed centre by its framing distance.
   glm::vec3 default_point_light() const;
   float point_light_step() const;  // the position field's drag speed: a hundredth of the framing distance
@@ -145,6 +150,9 @@ class Session {
   float aspect() const {
     return settings.width > 0 && settings.height > 0 ? static_cast<float>(settings.width) / settings.height : 1.0f;
   }
+  // A camera framing the model: in a window whose free area is known, in that area (frame_sphere_in_rect);
+  // otherwise for the whole image, as `slabcast render` frames it (frame_mesh).
+  Camera framed_camera(float fovy_degrees) const;
   void load_in_background(SceneSpec scene, std::string name);
   // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
   void install_scene(LoadedScene scene, bool keep_camera);
@@ -159,6 +167,10 @@ class Session {
   std::unique_ptr<Renderer> renderer_;
   std::unique_ptr<gl::GlRaster> raster_;  // only while gl_raster
   std::shared_ptr<const Mesh> mesh_;
+  BoundingSphere sphere_;         // the mesh's framing_sphere, in a window (where the free area moves it often)
+  bool camera_framed_ = false;    // the camera's home is the viewer's framing (not the command line's camera)
+  int area_width_ = 0, area_height_ = 0;  // set_free_area's window; 0 until the first overlay
+  PixelRect free_area_;
   // settings.pose and settings.keyframes point into it from apply_motion to the end of the frame's render.
   SceneMotion motion_;
   std::future<LoadedScene> pending_;

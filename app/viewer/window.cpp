@@ -3,6 +3,7 @@
 #include "app/gl/gl_util.h"
 #include "app/image_io.h"
 #include "app/viewer/headless.h"
+#include "app/viewer/framing.h"
 #include "app/viewer/imgui_layer.h"
 #include "app/viewer/overlay.h"
 #include "app/viewer/session.h"
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace slabcast::viewer {
 
@@ -23,6 +25,9 @@ namespace {
 
 constexpr double kIconifiedPollSeconds = 0.1;  // how often a minimized window wakes up to look for events
 constexpr const char* kTitle = "slabcast";
+// UI-only frames a pass may run for input that piled up; what is left waits for the next pass (a bound, so that a
+// flood of events cannot hold the scene back for long: a UI frame takes about a millisecond).
+constexpr int kMaxUiFramesPerPass = 256;
 
 // GLFW reports errors through a callback without a user pointer, so the last message lives in this file-local
 // variable; GLFW calls it on the main thread only.
@@ -173,11 +178,26 @@ int run_window(const ViewOptions& options, std::string* no_display, const Window
     const double seconds = std::chrono::duration<double>(now - last).count();
     last = now;
 
+    // Every key and character of the poll reaches the overlay, however many a slow frame let pile up: UI-only
+    // frames (no scene) take them a frame's share at a time (ImGuiLayer::feed_input), the rendered frame the last.
+    imgui.feed_input();
+    for (int ui_frames = 0; imgui.more_input() && ui_frames < kMaxUiFramesPerPass; ++ui_frames) {
+      imgui.new_frame();
+      handle_mouse(session);
+      if (session.show_overlay) build_overlay(session);
+      imgui.end_frame();
+      imgui.feed_input();
+    }
     imgui.new_frame();
     handle_mouse(session);
     session.poll_loading();
     session.advance_time(seconds);
     if (session.show_overlay) build_overlay(session);
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const int display_width = static_cast<int>(display.x), display_height = static_cast<int>(display.y);
+    session.set_free_area(display_width, display_height,
+                          free_rect(display_width, display_height,
+                                    session.show_overlay ? session.overlay_rects : std::vector<PixelRect>{}));
     imgui.end_frame();
 
     SLABCAST_GL_CHECK(glBindFramebuffer(GL_FRAMEBUFFER, 0));

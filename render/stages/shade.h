@@ -19,10 +19,6 @@
 
 namespace slabcast {
 
-struct Rgba8 {
-  uint8_t r, g, b, a;
-};
-
 // What a shade call knows about its pixel.
 struct PixelSample {
   uint32_t id;        // kNoHit for a miss
@@ -30,6 +26,7 @@ struct PixelSample {
   Vec3 dir_view;      // normalized ray direction (view space)
   Vec3 normal_view;   // shading normal (smooth or face, view space; any length, any side)
   Vec3 normal_world;  // smooth normal in world space (normals view)
+  Rgba8 background;   // a miss's colour (FrameParams::background)
   uint32_t slab;      // slab of the hit triangle
   uint32_t ray_tests; // ray-triangle tests this pixel's ray made
   uint64_t tile_refs; // references in this pixel's tile (all slabs)
@@ -41,6 +38,7 @@ struct PixelSample {
   Vec3 albedo;        // RGB, [0, 1]; white without materials
 };
 
+// FrameSettings' default background (renderer.h: kDefaultBackground; frame_setup.cpp checks that they agree).
 constexpr Rgba8 kBackground{28, 30, 38, 255};
 // The wireframe: a hit within kWireframePixels pixel footprints of an edge of its triangle keeps kWireframeKeep / 256
 // of its colour. One footprint on each side of an edge makes a line about two pixels wide between two triangles and
@@ -89,7 +87,7 @@ SC_HD Rgba8 shade_pixel(ShadeMode mode, const PixelSample& p) {
   if (mode == ShadeMode::ray_tests) return heat(heat_position(p.ray_tests, p.heat_max));
   if (mode == ShadeMode::tile_triangles) return heat(heat_position(p.tile_refs, p.heat_max));
   if (mode == ShadeMode::shadow) return Rgba8{p.shadow, p.shadow, p.shadow, 255};  // the mask as it is
-  if (p.id == kNoHit) return kBackground;
+  if (p.id == kNoHit) return p.background;
   switch (mode) {
     case ShadeMode::depth: {
       const float view_depth = p.t * -p.dir_view.z;
@@ -189,6 +187,7 @@ SC_HD Rgba8 shade_ray(const FrameParams& p, int px, int py, uint32_t id, float t
                       uint64_t tile_refs, uint8_t shadow = 255, uint64_t heat_max = 0) {
   PixelSample s;
   s.heat_max = heat_max;
+  s.background = p.background;
   s.shadow = shadow;
   s.id = id;
   s.t = t;

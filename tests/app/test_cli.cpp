@@ -55,6 +55,17 @@ TEST(Cli, BadValuesNameTheFlagAndExitWithTwo) {
       {{"render", "--deform", "twist:1e9"}, "--deform"},
       {{"render", "--shading", "toon"}, "--shading"},
       {{"render", "--light", "moon:1,2,3"}, "--light"},
+      {{"render", "--background", "256,0,0"}, "--background"},
+      {{"render", "--background", "1,2"}, "--background"},
+      {{"render", "--background", "1,2,3,4"}, "--background"},
+      {{"render", "--background", "-1,0,0"}, "--background"},
+      {{"render", "--background", "0.5,0,0"}, "--background"},
+      {{"render", "--background", "#12345"}, "--background"},
+      {{"render", "--background", "#12345g"}, "--background"},
+      {{"render", "--background", "red"}, "--background"},
+      {{"render", "--background="}, "--background"},
+      {{"view", "--background", "1,,3"}, "--background"},
+      {{"bench", "--background", "#1234567"}, "--background"},
       {{"render", "--light", "sun:0,0,0"}, "--light"},
       {{"render", "--light", "sun:1,2"}, "--light"},
       {{"render", "--light", "point:1,nan,3"}, "--light"},
@@ -236,6 +247,32 @@ TEST(Cli, SamplesReachEveryCommand) {
   EXPECT_EQ(parse({"bench"}).parsed.bench.samples, 1);
 }
 
+TEST(Cli, BackgroundOnRenderViewAndBench) {
+  const ParsedCommandLine a = parse({"render", "--background", " 255, 0,7 "}).parsed;
+  ASSERT_EQ(a.command, Command::render);
+  EXPECT_EQ(a.render.frame.background.r, 255);
+  EXPECT_EQ(a.render.frame.background.g, 0);
+  EXPECT_EQ(a.render.frame.background.b, 7);
+  EXPECT_EQ(a.render.frame.background.a, 255);
+  const ParsedCommandLine b = parse({"view", "--headless", "--background", "#FFa001"}).parsed;
+  ASSERT_EQ(b.command, Command::view);
+  EXPECT_EQ(b.view.frame.background.r, 255);
+  EXPECT_EQ(b.view.frame.background.g, 0xa0);
+  EXPECT_EQ(b.view.frame.background.b, 1);
+  const ParsedCommandLine c = parse({"bench", "--background", "1,2,3"}).parsed;
+  ASSERT_EQ(c.command, Command::bench);
+  EXPECT_EQ(c.bench.background.r, 1);
+  EXPECT_EQ(c.bench.background.g, 2);
+  EXPECT_EQ(c.bench.background.b, 3);
+  for (const ParsedCommandLine& d : {parse({"render"}).parsed, parse({"view"}).parsed}) {  // the shade stage's own
+    const Color8 bg = d.command == Command::render ? d.render.frame.background : d.view.frame.background;
+    EXPECT_EQ(bg.r, 28);
+    EXPECT_EQ(bg.g, 30);
+    EXPECT_EQ(bg.b, 38);
+  }
+  EXPECT_EQ(parse({"bench"}).parsed.bench.background.b, 38);
+}
+
 TEST(Cli, MeshPath) {
   const Parsed run = parse({"render", "--mesh", "assets/pawn.obj"});
   ASSERT_EQ(run.parsed.command, Command::render) << run.err;
@@ -272,7 +309,7 @@ TEST(Cli, HelpListsEveryFlagAndExitsZero) {
     EXPECT_EQ(run.parsed.command, Command::exit);
     EXPECT_EQ(run.parsed.exit_code, kExitOk);
     for (const char* flag : {"--mesh", "--procedural", "--size", "--eye", "--target", "--up", "--fovy", "--threads", "--deform",
-                             "--time", "--slabs", "--backend", "--shading"}) {
+                             "--time", "--slabs", "--backend", "--shading", "--background"}) {
       EXPECT_NE(run.out.find(flag), std::string::npos) << flag << " missing from:\n" << run.out;
     }
   }

@@ -262,6 +262,29 @@ TEST(MeshFormats, MissingLibraryTextureAndMaterialAreWarningsNamingTheFile) {
   EXPECT_TRUE(mesh.corner_uvs.empty());  // no vt in the file
 }
 
+// Any other format Assimp reads, by extension: a Collada file whose node moves a quad and a triangle by +10 in x.
+// The quad (a polygon of 4 corners) becomes 2 triangles that keep its winding, then the triangle, in file order.
+TEST(MeshFormats, OtherAssimpFormatsLoadByExtensionWithTheirNodeTransforms) {
+  const std::string path = std::string(SLABCAST_SOURCE_DIR) + "/tests/app/meshes/moved_quad.dae";
+  EXPECT_EQ(detect_mesh_format(path), MeshFormat::assimp_scene);
+  const Mesh mesh = load_mesh(path);
+  ASSERT_EQ(mesh.triangle_count(), 3u);
+  const glm::vec3 want[3][3] = {{{10, 0, 0}, {11, 0, 0}, {11, 1, 0}},
+                                {{10, 0, 0}, {11, 1, 0}, {10, 1, 0}},
+                                {{10, 1, 0}, {11, 1, 0}, {10.5f, 1.5f, 0}}};
+  for (size_t t = 0; t < 3; ++t) {
+    for (size_t k = 0; k < 3; ++k) EXPECT_EQ(mesh.positions[mesh.indices[3 * t + k]], want[t][k]) << t << " " << k;
+  }
+  EXPECT_EQ(mesh.name, "moved_quad.dae");
+  // A broken one is Assimp's error, named.
+  try {
+    load_mesh(write_file("broken.dae", "<?xml version=\"1.0\"?><COLLADA><library_geometries>"));
+    ADD_FAILURE() << "a broken Collada file loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("broken.dae: Assimp: "), std::string::npos) << e.what();
+  }
+}
+
 TEST(MeshFormats, ContentDecidesBeforeTheExtension) {
   EXPECT_EQ(detect_mesh_format(write_file("ply_named.obj", ply_ascii())), MeshFormat::assimp);
   EXPECT_EQ(detect_mesh_format(write_file("obj_named.ply", obj_text())), MeshFormat::obj);

@@ -1,5 +1,6 @@
 // cpu tests: the heat views' colour scale (log, fitted to the frame: FrameStats::heat_max) against the per-pixel counts
-// the frame reports, and the wireframe (edges about a pixel wide at any distance, nothing else changed).
+// the frame reports, the wireframe (edges about a pixel wide at any distance, nothing else changed), and the
+// background colour of the misses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -217,6 +218,59 @@ TEST(Wireframe, OffLeavesEveryViewAsItWas) {
     EXPECT_FALSE(a.rgba == c.rgba) << "the wireframe should show in view " << int(mode);
     EXPECT_TRUE(a.extras.triangle_id == c.extras.triangle_id) << "the wireframe changes colours only";
   }
+}
+
+TEST(Background, EveryMissIsTheGivenColourAndNothingElseChanges) {
+  const Scene s = procedural_scene("torus", 3000);
+  auto r = make_renderer(Backend::cpu);
+  r->set_mesh(s.mesh);
+  const int w = 64, h = 48;
+  for (Shading mode : {Shading::phong, Shading::depth, Shading::normals, Shading::triangle_id, Shading::slab,
+                       Shading::albedo}) {
+    FrameSettings f = settings_for(s, w, h, 4, mode);
+    const HostFrame plain = render_on_host(*r, f);
+    f.background = Color8{200, 10, 77, 0};  // the alpha is ignored: the image stays opaque
+    const HostFrame coloured = render_on_host(*r, f);
+    ASSERT_TRUE(plain.extras.triangle_id == coloured.extras.triangle_id) << "the background changes colours only";
+    int misses = 0;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const uint8_t* got = coloured.pixel(w, x, y);
+        const uint8_t* before = plain.pixel(w, x, y);
+        if (coloured.extras.triangle_id[size_t(y) * w + x] == 0xFFFFFFFFu) {
+          ++misses;
+          ASSERT_TRUE(is_colour(got, 200, 10, 77) && got[3] == 255) << "miss at " << x << "," << y << " view " << int(mode);
+          ASSERT_TRUE(is_colour(before, kDefaultBackground.r, kDefaultBackground.g, kDefaultBackground.b))
+              << "the default background at " << x << "," << y;
+        } else {
+          ASSERT_TRUE(std::equal(got, got + 4, before)) << "hit at " << x << "," << y << " view " << int(mode);
+        }
+      }
+    }
+    EXPECT_GT(misses, w * h / 10) << "the scene should leave some pixels empty";
+  }
+}
+
+TEST(Background, WithShadowsAndWireframeTheMissesStillTakeIt) {
+  const Scene s = procedural_scene("torus", 3000);
+  auto r = make_renderer(Backend::cpu);
+  r->set_mesh(s.mesh);
+  const int w = 40, h = 40;
+  FrameSettings f = settings_for(s, w, h, 4, Shading::phong);
+  f.shadows = true;  // shaded after the cast, by a pass of its own
+  f.wireframe = true;
+  f.light = Light{LightType::sun, glm::vec3(1.0f, 2.0f, 0.5f)};
+  f.background = Color8{1, 2, 3, 255};
+  const HostFrame frame = render_on_host(*r, f);
+  int misses = 0;
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      if (frame.extras.triangle_id[size_t(y) * w + x] != 0xFFFFFFFFu) continue;
+      ++misses;
+      ASSERT_TRUE(is_colour(frame.pixel(w, x, y), 1, 2, 3)) << x << "," << y;
+    }
+  }
+  EXPECT_GT(misses, 0);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // gpu tests (label gpu; SKIPPED without a CUDA device): the heat views (shaded by a kernel of their own after the cast,
 // their scale the frame's largest count) and the wireframe on the cuda backend equal the cpu backend's, stage by stage
-// and, image, bit for bit.
+// and, image, bit for bit; so does a frame with a background colour of its own.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -62,6 +62,31 @@ TEST_F(CudaViews, WireframeIsBitIdentical) {
         f.wireframe = true;
         const Frames r = render_both(f);
         expect_identical(r.cpu, r.gpu, s.label + " " + size_label(w, h) + " wireframe view " + std::to_string(int(mode)));
+      }
+    }
+  }
+}
+
+TEST_F(CudaViews, BackgroundIsBitIdentical) {
+  const Scene s = procedural_scene("torus", 4000, Deformer::twist, 0.7f);
+  make_renderers();
+  set_mesh(s.mesh);
+  for (const auto& [w, h] : {std::make_pair(61, 61), std::make_pair(256, 192)}) {
+    // The caster's own shading, the shade pass after the cast (shadows) and a view the caster shades.
+    for (const bool shadows : {false, true}) {
+      for (Shading mode : {Shading::phong, Shading::depth}) {
+        FrameSettings f = settings_for(s, w, h, 8, mode);
+        f.background = Color8{250, 128, 3, 255};
+        f.shadows = shadows;
+        f.light = Light{LightType::sun, glm::vec3(1.0f, 2.0f, 0.5f)};
+        const Frames r = render_both(f);
+        expect_identical(r.cpu, r.gpu, s.label + " " + size_label(w, h) + " background, view " +
+                                           std::to_string(int(mode)) + (shadows ? " with shadows" : ""));
+        // The next frame of the same shape with another colour: the frame graph takes the new parameters.
+        f.background = Color8{0, 0, 0, 255};
+        const Frames again = render_both(f);
+        expect_identical(again.cpu, again.gpu, s.label + " black background");
+        EXPECT_FALSE(r.gpu.rgba == again.gpu.rgba) << "the background should change the image";
       }
     }
   }

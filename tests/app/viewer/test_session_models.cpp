@@ -95,6 +95,32 @@ TEST(SessionPick, AClickShowsThePixelsTriangleAndHitPoint) {
   EXPECT_NEAR(glm::dot(p.point - p.positions[0], p.normal), 0.0f, 1e-4f);
   EXPECT_NEAR(glm::length(p.point - session.settings.camera.eye), p.distance, 1e-4f * p.distance);
   EXPECT_NEAR(glm::length(p.normal), 1.0f, 1e-5f);
+  // The slab: where that frame's build put the triangle.
+  const FrameStructure structure = renderer->last_structure();
+  ASSERT_LT(p.triangle, structure.slab_of_triangle.size());
+  EXPECT_EQ(p.slab, structure.slab_of_triangle[p.triangle]);
+  EXPECT_EQ(p.slabs, session.settings.slabs);
+  EXPECT_LT(p.slab, p.slabs);
+}
+
+// A click on the background: no triangle, so no slab either.
+TEST(SessionPick, AMissHasNoSlab) {
+  std::unique_ptr<gl::EglContext> egl;
+  try {
+    egl = std::make_unique<gl::EglContext>(-1);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no OpenGL 4.5 context through EGL: " << e.what();
+  }
+  const int w = 96, h = 64;
+  Session session(session_test::still_torus_options(3000, Backend::cpu), egl->on_cuda_device(), egl->description(),
+                  /*windowed=*/false);
+  gl::OffscreenTarget target(w, h);
+  session_test::frame(session, target, w, h);
+  session.request_pick(0.5, 0.5);  // the top-left corner, outside the framed torus
+  session_test::frame(session, target, w, h);
+  ASSERT_TRUE(session.picked.done);
+  EXPECT_EQ(session.picked.triangle, 0xFFFFFFFFu);
+  EXPECT_EQ(session.picked.slab, -1);
 }
 
 }  // namespace

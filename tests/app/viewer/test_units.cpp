@@ -1,12 +1,16 @@
-// Units of the viewer that need no GL: the mouse camera, the frame-time statistics and the model loading's pieces.
+// Units of the viewer that need no GL: the mouse camera, the framing in the area the panels leave free, the
+// frame-time statistics and the model loading's pieces.
 #include "app/viewer/camera_control.h"
 #include "app/viewer/frame_times.h"
+#include "app/viewer/framing.h"
 #include "app/viewer/model_loading.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace slabcast::viewer {
@@ -21,6 +25,115 @@ Camera front_camera() {
   c.up = {0.0f, 1.0f, 0.0f};
   c.fovy_degrees = 45.0f;
   return c;
+}
+
+// Where a point lands on the width x height image of `c` (pixels, origin top-left), as render/camera.h casts its rays:
+// the image plane at distance 1 spans 2 tan(fovy / 2) vertically.
+glm::vec2 project(const Camera& c, glm::vec3 p, int width, int height) {
+  const glm::vec3 back = glm::normalize(c.eye - c.target);
+  const glm::vec3 right = glm::normalize(glm::cross(c.up, back));
+  const glm::vec3 up = glm::cross(back, right);
+  const glm::vec3 d = p - c.eye;
+  const float depth = -glm::dot(d, back);
+  const float tan_y = std::tan(glm::radians(c.fovy_degrees) * 0.5f);
+  const float tan_x = tan_y * static_cast<float>(width) / static_cast<float>(height);
+  const float u = glm::dot(d, right) / depth / tan_x, v = glm::dot(d, up) / depth / tan_y;
+  return {(u + 1.0f) * 0.5f * static_cast<float>(width), (1.0f - v) * 0.5f * static_cast<float>(height)};
+}
+
+// The sphere's outline on the image, from points all over it: the bounding box of their projections.
+struct Box {
+  float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+};
+Box projected_sphere(const Camera& c, const BoundingSphere& s, int width, int height) {
+  Box b;
+  constexpr int kSteps = 120;
+  for (int i = 0; i <= kSteps; ++i) {
+    const float theta = static_cast<float>(M_PI) * static_cast<float>(i) / kSteps;
+    for (int j = 0; j < 2 * kSteps; ++j) {
+      const float phi = static_cast<float>(M_PI) * static_cast<float>(j) / kSteps;
+      const glm::vec3 n(std::sin(theta) * std::cos(phi), std::cos(theta), std::sin(theta) * std::sin(phi));
+      const glm::vec2 q = project(c, s.center + s.radius * n, width, height);
+      b.x0 = std::min(b.x0, q.x), b.y0 = std::min(b.y0, q.y), b.x1 = std::max(b.x1, q.x), b.y1 = std::max(b.y1, q.y);
+    }
+  }
+  return b;
+}
+
+// The overlay's two panels as the viewer places them: the statistics at the top left, the controls at the top right.
+std::vector<PixelRect> panels(int width, int stats_height, int controls_height) {
+  return {PixelRect{8, 8, 300, stats_height}, PixelRect{width - 8 - 330, 8, 330, controls_height}};
+}
+
+TEST(Framing, TheFreeAreaIsTheLargestRectangleNoPanelCovers) {
+  EXPECT_EQ(free_rect(800, 600, {}).width, 800);
+  // Both panels the window's height: the gap between them.
+  const PixelRect between = free_rect(1024, 700, panels(1024, 684, 684));
+  EXPECT_EQ(between.x, 308);
+  EXPECT_EQ(between.width, 1024 - 338 - 308);
+  EXPECT_EQ(between.y, 0);
+  EXPECT_EQ(between.height, 700);
+  // Short panels on a narrow window: the band below them holds a larger circle than the gap between them.
+  const PixelRect below = free_rect(800, 900, panels(800, 150, 100));
+  EXPECT_EQ(below.y, 158);
+  EXPECT_EQ(below.x, 0);
+  EXPECT_EQ(below.width, 800);
+  EXPECT_EQ(below.height, 900 - 158);
+  // Short panels on a wide window: the gap between them, the window's height, holds the larger circle.
+  const PixelRect gap = free_rect(1600, 900, panels(1600, 200, 300));
+  EXPECT_EQ(gap.x, 308);
+  EXPECT_EQ(gap.height, 900);
+  // Collapsed panels (their title bars only): nearly the whole window.
+  const PixelRect collapsed = free_rect(640, 480, panels(640, 19, 19));
+  EXPECT_EQ(collapsed.y, 27);
+  EXPECT_EQ(collapsed.height, 480 - 27);
+  EXPECT_EQ(collapsed.width, 640);
+  // Panels that leave nothing: the whole window rather than nothing.
+  EXPECT_EQ(free_rect(200, 100, {PixelRect{-10, -10, 400, 400}}).width, 200);
+}
+
+TEST(Framing, TheModelsSphereLiesInTheFreeAreaForSeveralWindows) {
+  const BoundingSphere sphere{glm::vec3(3.0f, -1.0f, 2.0f), 2.5f};
+  struct Case {
+    int width, height, stats_height, controls_height;
+  };
+  const Case cases[] = {{1024, 768, 752, 752}, {800, 600, 584, 584}, {1600, 900, 200, 300}, {700, 1000, 400, 984},
+                        {640, 480, 19, 19}};
+  for (const Case& k : cases) {
+    for (const float fovy : {30.0f, 45.0f, 90.0f}) {
+      SCOPED_TRACE(std::to_string(k.width) + "x" + std::to_string(k.height) + " fovy " + std::to_string(fovy));
+      const PixelRect free = free_rect(k.width, k.height, panels(k.width, k.stats_height, k.controls_height));
+      const Camera c = frame_sphere_in_rect(sphere, fovy, k.width, k.height, free);
+      EXPECT_EQ(c.fovy_degrees, fovy);
+      const Box b = projected_sphere(c, sphere, k.width, k.height);
+      const float slack = 0.01f;  // pixels: the float arithmetic of the projection
+      EXPECT_GE(b.x0, free.x - slack);
+      EXPECT_GE(b.y0, free.y - slack);
+      EXPECT_LE(b.x1, free.x + free.width + slack);
+      EXPECT_LE(b.y1, free.y + free.height + slack);
+      // As large as the area allows: the outline spans most of its narrower side.
+      const float side = static_cast<float>(std::min(free.width, free.height));
+      EXPECT_GT(std::max(b.x1 - b.x0, b.y1 - b.y0), 0.8f * side);
+      // Its centre near the area's centre (exactly there along the narrower side, up to the lens's distortion).
+      const float cx = free.x + 0.5f * free.width, cy = free.y + 0.5f * free.height;
+      EXPECT_NEAR(0.5f * (b.x0 + b.x1), cx, 0.1f * free.width);
+      EXPECT_NEAR(0.5f * (b.y0 + b.y1), cy, 0.1f * free.height);
+    }
+  }
+}
+
+TEST(Framing, TheWholeWindowFramesAsFrameMeshDoes) {
+  // Without panels the sphere fills the narrower field of view as frame_mesh's camera does: same distance.
+  Mesh mesh;
+  mesh.positions = {{-1.0f, -1.0f, 0.0f}, {1.0f, -1.0f, 0.0f}, {0.0f, 1.0f, 0.5f}};
+  mesh.indices = {0, 1, 2};
+  const BoundingSphere sphere = framing_sphere(mesh);
+  for (const auto& [w, h] : {std::make_pair(800, 600), std::make_pair(600, 800), std::make_pair(512, 512)}) {
+    const Camera framed = frame_mesh(mesh, 45.0f, static_cast<float>(w) / static_cast<float>(h));
+    const Camera free = frame_sphere_in_rect(sphere, 45.0f, w, h, PixelRect{0, 0, w, h});
+    EXPECT_NEAR(glm::length(free.eye - framed.eye), 0.0f, 1e-4f * glm::length(framed.eye - framed.target));
+    EXPECT_NEAR(glm::length(free.target - framed.target), 0.0f, 1e-5f);
+  }
 }
 
 TEST(CameraControl, StartsAtHomeAndResetsToIt) {
