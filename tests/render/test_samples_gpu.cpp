@@ -13,10 +13,10 @@ namespace slabcast::test {
 namespace {
 
 // expect_same_frame allows one step a channel for shading in general; the average of identical samples is exact.
-void expect_same_image(const CudaVsCpuFixture::Frames& r, const std::string& what) {
-  ASSERT_EQ(r.cpu.rgba.size(), r.gpu.rgba.size()) << what;
+void expect_same_image(const Frame& cpu, const Frame& gpu, const std::string& what) {
+  ASSERT_EQ(cpu.rgba.size(), gpu.rgba.size()) << what;
   size_t differing = 0;
-  for (size_t i = 0; i < r.cpu.rgba.size(); ++i) differing += r.cpu.rgba[i] != r.gpu.rgba[i] ? 1 : 0;
+  for (size_t i = 0; i < cpu.rgba.size(); ++i) differing += cpu.rgba[i] != gpu.rgba[i] ? 1 : 0;
   EXPECT_EQ(differing, 0u) << what << ": colour channels that differ between cpu and cuda";
 }
 
@@ -29,7 +29,7 @@ TEST_F(CudaVsCpuFixture, SamplesMatchTheCpuBitForBit) {
       f.samples = n;
       const std::string what = std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(n) + " samples";
       const Frames r = expect_same(f, what);
-      expect_same_image(r, what);
+      expect_same_image(r.cpu, r.gpu, what);
     }
   }
 }
@@ -45,7 +45,7 @@ TEST_F(CudaVsCpuFixture, SamplesWithShadowsMatchTheCpuBitForBit) {
         const std::string what = shadow_case_label(c) + " " + std::to_string(w) + "x" + std::to_string(h) + ", " +
                                  std::to_string(n) + " samples";
         const Frames r = expect_same(f, what);
-        expect_same_image(r, what);
+        expect_same_image(r.cpu, r.gpu, what);
         EXPECT_GT(r.gpu.stats.shadow_samples, 0u) << what;
       }
     }
@@ -66,7 +66,7 @@ TEST_F(CudaVsCpuFixture, SampleCountsChangingBetweenFrames) {
     f.wireframe = k == 5;
     const std::string what = "frame " + std::to_string(k) + ", " + std::to_string(counts[k]) + " samples";
     const Frames r = expect_same(f, what);
-    expect_same_image(r, what);
+    expect_same_image(r.cpu, r.gpu, what);
   }
 }
 
