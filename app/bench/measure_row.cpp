@@ -280,7 +280,9 @@ BenchRow run_row(RowContext& ctx, const Mesh& mesh, const std::string& label, co
   row.total = summarize(all);
   row.host = summarize(host);
 #if SLABCAST_HAVE_GL
-  if (display) {
+  if (display && !std::all_of(blit.begin(), blit.end(), [](double ms) { return std::isfinite(ms); })) {
+    row.display_feed = "not measured: the GL timer gave a blit time longer than the wall time around it";
+  } else if (display) {
     row.display_measured = true;
     row.feed = summarize(feed);
     row.blit = summarize(blit);
