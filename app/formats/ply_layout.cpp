@@ -2,6 +2,7 @@
 
 #include "app/formats/mesh_file.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -235,7 +236,7 @@ PlyLayout check_ply(std::string_view bytes, const std::string& name) {
   }
   if (!ended) fail(name, "truncated: the PLY header has no 'end_header' line");
   if (!have_format) fail(name, "the PLY header has no 'format' line");
-  layout.body_offset = pos;
+  layout.body_offset = std::min(pos, bytes.size());  // "end_header" may be the last bytes, with no line end
   layout.header_lines = line_no;
 
   const PlyElement* vertex = nullptr;
