@@ -110,7 +110,8 @@ step_env() {
 
 # Offline machines: the Debian packages (GoogleTest, GLM, GL loaders...) come from .gpu-bundle/ (the packages
 # downloaded where a registry is reachable, with the unpack.sh that installs them); use it when present and
-# GoogleTest is not installed.
+# GoogleTest is not installed. The bundle must hold the mesh-format libraries too: libassimp-dev libassimp5
+# libdraco7 libdraco-dev libminizip1 libminizip-dev zlib1g-dev libtinygltf-dev libtinygltf2d nlohmann-json3-dev.
 use_bundle_if_needed() {
   if [ -f "$ROOT/.gpu-bundle/unpack.sh" ] && [ ! -d /usr/include/gtest ]; then
     say "using the offline package bundle .gpu-bundle/"
