@@ -2,7 +2,9 @@
 
 #include "app/gl/shaders.h"
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <cstring>
 #include <stdexcept>
 
@@ -104,6 +106,16 @@ GlProgram make_program(const std::string& vertex_file, const std::string& fragme
   return program;
 }
 
+double believable_gpu_ms(uint64_t gpu_nanoseconds, double host_ms) {
+  static const bool has_timer = [] {
+    GLint counter_bits = 0;
+    glGetQueryiv(GL_TIME_ELAPSED, GL_QUERY_COUNTER_BITS, &counter_bits);
+    return counter_bits > 0;
+  }();
+  const double gpu_ms = static_cast<double>(gpu_nanoseconds) * 1e-6;
+  return has_timer && gpu_ms <= host_ms + 0.05 ? gpu_ms : std::numeric_limits<double>::quiet_NaN();
+}
+
 GlTimer::GlTimer() {
   for (GlQuery& query : queries_) {
     GLuint id = 0;
@@ -122,10 +134,14 @@ void GlTimer::begin() {
     if (available == GL_TRUE || i == next_) {
       GLuint64 ns = 0;
       glGetQueryObjectui64v(queries_[i].get(), GL_QUERY_RESULT, &ns);
-      last_ms_ = static_cast<float>(static_cast<double>(ns) * 1e-6);
+      const double host_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began_[i]).count();
+      const double ms = believable_gpu_ms(ns, host_ms);
+      if (std::isfinite(ms)) last_ms_ = static_cast<float>(ms);
       pending_[i] = false;
     }
   }
+  began_[next_] = std::chrono::steady_clock::now();
   glBeginQuery(GL_TIME_ELAPSED, queries_[next_].get());
 }
 

@@ -6,6 +6,7 @@
 #include <glad/gl.h>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -69,8 +70,30 @@ using GlSampler = GlHandle<delete_sampler>;
 // Compiles and links a program from embedded shaders/ files (shaders.h); errors carry the info log and file name.
 GlProgram make_program(const std::string& vertex_file, const std::string& fragment_file);
 
+// The GPU time of a span of GL commands, measured with a GL_TIME_ELAPSED query while the host's clock ran around
+// it: the milliseconds, or NaN where the timer measured nothing believable (no counter bits, or more time than the
+// host spent around the span plus the clocks' granularity: Mesa's software driver answers a context's first query
+// with hours). Every GL timing of slabcast goes through it, so none prints a figure that was not measured.
+double believable_gpu_ms(uint64_t gpu_nanoseconds, double host_ms);
+
+// A span of GL commands, `draw`, timed by `query` and waited for: believable_gpu_ms of it. GL is idle before the
+// host's clock starts, so the clock spans this span only.
+template <class Draw>
+double timed_gl_span(GLuint query, Draw&& draw) {
+  glFinish();
+  const auto start = std::chrono::steady_clock::now();
+  glBeginQuery(GL_TIME_ELAPSED, query);
+  draw();
+  glEndQuery(GL_TIME_ELAPSED);
+  GLuint64 nanoseconds = 0;
+  glGetQueryObjectui64v(query, GL_QUERY_RESULT, &nanoseconds);  // waits for the span
+  const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return believable_gpu_ms(nanoseconds, host_ms);
+}
+
 // GPU time of a span of GL commands, read back without stalling: a ring of GL_TIME_ELAPSED queries whose results
-// are collected a few frames later, once available. last_ms() is the newest collected result (0 before the first).
+// are collected a few frames later, once available. last_ms() is the newest believable result (believable_gpu_ms,
+// against the host's time from the span's begin to the result's collection; 0 before the first).
 class GlTimer {
  public:
   GlTimer();
@@ -82,6 +105,7 @@ class GlTimer {
   static constexpr int kRing = 4;  // frames in flight before a result must be available
   std::array<GlQuery, kRing> queries_;
   std::array<bool, kRing> pending_{};
+  std::array<std::chrono::steady_clock::time_point, kRing> began_{};
   int next_ = 0;
   float last_ms_ = 0.0f;
 };
