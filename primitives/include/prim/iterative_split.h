@@ -24,14 +24,6 @@ namespace prim {
 
 namespace detail {
 constexpr int kIterativeMaxPasses = 64 / kLsdDigitBits;  // ids of up to 64 bits
-template <typename IdOp>
-struct MakeIdDigit {
-  IdOp id_of;
-  int id_bits;
-  __host__ __device__ IdDigit<IdOp> operator()(int pass, int shift, int bits) const {
-    return {id_of, shift, bits, pass == 0 ? id_bits : -1};
-  }
-};
 }  // namespace detail
 
 template <typename T, typename IdOp>

@@ -101,6 +101,22 @@ struct IdDigit {
     return static_cast<uint32_t>((id >> shift) & ((uint64_t{1} << bits) - 1));
   }
 };
+// Each pass's IdDigit (the iterative split's make_op): pass 0 checks the id's width.
+template <typename IdOp>
+struct MakeIdDigit {
+  IdOp id_of;
+  int id_bits;
+  __host__ __device__ IdDigit<IdOp> operator()(int pass, int shift, int bits) const {
+    return {id_of, shift, bits, pass == 0 ? id_bits : -1};
+  }
+};
+// The iterative split's pass 0 may return the sink (an id too wide), as a user's bucket functor may: so its passes
+// take the functor split's shapes (a kernel for clean tiles beside one for general tiles; later passes only the
+// first), which move 4-byte records as fast as SplitSort's passes, and not the slower resident shape of general tiles.
+template <typename IdOp>
+struct MakesBucketOrSink<MakeIdDigit<IdOp>> : std::true_type {
+  static constexpr bool kAnyOrder = false;
+};
 
 // Digit widths: ceil(total_bits / 8) passes of 8 bits, the last one narrower; 0 bits still make one 1-bucket pass
 // (it applies the device-resident count, and the first-pass validity check of the iterative split).
