@@ -124,6 +124,8 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
     size_t lsd = 0;
     BENCH_TRY(ctx, prim::iterative_split(nullptr, lsd, k_in, ka, n, bits, id, s));
     t_ids = std::max(t_ids, lsd);
+    BENCH_TRY(ctx, prim::iterative_split(nullptr, lsd, k_in, ka, n, bits, prim::KeyBits<uint32_t>{0, bits}, s));
+    t_ids = std::max(t_ids, lsd);
   }
   const size_t temp_bytes =
       std::max({t_split_pairs, t_split_pairs_key_bits, t_split_pairs_unstable, t_split_2048, t_split_2048_unstable, t_split, t_split_255, t_index,
@@ -232,13 +234,23 @@ void run_split_rows(Context& ctx, int64_t n, Dist dist) {
       [&] { size_t b = temp_bytes; return cub::DeviceRadixSort::SortPairs(t, b, k_in, kb_, v_in, vb, n, 0, 11, s); },
       [&] { return equal_or("permutations", va, vb, kb, s); });
 
-  // ---- the iterative (LSD) split of u32 keys by their low 12 / 16 / 22 bits as ids, vs SortKeys on the same bits;
-  // no target ratio ----
+  // ---- the iterative (LSD) split of u32 keys by their low 12 / 16 / 22 bits as ids, vs SortKeys on the same bits:
+  // the ids as prim::KeyBits (SplitSort's passes on the bit range; target 1.0), and as any other functor (its first
+  // pass tests every id's width; no target) ----
   for (int bits : kIdBits) {
-    const IdLowBits id{(1u << bits) - 1};
     const std::string b = std::to_string(bits);
-    measure(ctx, Row{"id split LSD u32, " + b + "-bit ids", "cub SortKeys bits [0," + b + ")", d, n, 0, 0, 0, 8.0 * n, 0,
-                     ""},
+    const prim::KeyBits<uint32_t> key_bits{0, bits};
+    measure(ctx, Row{"id split LSD u32, " + b + "-bit ids = KeyBits", "cub SortKeys bits [0," + b + ")", d, n, 0, 0, 0,
+                     8.0 * n, 1.0, ""},
+        [&] {
+          size_t tb = temp_bytes;
+          return prim::iterative_split(t, tb, k_in, ka, n, bits, key_bits, s);
+        },
+        [&] { size_t tb = temp_bytes; return cub::DeviceRadixSort::SortKeys(t, tb, k_in, kb_, n, 0, bits, s); },
+        [&] { return equal_or("keys", ka, kb_, kb, s); });
+    const IdLowBits id{(1u << bits) - 1};
+    measure(ctx, Row{"id split LSD u32, " + b + "-bit ids, a functor", "cub SortKeys bits [0," + b + ")", d, n, 0, 0,
+                     0, 8.0 * n, 0, ""},
         [&] {
           size_t tb = temp_bytes;
           return prim::iterative_split(t, tb, k_in, ka, n, bits, id, s);

@@ -218,6 +218,79 @@ TEST(IterativeSplit, FourByteKeysWideIdsPairsAndDeviceCount) {
   check_u32_keys(123457, 20, true, true, true);
 }
 
+// Ids that are a bit range of the key (prim::KeyBits) take SplitSort's passes on that range: the same stable order
+// by those bits (the bits outside the range keep the input order), keys and pairs, and a device count above its bound
+// still writes nothing and counts every record invalid.
+void check_key_bits_ids(size_t n, prim::KeyBits<uint32_t> id_of, int id_bits, bool pairs, int64_t device_count = -1) {
+  SCOPED_TRACE(testing::Message() << "n " << n << ", bits [" << id_of.shift << ", " << id_of.shift + id_of.bits
+                                  << "), id_bits " << id_bits << (pairs ? ", pairs" : ", keys"));
+  std::mt19937 rng(static_cast<uint32_t>(n + 7 * id_of.shift + id_of.bits));
+  std::vector<uint32_t> keys(n), values(n);
+  for (size_t i = 0; i < n; ++i) {
+    keys[i] = rng();
+    values[i] = static_cast<uint32_t>(i);
+  }
+  DeviceBuffer<uint32_t> d_k, d_v, d_ko(std::max<size_t>(n, 1)), d_vo(std::max<size_t>(n, 1));
+  d_k.upload(keys);
+  d_v.upload(values);
+  if (n == 0) {
+    d_k.resize(1);
+    d_v.resize(1);
+  }
+  d_ko.poison();
+  d_vo.poison();
+  DeviceBuffer<uint64_t> d_scalars(2);
+  const std::vector<uint64_t> h{0, static_cast<uint64_t>(device_count < 0 ? n : device_count)};
+  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
+  const prim::ItemCount count = device_count < 0 ? prim::ItemCount(static_cast<int64_t>(n))
+                                                 : prim::ItemCount(static_cast<int64_t>(n), d_scalars.get() + 1);
+  size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return pairs ? prim::iterative_split_pairs(temp, bytes, d_k.get(), d_ko.get(), d_v.get(), d_vo.get(), count,
+                                               id_bits, id_of, 0, d_scalars.get())
+                 : prim::iterative_split(temp, bytes, d_k.get(), d_ko.get(), count, id_bits, id_of, 0,
+                                         d_scalars.get());
+  };
+  ASSERT_CUDA(call(nullptr));
+  DeviceBuffer<unsigned char> d_temp(std::max<size_t>(bytes, 1));
+  d_temp.poison();
+  ASSERT_CUDA(call(d_temp.get()));
+  ASSERT_CUDA(cudaDeviceSynchronize());
+  const std::vector<uint32_t> got_k = d_ko.download(), got_v = d_vo.download();
+  if (device_count > static_cast<int64_t>(n)) {  // above the bound: nothing written, all invalid
+    EXPECT_EQ(d_scalars.download(1)[0], static_cast<uint64_t>(device_count));
+    expect_poison_after(got_k, 0);
+    return;
+  }
+  EXPECT_EQ(d_scalars.download(1)[0], 0u) << "no id of a key's bits is invalid";
+  const size_t counted = device_count < 0 ? n : static_cast<size_t>(device_count);
+  std::vector<size_t> order(counted);
+  for (size_t i = 0; i < counted; ++i) order[i] = i;
+  const uint32_t mask = id_of.bits >= 32 ? ~0u : (1u << id_of.bits) - 1u;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ((keys[a] >> id_of.shift) & mask) < ((keys[b] >> id_of.shift) & mask);
+  });
+  for (size_t i = 0; i < counted; ++i) {
+    ASSERT_EQ(got_k[i], keys[order[i]]) << "key at " << i;
+    if (pairs) ASSERT_EQ(got_v[i], values[order[i]]) << "value at " << i;
+  }
+  if (n > 0) expect_poison_after(got_k, counted);
+}
+
+TEST(IterativeSplit, KeyBitsIdsSortTheBitRange) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{384 * 19 + 1}, size_t{1000003}}) {
+    check_key_bits_ids(n, {0, 12}, 12, false);
+    check_key_bits_ids(n, {0, 22}, 22, true);
+  }
+  check_key_bits_ids(300007, {5, 16}, 16, false);   // a range that does not start at bit 0
+  check_key_bits_ids(300007, {20, 12}, 12, true);   // the key's top bits
+  check_key_bits_ids(300007, {3, 9}, 20, false);    // ids narrower than id_bits
+  check_key_bits_ids(300007, {0, 32}, 32, true);    // the whole key
+  check_key_bits_ids(300007, {0, 6}, 6, false);     // one pass
+  check_key_bits_ids(3000, {0, 18}, 18, false, 2500);  // a device count of 2500 below its bound of 3000
+  check_key_bits_ids(2000, {0, 18}, 18, true, 2500);   // a device count of 2500 above its bound of 2000
+}
+
 TEST(IterativeSplit, PairsLsd) {
   std::mt19937 rng(5);
   std::vector<uint32_t> keys(77777), values(77777);
