@@ -306,7 +306,7 @@ segmented_downsweep_resident_kernel(const SegmentedDownsweepArgs<Io, CountT> arg
 }
 
 // ---- kernel 4: the bucket offsets of every empty segment (all of its buckets start at its start), grid-wide ----
-__global__ void segmented_empty_offsets_kernel(const uint64_t* offsets, int64_t num_segments, int64_t max_items,
+static __global__ void segmented_empty_offsets_kernel(const uint64_t* offsets, int64_t num_segments, int64_t max_items,
                                                uint32_t num_buckets, uint64_t* d_bucket_offsets) {
   wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   if (!segmented_input_ok(offsets, num_segments, max_items)) return;

@@ -93,7 +93,7 @@ struct ClusterSegmentLocator {
 };
 
 constexpr int kClusterPlanWarps = 8;
-__global__ void __launch_bounds__(kClusterPlanWarps * 32)
+static __global__ void __launch_bounds__(kClusterPlanWarps * 32)
     cluster_segment_plan_kernel(ClusterSegmentLocator locator, int64_t windows, ClusterSegmentList list) {
   wait_for_earlier_kernels();  // first: overlapped_launch.cuh
   const int64_t j = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
@@ -267,7 +267,7 @@ struct ClusterSegmentSplit {
 };
 
 template <class Policy, SplitOutput OUT, class KeyT, class ValueT, class BucketOp, bool kPadEveryTile>
-__global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
+static __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     cluster_segment_split_kernel(SplitIo<KeyT, ValueT, BucketOp> io, const uint64_t* offsets, ClusterSegmentList list,
                                  uint64_t* bucket_offsets, uint64_t* num_invalid) {
   wait_for_earlier_kernels();  // first: overlapped_launch.cuh

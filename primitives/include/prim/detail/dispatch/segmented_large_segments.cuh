@@ -132,7 +132,7 @@ struct LargeSegmentLocator {
 // A slot of a large segment also sets *table_used (zeroed by the caller) to the table's length: with no large segment
 // it stays 0, and the path's kernels and scan do nothing (LargeSegmentPartition::idle).
 constexpr int kLargeSegmentPlanWarps = 8;
-__global__ void __launch_bounds__(kLargeSegmentPlanWarps * 32)
+static __global__ void __launch_bounds__(kLargeSegmentPlanWarps * 32)
     large_segment_plan_kernel(LargeSegmentLocator locator, uint32_t num_buckets, int64_t num_slots, BlockWork* parts,
                               unsigned long long* table_used, int64_t table) {
   wait_for_earlier_kernels();  // first: overlapped_launch.cuh

@@ -16,7 +16,7 @@ namespace detail {
 
 // ---- build: keys. xk / yk of input i (padding: kRangeNoKey), seq[i] = i; a point with a NaN coordinate is counted
 // invalid (a warp's count in one atomic) ----
-__global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
     range_keys_kernel(const float* __restrict__ x, const float* __restrict__ y, int64_t n, int64_t padded,
                       uint32_t* __restrict__ xk, uint32_t* __restrict__ yk, uint32_t* __restrict__ seq,
                       uint64_t* num_invalid) {
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
 }
 
 // ---- build: the y key of each x position ----
-__global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
     range_y_by_position_kernel(const uint32_t* __restrict__ order, const uint32_t* __restrict__ yk, int64_t padded,
                                uint32_t* __restrict__ y_by_position) {
   const int64_t p = static_cast<int64_t>(blockIdx.x) * RangeTreePolicy::kBuildThreads + threadIdx.x;
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
 
 // ---- build: the root's list (x positions sorted by y) as input indices and weights. A padding or NaN point weighs
 // 0, so that the prefix sums after it stay finite ----
-__global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
     range_root_kernel(const uint32_t* __restrict__ positions, const uint32_t* __restrict__ order,
                       const uint32_t* __restrict__ x_keys, const uint32_t* __restrict__ root_y,
                       const float* __restrict__ weights, int64_t n, int64_t padded, uint32_t* __restrict__ index,
@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
 }
 
 // ---- build, a level: went-left items a word of 32 list items (counts[P / 32] is the caller's 0) ----
-__global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
     range_level_counts_kernel(const uint32_t* __restrict__ positions, int64_t padded, int64_t half,
                               uint32_t* __restrict__ counts) {
   const int64_t q = static_cast<int64_t>(blockIdx.x) * RangeTreePolicy::kBuildThreads + threadIdx.x;
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
 
 // ---- build, a level: the level's rank words, and every item moved to its child's list in the level below ----
 // befores[w] = went-left items before word w in the level's array (the exclusive sum of the counts).
-__global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
     range_level_split_kernel(const uint32_t* __restrict__ positions, const uint32_t* __restrict__ index,
                              const double* __restrict__ w, const uint32_t* __restrict__ befores, int64_t padded,
                              int64_t half, RangeRankWord* __restrict__ ranks, uint32_t* __restrict__ positions_out,
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kBuildThreads)
 
 // ---- queries: a thread a box ----
 template <class Out>
-__global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
     range_count_query_kernel(RangeTreeView tree, const RangeBox* __restrict__ boxes, ItemCount m,
                              Out* __restrict__ out, bool zero_to_bound) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * RangeTreePolicy::kQueryThreads + threadIdx.x;
@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
   out[i] = static_cast<Out>(c);
 }
 
-__global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
     range_sum_query_kernel(RangeTreeView tree, const RangeBox* __restrict__ boxes, ItemCount m,
                            double* __restrict__ out) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * RangeTreePolicy::kQueryThreads + threadIdx.x;
@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
 }
 
 // Box i's points to points[offsets[i], offsets[i + 1]), where that end lies within the capacity.
-__global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
+static __global__ void __launch_bounds__(RangeTreePolicy::kQueryThreads)
     range_report_query_kernel(RangeTreeView tree, const RangeBox* __restrict__ boxes, ItemCount m,
                               const uint64_t* __restrict__ offsets, uint32_t* __restrict__ points, int64_t capacity) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * RangeTreePolicy::kQueryThreads + threadIdx.x;
