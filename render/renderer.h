@@ -292,8 +292,8 @@ class Renderer {
   // its image, in ascending vertex order: the query of a 2-D range tree over their projections, rebuilt by each
   // call (the vertices move every frame). A vertex at or behind the camera plane is never selected; hidden vertices
   // are (this selects by projection, not visibility). Empty before the first frame. Not part of a frame: the cuda
-  // backend waits for its result, and allocates the tree's memory (about 250 bytes a vertex) at the first call
-  // after set_mesh.
+  // backend waits for its result, and allocates the tree's memory (about 250 bytes a vertex) at its first call for
+  // a mesh of a new vertex count.
   virtual std::vector<SelectedVertex> select_vertices(const ImageRect& rect) = 0;
   // The smooth vertex normals (world space) as the last frame that shaded with them computed them (for tests).
   virtual std::vector<glm::vec3> last_vertex_normals() const = 0;
