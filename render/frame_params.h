@@ -206,6 +206,11 @@ struct FrameParams {
   const Vec3* keyframe_a;             // [num_vertices]
   const Vec3* keyframe_b;             // [num_vertices]
   float keyframe_mix;
+  // The user displacement (renderer.h's Displacement), after everything above: vertex v moves by
+  // displacement_offsets[v] + displacement_weights[v] * displacement_offset; a nullptr array adds no term.
+  const Vec3* displacement_offsets;   // [num_vertices], world
+  const float* displacement_weights;  // [num_vertices], in [0, 1]
+  Vec3 displacement_offset;           // world
 
   // ---- frame constants (host, frame_setup.h) ----
   DeformFrame deform;

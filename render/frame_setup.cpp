@@ -86,6 +86,10 @@ void check_settings(const FrameSettings& s) {
     throw std::invalid_argument("slabcast: camera fovy must be in (0, 180) degrees, got " +
                                 std::to_string(c.fovy_degrees));
   }
+  if (s.displacement != nullptr && !(std::isfinite(s.displacement->offset.x) && std::isfinite(s.displacement->offset.y) &&
+                                     std::isfinite(s.displacement->offset.z))) {
+    throw std::invalid_argument("slabcast: the displacement's offset must be finite");
+  }
   const glm::vec3 f = c.target - c.eye;
   if (!(max_abs(f) > 0.0f) || !std::isfinite(max_abs(f)) || !std::isfinite(max_abs(c.eye))) {
     throw std::invalid_argument("slabcast: camera eye and target must be distinct finite points");
@@ -272,6 +276,26 @@ void check_keyframe(const glm::vec3* positions, size_t count, uint64_t key) {
                                   std::to_string(v));
     }
   }
+}
+
+bool take_displacement(DisplacementSlot& held, const Displacement& d, size_t vertices) {
+  if (held.held && held.key == d.key) return false;
+  for (size_t v = 0; d.offsets != nullptr && v < vertices; ++v) {
+    const glm::vec3& o = d.offsets[v];
+    if (!std::isfinite(o.x) || !std::isfinite(o.y) || !std::isfinite(o.z)) {
+      throw std::invalid_argument("slabcast: displacement " + std::to_string(d.key) +
+                                  ": non-finite offset at vertex " + std::to_string(v));
+    }
+  }
+  for (size_t v = 0; d.weights != nullptr && v < vertices; ++v) {
+    if (!(d.weights[v] >= 0.0f && d.weights[v] <= 1.0f)) {
+      throw std::invalid_argument("slabcast: displacement " + std::to_string(d.key) + ": weight " +
+                                  std::to_string(d.weights[v]) + " at vertex " + std::to_string(v) +
+                                  " is outside [0, 1]");
+    }
+  }
+  held = DisplacementSlot{true, d.key};
+  return true;
 }
 
 }  // namespace slabcast

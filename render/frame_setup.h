@@ -83,6 +83,9 @@ struct FrameArrays {
   Array<float> morph_weights;
   // a mesh sequence's two resident keyframes (KeyframeSlots), allocated at the first frame that gives keyframes
   Array<Vec3> keyframe_slot[2];
+  // the user displacement's arrays (take_displacement), empty while a frame has none of that term
+  Array<Vec3> displacement_offsets;
+  Array<float> displacement_weights;
   // the mesh's appearance (set_mesh, render/appearance.h): all empty when the mesh has no materials
   Array<MaterialRecord> materials;
   Array<uint32_t> triangle_materials, vertex_colors, texels;
@@ -128,6 +131,15 @@ struct KeyframePlan {
 KeyframePlan plan_keyframes(KeyframeSlots& slots, const Keyframes& k);
 // Throws std::invalid_argument naming the first non-finite coordinate of a keyframe about to be uploaded.
 void check_keyframe(const glm::vec3* positions, size_t count, uint64_t key);
+// Which Displacement (renderer.h) the backend's displacement arrays hold (set_mesh forgets it).
+struct DisplacementSlot {
+  bool held = false;
+  uint64_t key = 0;
+};
+// Whether the frame's displacement must be copied into the backend's arrays: its key is not the one held. Then it
+// checks the arrays (std::invalid_argument naming the first non-finite offset or weight outside [0, 1]) and records
+// the key as held; the caller copies them.
+bool take_displacement(DisplacementSlot& held, const Displacement& d, size_t vertices);
 // A pixel's ray-cone spread angle for frames of `height` rows (stages/texture.h): atan(2 tan(fovy / 2) / height).
 float cone_spread_angle(const ViewParams& view);
 
@@ -201,6 +213,12 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
     p.morph_deltas = a.morph_deltas.data();
     p.rig_palette = a.rig_palette.data();
     p.morph_weights = a.morph_weights.data();
+  }
+  if (s.displacement != nullptr) {  // the backend has copied its arrays (take_displacement)
+    p.displacement_offsets = a.displacement_offsets.size() > 0 ? a.displacement_offsets.data() : nullptr;
+    p.displacement_weights = a.displacement_weights.size() > 0 ? a.displacement_weights.data() : nullptr;
+    const glm::vec3& o = s.displacement->offset;
+    p.displacement_offset = Vec3{o.x, o.y, o.z};
   }
   p.deform = make_deform_frame(s.deform, bounds);
   p.view = make_view_params(s.camera, s.width, s.height, &bounds);

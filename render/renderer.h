@@ -77,6 +77,18 @@ struct Keyframes {
   float mix = 0.0f;              // in [0, 1]
 };
 
+// A user displacement (the viewer's vertex drag): after every other deformer (the procedural one, the rig's pose or
+// the keyframes), vertex v moves by offsets[v] + weights[v] * offset, world space. The two arrays are the caller's,
+// named together by `key`: the renderer copies them (to the device, on the cuda backend) only when the key differs
+// from the one it holds, so a caller changes the key whenever it changes either array, and a frame that only changes
+// `offset` (a drag in progress) costs no upload. Either array may be nullptr (no such term).
+struct Displacement {
+  uint64_t key = 0;
+  const glm::vec3* offsets = nullptr;  // [vertices], world units, finite; read during render() only for a new key
+  const float* weights = nullptr;      // [vertices], each in [0, 1]; read during render() only for a new key
+  glm::vec3 offset{0.0f, 0.0f, 0.0f};  // world units, finite
+};
+
 // A triangle mesh as loaded. Triangle i is (indices[3i], indices[3i+1], indices[3i+2]); its ID is i.
 struct Mesh {
   std::string name;                  // file name or "sphere:1000000"; shown in the viewer and in errors
@@ -154,6 +166,8 @@ struct FrameSettings {
   const FramePose* pose = nullptr;
   // A mesh sequence's two keyframes (Keyframes); nullptr = the rest positions (or the pose).
   const Keyframes* keyframes = nullptr;
+  // A user displacement on top of every deformer (Displacement); nullptr = none (the frame then has no extra work).
+  const Displacement* displacement = nullptr;
   // Darken the pixels whose hit lies within about a pixel of its triangle's edges (any view; docs/architecture.md,
   // "Shade").
   bool wireframe = false;
@@ -231,6 +245,19 @@ struct FrameStats {
   StageTimes ms;
 };
 
+// A closed rectangle of the image in continuous pixel coordinates: pixel (px, py) covers [px, px + 1) x [py, py + 1),
+// row 0 at the top (docs/architecture.md, "Conventions"). Empty when a min exceeds its max or a bound is NaN.
+struct ImageRect {
+  float x_min = 0, y_min = 0, x_max = -1, y_max = -1;
+};
+
+// A vertex of the last frame whose projection lies in a queried rectangle (Renderer::select_vertices).
+struct SelectedVertex {
+  uint32_t vertex = 0;  // index into Mesh::positions
+  float x = 0, y = 0;   // its projection, continuous pixel coordinates as ImageRect's
+  float depth = 0;      // its distance in front of the camera along the view axis, world units (> 0)
+};
+
 // The per-frame acceleration structure, downloaded for tests (stage-by-stage comparison of backends).
 struct FrameStructure {
   int tiles_x = 0, tiles_y = 0, slabs = 0;
@@ -261,6 +288,13 @@ class Renderer {
   virtual FrameStructure last_structure() const = 0;
   // The deformed positions of the last frame (for --deformed-mesh).
   virtual std::vector<glm::vec3> last_deformed_positions() const = 0;
+  // The last frame's deformed vertices (every deformer and the displacement applied) that project into `rect` of
+  // its image, in ascending vertex order: the query of a 2-D range tree over their projections, rebuilt by each
+  // call (the vertices move every frame). A vertex at or behind the camera plane is never selected; hidden vertices
+  // are (this selects by projection, not visibility). Empty before the first frame. Not part of a frame: the cuda
+  // backend waits for its result, and allocates the tree's memory (about 250 bytes a vertex) at its first call for
+  // a mesh of a new vertex count.
+  virtual std::vector<SelectedVertex> select_vertices(const ImageRect& rect) = 0;
   // The smooth vertex normals (world space) as the last frame that shaded with them computed them (for tests).
   virtual std::vector<glm::vec3> last_vertex_normals() const = 0;
   virtual Backend backend() const = 0;

@@ -327,6 +327,42 @@ void pick_section(Session& s) {
   }
 }
 
+// The selected vertices' count, and the displacement's reset (docs/viewer.md, "Selecting and moving vertices").
+void selection_section(Session& s) {
+  if (!ImGui::CollapsingHeader("Vertices", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  const VertexEdit& e = s.vertex_edit;
+  if (e.has_rectangle()) {
+    ImGui::Text("%s vertices selected", grouped(e.selection().size()).c_str());
+  } else {
+    ImGui::TextDisabled("Shift + left drag: select vertices");
+  }
+  if (!e.displaced()) ImGui::BeginDisabled();
+  if (ImGui::Button("reset displacement")) s.vertex_edit.reset_displacement();
+  if (!e.displaced()) ImGui::EndDisabled();
+  if (e.has_rectangle()) ImGui::TextDisabled("Shift + drag inside: move them   Esc: deselect");
+}
+
+// The selection over the image: its rectangle, and a dot on each selected vertex (at most kMaxHighlightDots, evenly
+// spread over the selection, so that a selection of millions costs a bounded draw; the count above stays exact).
+void draw_selection(const Session& s) {
+  constexpr size_t kMaxHighlightDots = 20000;
+  const VertexEdit& e = s.vertex_edit;
+  if (!e.has_rectangle() || s.gl_raster) return;
+  const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+  // Image pixels -> framebuffer pixels (the resolution scale) -> ImGui's pixels.
+  const float to_x = 1.0f / (s.resolution_scale * fb.x), to_y = 1.0f / (s.resolution_scale * fb.y);
+  ImDrawList* draw = ImGui::GetBackgroundDrawList();
+  const std::vector<SelectedVertex>& selected = e.selection();
+  const size_t stride = std::max<size_t>(1, (selected.size() + kMaxHighlightDots - 1) / kMaxHighlightDots);
+  for (size_t i = 0; i < selected.size(); i += stride) {
+    const ImVec2 p(selected[i].x * to_x, selected[i].y * to_y);
+    draw->AddRectFilled(ImVec2(p.x - 1.5f, p.y - 1.5f), ImVec2(p.x + 1.5f, p.y + 1.5f), IM_COL32(255, 200, 40, 255));
+  }
+  const ImageRect r = e.rectangle();
+  draw->AddRect(ImVec2(r.x_min * to_x, r.y_min * to_y), ImVec2(r.x_max * to_x, r.y_max * to_y),
+                IM_COL32(255, 200, 40, 220), 0.0f, 0, 1.5f);
+}
+
 void camera_section(Session& s) {
   if (!ImGui::CollapsingHeader("Camera", ImGuiTreeNodeFlags_DefaultOpen)) return;
   if (ImGui::Button("reset")) s.camera.reset();
@@ -341,8 +377,9 @@ void camera_section(Session& s) {
 }  // namespace
 
 const char* controls_help() {
-  return "left drag: orbit   Ctrl + left drag: sun   right/middle drag: pan   wheel: zoom   F: frame model   "
-         "Space: pause   H: hide overlay   P/F12: screenshot   Esc: quit";
+  return "left drag: orbit   Ctrl + left drag: sun   Shift + left drag: select vertices (inside the selection: move "
+         "them)   right/middle drag: pan   wheel: zoom   F: frame model   Space: pause   H: hide overlay   "
+         "P/F12: screenshot   Esc: deselect, or quit";
 }
 
 PixelRect window_rect() {  // the current ImGui window, widened to whole pixels
@@ -357,6 +394,7 @@ void build_overlay(Session& s) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
   s.overlay_rects.clear();
+  draw_selection(s);
 
   ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_Always);
   ImGui::SetNextWindowSizeConstraints(ImVec2(kStatsWidth, 0.0f), ImVec2(kStatsWidth, max_height));
@@ -379,6 +417,7 @@ void build_overlay(Session& s) {
     rendering_section(s);
     light_section(s);
     if (!s.gl_raster) pick_section(s);
+    if (!s.gl_raster) selection_section(s);
     camera_section(s);
     if (!s.last_error.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, kErrorColour);

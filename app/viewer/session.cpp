@@ -150,6 +150,8 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   }
   camera.set_home(home);
   frame_times.clear();
+  vertex_edit.reset(mesh_->positions.size());
+  vertex_drag_ = VertexDrag::none;
 }
 
 void Session::choose_model(int index) {
@@ -321,6 +323,7 @@ void Session::render_and_present(int fb_width, int fb_height) {
     std::fprintf(stderr, "slabcast: CUDA-GL interop unavailable (%s); copying frames through the host\n", e.what());
     display_.resize(width, height, choose_feed());
   }
+  settings.displacement = vertex_edit.displacement();
   if (pick_pending_) {  // this frame also downloads its IDs and depth (a click's frame only)
     FrameExtras extras;
     stats = display_.render(*renderer_, settings, &extras);
@@ -328,6 +331,8 @@ void Session::render_and_present(int fb_width, int fb_height) {
   } else {
     stats = display_.render(*renderer_, settings);
   }
+  // The selection follows the vertices as they move: its query after every frame that has a rectangle (a host wait).
+  vertex_edit.refresh(*renderer_);
   display_.present(fb_width, fb_height);
   display_ms = display_.display_ms();
   renderer_bytes = renderer_->device_bytes_in_use();

@@ -9,6 +9,7 @@
 #include "app/viewer/framing.h"
 #include "app/viewer/frame_times.h"
 #include "app/viewer/model_loading.h"
+#include "app/viewer/vertex_edit.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
 
@@ -127,6 +128,15 @@ class Session {
   // collapsed or the overlay hidden) frames the model again.
   void set_free_area(int width, int height, const PixelRect& free);
 
+  // --- vertex editing (vertex_edit.h; session_vertex_edit.cpp): Shift + left drag on the image selects the vertices
+  // in a rectangle, or, starting inside it, moves them. Positions are the framebuffer's, top-left origin. ---
+  VertexEdit vertex_edit;
+  void begin_vertex_drag(double fb_x, double fb_y);
+  void continue_vertex_drag(double fb_x, double fb_y, double fb_dx, double fb_dy);
+  // `dragged`: the mouse moved before the release; a Shift + click that did not clears the selection.
+  void end_vertex_drag(bool dragged);
+  bool vertex_dragging() const { return vertex_drag_ != VertexDrag::none; }
+
   const Mesh* mesh() const { return mesh_.get(); }
   // The vertex positions of the last frame, as the ray caster deformed them (for picking, and tests).
   std::vector<glm::vec3> deformed_positions() const { return renderer_->last_deformed_positions(); }
@@ -176,6 +186,8 @@ class Session {
   std::future<LoadedScene> pending_;
   gl::DisplayPath display_;
   std::chrono::steady_clock::time_point memory_checked_{};
+  enum class VertexDrag { none, rectangle, move };
+  VertexDrag vertex_drag_ = VertexDrag::none;
   bool pick_pending_ = false;
   double pick_fb_x_ = 0, pick_fb_y_ = 0;
   void finish_pick(const FrameExtras& extras);

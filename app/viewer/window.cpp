@@ -59,7 +59,13 @@ void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int /*mod
   if (action != GLFW_PRESS || ImGui::GetIO().WantCaptureKeyboard) return;
   Session& s = session_of(window);
   switch (key) {
-    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(window, GLFW_TRUE); break;
+    case GLFW_KEY_ESCAPE:  // a selection goes first; Escape with none quits
+      if (s.vertex_edit.has_rectangle()) {
+        s.vertex_edit.clear_selection();
+      } else {
+        glfwSetWindowShouldClose(window, GLFW_TRUE);
+      }
+      break;
     case GLFW_KEY_SPACE: s.animate = !s.animate; break;
     case GLFW_KEY_H: s.show_overlay = !s.show_overlay; break;
     case GLFW_KEY_F: s.frame_model(); break;
@@ -96,19 +102,36 @@ void fit_to_work_area(int* width, int* height) {
 // overlay goes on).
 void handle_mouse(Session& s) {
   const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 fb = io.DisplayFramebufferScale;
+  // A vertex drag (Shift + left) goes on until the button is up, wherever the mouse goes meanwhile.
+  constexpr float kClickSlopSquared = 9.0f;  // a press released within 3 pixels of where it began is a click
+  if (s.vertex_dragging()) {
+    if (io.MouseDown[ImGuiMouseButton_Left]) {
+      s.continue_vertex_drag(io.MousePos.x * fb.x, io.MousePos.y * fb.y, io.MouseDelta.x * fb.x, io.MouseDelta.y * fb.y);
+    } else {
+      s.end_vertex_drag(io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] >= kClickSlopSquared);
+    }
+    return;
+  }
   if (io.WantCaptureMouse) return;
+  if (io.MouseClicked[ImGuiMouseButton_Left] && io.KeyShift) {
+    s.begin_vertex_drag(io.MousePos.x * fb.x, io.MousePos.y * fb.y);
+    return;
+  }
   if (io.MouseDown[ImGuiMouseButton_Left] && io.KeyCtrl) {
     s.drag_sun(io.MouseDelta.x, io.MouseDelta.y);
-  } else if (io.MouseDown[ImGuiMouseButton_Left]) {
+  } else if (io.MouseDown[ImGuiMouseButton_Left] && !io.KeyShift) {
     s.camera.orbit(io.MouseDelta.x, io.MouseDelta.y);
   }
   if (io.MouseDown[ImGuiMouseButton_Right] || io.MouseDown[ImGuiMouseButton_Middle]) {
     s.camera.pan(io.MouseDelta.x, io.MouseDelta.y, static_cast<int>(io.DisplaySize.y));
   }
   if (io.MouseWheel != 0.0f) s.camera.zoom(io.MouseWheel);
-  // A click (a left press released where it began, without Ctrl) picks the pixel under it.
-  if (io.MouseReleased[ImGuiMouseButton_Left] && !io.KeyCtrl && io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < 9.0f) {
-    s.request_pick(io.MousePos.x * io.DisplayFramebufferScale.x, io.MousePos.y * io.DisplayFramebufferScale.y);
+  // A click (a left press released where it began, without Ctrl) picks the pixel under it, and ends a selection.
+  if (io.MouseReleased[ImGuiMouseButton_Left] && !io.KeyCtrl &&
+      io.MouseDragMaxDistanceSqr[ImGuiMouseButton_Left] < kClickSlopSquared) {
+    s.request_pick(io.MousePos.x * fb.x, io.MousePos.y * fb.y);
+    s.vertex_edit.clear_selection();
   }
 }
 

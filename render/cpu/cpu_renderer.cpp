@@ -3,12 +3,14 @@
 // compare against and what runs where there is no NVIDIA GPU.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "primitives/reference/multi_split_reference.h"
+#include "primitives/reference/range_tree_reference.h"
 #include "primitives/reference/segmented_split_reference.h"
 #include "primitives/reference/split_reference.h"
 #include "render/appearance.h"
@@ -24,6 +26,7 @@
 #include "render/stages/cast.h"
 #include "render/stages/deform.h"
 #include "render/stages/resolve.h"
+#include "render/stages/select.h"
 #include "render/stages/shade.h"
 #include "render/stages/shadow.h"
 
@@ -162,6 +165,9 @@ class CpuRenderer final : public Renderer {
       slot.shrink_to_fit();
     }
     keyframe_slots_ = KeyframeSlots{};
+    a_.displacement_offsets.clear();
+    a_.displacement_weights.clear();
+    displacement_slot_ = DisplacementSlot{};
     bounds_ = rest_bounds(mesh);
     mesh_name_ = mesh.name;
     capacity_ = capacity;
@@ -209,6 +215,7 @@ class CpuRenderer final : public Renderer {
     }
     const int64_t V = static_cast<int64_t>(a_.rest.size()), T = static_cast<int64_t>(a_.indices.size() / 3);
     const KeyframePlan keyframes = settings.keyframes ? place_keyframes(*settings.keyframes) : KeyframePlan{};
+    if (settings.displacement) place_displacement(*settings.displacement);
     counters_ = FrameCounters{};
     FrameCounters& counters = counters_;
     FrameParams p = make_frame_params(settings, bounds_, size_, V, T, capacity_, a_, &counters);
@@ -352,6 +359,7 @@ class CpuRenderer final : public Renderer {
         extras->shadow_mask.clear();
       }
     }
+    last_view_ = p.view;
     have_frame_ = true;
     return stats;
   }
@@ -382,6 +390,39 @@ class CpuRenderer final : public Renderer {
     if (plan.upload_b) copy(plan.slot_b, k.b);
     keyframe_slots_ = next;
     return plan;
+  }
+
+  // The frame's displacement arrays (take_displacement), copied only for a key not yet held.
+  void place_displacement(const Displacement& d) {
+    const size_t V = a_.rest.size();
+    if (!take_displacement(displacement_slot_, d, V)) return;
+    a_.displacement_offsets.clear();
+    a_.displacement_weights.clear();
+    if (d.offsets != nullptr) {
+      a_.displacement_offsets.resize(V);
+      for (size_t v = 0; v < V; ++v) a_.displacement_offsets[v] = Vec3{d.offsets[v].x, d.offsets[v].y, d.offsets[v].z};
+    }
+    if (d.weights != nullptr) a_.displacement_weights.assign(d.weights, d.weights + V);
+  }
+
+  // The same tree as the device's (primitives/reference/range_tree_reference.h), so both backends select by one rule.
+  std::vector<SelectedVertex> select_vertices(const ImageRect& rect) override {
+    if (!have_frame_) return {};
+    const int64_t V = static_cast<int64_t>(a_.rest.size());
+    std::vector<float> x(static_cast<size_t>(V)), y(static_cast<size_t>(V)), depth(static_cast<size_t>(V));
+    parallel_for(V, threads_, kItemsPerChunk,
+                 [&](int64_t v) { project_vertex_one(last_view_, a_.view.data(), v, x.data(), y.data(), depth.data()); });
+    const prim::reference::RangeTreeHost tree(x.data(), y.data(), nullptr, V, /*report=*/true);
+    std::vector<uint32_t> inside =
+        prim::reference::range_tree_report(tree.view(), prim::RangeBox{rect.x_min, rect.x_max, rect.y_min, rect.y_max});
+    std::sort(inside.begin(), inside.end());
+    std::vector<SelectedVertex> out(inside.size());
+    for (size_t i = 0; i < inside.size(); ++i) {
+      SelectedVertexRecord r;
+      selected_vertex_one(x.data(), y.data(), depth.data(), last_view_.scale_exponent, inside[i], r);
+      out[i] = SelectedVertex{r.vertex, r.x, r.y, r.depth};
+    }
+    return out;
   }
 
   std::vector<glm::vec3> last_deformed_positions() const override { return to_glm(a_.world); }
@@ -536,6 +577,7 @@ class CpuRenderer final : public Renderer {
   std::string mesh_name_;  // in out-of-memory messages
   MeshBounds bounds_;
   KeyframeSlots keyframe_slots_;  // what a_.keyframe_slot holds
+  DisplacementSlot displacement_slot_;  // what a_.displacement_offsets / a_.displacement_weights hold
   uint64_t hidden_duplicates_ = 0;
   int threads_;
   uint64_t capacity_ = 0;  // of the reference arrays
@@ -543,6 +585,7 @@ class CpuRenderer final : public Renderer {
   FrameSize size_;                // what the frame arrays were sized for
   std::vector<SampleSum> sample_sums_;  // samples > 1: each pixel's colour sum (stages/resolve.h)
   FrameCounters counters_{};      // the last frame's (its depth range is the structure's)
+  ViewParams last_view_{};        // the last frame's camera (select_vertices projects with it)
   bool have_frame_ = false;
 };
 

@@ -21,6 +21,7 @@
 #include "render/cuda/device_arrays.h"
 #include "render/cuda/frame_graph.h"
 #include "render/cuda/kernels.cuh"
+#include "render/cuda/vertex_select.h"
 #include "render/cuda_check.h"
 #include "render/frame_params.h"
 #include "render/frame_setup.h"
@@ -122,6 +123,7 @@ class CudaRenderer final : public Renderer {
     configure(frame_size(settings, static_cast<uint64_t>(d_.num_triangles)));
     if (settings.pose != nullptr && d_.a.rig_positions.size() > 0) upload_pose(*settings.pose);
     const KeyframePlan keyframes = settings.keyframes ? place_keyframes(*settings.keyframes) : KeyframePlan{};
+    if (settings.displacement) place_displacement(*settings.displacement);
 
     FrameStats stats;
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
@@ -137,6 +139,7 @@ class CudaRenderer final : public Renderer {
         p.keyframe_b = d_.a.keyframe_slot[keyframes.slot_b].data();
       }
       scale_exponent = p.view.scale_exponent;
+      last_view_ = p.view;
       const CastTarget cast = cast_target(target, extras != nullptr, shades_after_cast(p.shading, d_.size.shadows()));
       if (frame_graph_enabled_) {
         graph_.launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
@@ -224,12 +227,17 @@ class CudaRenderer final : public Renderer {
     return to_frame_structure(b);
   }
 
+  std::vector<SelectedVertex> select_vertices(const ImageRect& rect) override {
+    if (!d_.have_frame) return {};
+    return select_.select(d_, last_view_, rect, stream_);
+  }
+
   std::vector<glm::vec3> last_deformed_positions() const override { return download_vertices(d_.a.world); }
   std::vector<glm::vec3> last_vertex_normals() const override { return download_vertices(d_.a.vertex_normals); }
 
   Backend backend() const override { return Backend::cuda; }
 
-  size_t device_bytes_in_use() const override { return d_.bytes_in_use(); }
+  size_t device_bytes_in_use() const override { return d_.bytes_in_use() + select_.bytes(); }
 
  private:
   static constexpr int kTimedStages = 6;  // deform, bin, l1, l2, l3, cast (which shades)
@@ -275,6 +283,35 @@ class CudaRenderer final : public Renderer {
     if (plan.upload_b) upload(plan.slot_b, k.b);
     d_.keyframe_slots = next;
     return plan;
+  }
+
+  // The frame's displacement arrays (take_displacement) onto the device, ahead of the frame on its stream, only for a
+  // key not yet held; allocated when one first has that term (a new graph then: their addresses are new).
+  void place_displacement(const Displacement& d) {
+    const size_t V = static_cast<size_t>(d_.num_vertices);
+    if (!take_displacement(d_.displacement_slot, d, V)) return;
+    // From here on the slot names the new key: a failure below must not leave it claiming arrays it lacks.
+    try {
+      static_assert(sizeof(glm::vec3) == sizeof(Vec3), "glm::vec3 and Vec3 are three packed floats");
+      if (d.offsets == nullptr) {
+        d_.a.displacement_offsets.release();
+      } else {
+        if (d_.a.displacement_offsets.size() != V) d_.allocate(d_.a.displacement_offsets, V, "the displacement");
+        // A pageable source: the copy has read it before the call returns.
+        SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.displacement_offsets.data(), d.offsets, V * sizeof(Vec3),
+                                            cudaMemcpyHostToDevice, stream_));
+      }
+      if (d.weights == nullptr) {
+        d_.a.displacement_weights.release();
+      } else {
+        if (d_.a.displacement_weights.size() != V) d_.allocate(d_.a.displacement_weights, V, "the displacement");
+        SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.displacement_weights.data(), d.weights, V * sizeof(float),
+                                            cudaMemcpyHostToDevice, stream_));
+      }
+    } catch (...) {
+      d_.displacement_slot = DisplacementSlot{};
+      throw;
+    }
   }
 
   std::vector<glm::vec3> download_vertices(const prim::DeviceBuffer<Vec3>& a) const {
@@ -578,6 +615,8 @@ class CudaRenderer final : public Renderer {
   cudaStream_t stream_ = nullptr;
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)
   FrameGraph graph_;
+  DeviceVertexSelect select_;  // select_vertices' buffers, allocated at its first call
+  ViewParams last_view_{};     // the last frame's camera (select_vertices projects with it)
   cudaEvent_t events_[kEventCount] = {};
   cudaEvent_t resolve_events_[2] = {};      // around a sample's accumulation (samples > 1)
   FrameCounters* host_counters_ = nullptr;  // pinned

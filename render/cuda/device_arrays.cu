@@ -209,7 +209,8 @@ size_t DeviceArrays::bytes_in_use() const {
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_sample_columns.bytes() +
          a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_refs_scratch.bytes() +
          a.light_ref_columns.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
-         a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + sample_sums.bytes();
+         a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
+         a.displacement_weights.bytes() + sample_sums.bytes();
 }
 
 // Bytes set_mesh allocates for a mesh: what it keeps, the adjacency build's temporaries and its sort's scratch.
@@ -371,6 +372,9 @@ void DeviceArrays::release_mesh() {
   a.morph_weights.release();
   for (prim::DeviceBuffer<Vec3>& slot : a.keyframe_slot) slot.release();
   keyframe_slots = KeyframeSlots{};
+  a.displacement_offsets.release();
+  a.displacement_weights.release();
+  displacement_slot = DisplacementSlot{};
   a.materials.release();
   a.triangle_materials.release();
   a.corner_uvs.release();

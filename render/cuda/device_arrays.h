@@ -40,6 +40,7 @@ class DeviceArrays {
   FrameSize size;                                 // what the frame arrays and the scratch are sized for ({}: none)
   bool have_frame = false;                        // the arrays hold a rendered frame (last_structure)
   KeyframeSlots keyframe_slots;                   // what a.keyframe_slot holds (set_mesh forgets it)
+  DisplacementSlot displacement_slot;             // what a.displacement_* hold (set_mesh forgets it)
 
   // Counts allocations: a frame graph that points into an old buffer must not be launched again.
   uint64_t generation() const { return generation_; }

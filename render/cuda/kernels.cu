@@ -76,6 +76,23 @@ __global__ void __launch_bounds__(kPixelBlock) accumulate_sample_kernel(SampleIm
   accumulate_sample(image, static_cast<int>(pix % image.width), static_cast<int>(pix / image.width), k);
 }
 
+__global__ void __launch_bounds__(kVertexBlock) project_vertices_kernel(ViewParams view, const ViewVertex* view_positions,
+                                                                        int64_t vertices, float* x, float* y,
+                                                                        float* depth) {
+  if (const int64_t v = item_index(); v < vertices) project_vertex_one(view, view_positions, v, x, y, depth);
+}
+
+__global__ void __launch_bounds__(kVertexBlock) selected_vertices_kernel(const uint32_t* points, const uint64_t* count,
+                                                                         int64_t capacity, const float* x,
+                                                                         const float* y, const float* depth,
+                                                                         int scale_exponent,
+                                                                         SelectedVertexRecord* out) {
+  const int64_t i = item_index();
+  if (i < capacity && static_cast<uint64_t>(i) < *count) {
+    selected_vertex_one(x, y, depth, scale_exponent, points[i], out[i]);
+  }
+}
+
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners) {
   corner_triangle_one(corner_triangle, corners, item_index());
 }

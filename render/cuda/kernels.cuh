@@ -9,6 +9,7 @@
 #include "render/cuda/cast_block.cuh"
 #include "render/frame_params.h"
 #include "render/stages/resolve.h"
+#include "render/stages/select.h"
 
 namespace slabcast {
 
@@ -30,6 +31,14 @@ __global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shad
 constexpr int kPixelBlock = 256;
 // 6. resolve (samples > 1): sample k's frame into the sums, the average after the last; one thread a pixel, kPixelBlock
 __global__ void accumulate_sample_kernel(SampleImage image, int k);
+
+// ---- vertex selection (Renderer::select_vertices, after a frame; stages/select.h): one thread a vertex, kVertexBlock
+__global__ void project_vertices_kernel(ViewParams view, const ViewVertex* view_positions, int64_t vertices, float* x,
+                                        float* y, float* depth);
+// The records of the first *count of `points` (a range-tree report; at most `capacity`).
+__global__ void selected_vertices_kernel(const uint32_t* points, const uint64_t* count, int64_t capacity,
+                                         const float* x, const float* y, const float* depth, int scale_exponent,
+                                         SelectedVertexRecord* out);
 
 // ---- set_mesh: the vertex -> triangle adjacency (kTriangleBlock threads) ----
 __global__ void corner_triangle_kernel(uint32_t* corner_triangle, int64_t corners);

@@ -93,7 +93,14 @@ SC_HD void deform_one(const FrameParams& p, int64_t v) {
   } else {
     rest = p.rig_positions != nullptr ? posed_vertex(p, v) : p.rest_positions[v];
   }
-  const Vec3 w = deform_vertex(p.deform, rest);
+  Vec3 w = deform_vertex(p.deform, rest);
+  // The user displacement stacks on top of every deformer. A zero weight adds nothing (not even 0 * offset), so
+  // the vertices outside a selection keep their bits exactly.
+  if (p.displacement_offsets != nullptr) w = w + p.displacement_offsets[v];
+  if (p.displacement_weights != nullptr) {
+    const float k = p.displacement_weights[v];
+    if (k != 0.0f) w = w + k * p.displacement_offset;
+  }
   p.world_positions[v] = w;
   p.view_positions[v] = ViewVertex{world_to_view(p.view, w), 0.0f};
 }
