@@ -28,8 +28,9 @@ struct SceneSpec {
 struct SceneOptions {
   SceneSpec scene;
   FrameSettings frame;          // size (view: the window's first client size), camera, deformer, slabs, shading
-  // The camera: frame.camera where given, the rest from frame_mesh(mesh, frame.camera.fovy_degrees): eye, target
-  // and up each from the framing camera unless given; with both eye and target given nothing is framed.
+  // The camera: frame.camera where given, the rest from frame_mesh(mesh, frame.camera.fovy_degrees, the frame's
+  // aspect, frame.deform): eye, target and up each from the framing camera unless given; with both eye and target
+  // given nothing is framed.
   bool eye_given = false;
   bool target_given = false;
   bool up_given = false;

@@ -162,6 +162,13 @@ struct FrameSettings {
   // on both backends). N > 1 renders N whole frames, each through one point of every pixel, so it costs about N
   // frames; 1 is the pixel-centre frame exactly. FrameExtras stay the centre rays' (an extra frame when asked for).
   int samples = 1;
+  // Progressive anti-aliasing (docs/architecture.md, "Samples"): -1 renders all `samples` sample frames in one call.
+  // k in 0 .. samples-1 renders sample frame k only, adds it to sums the renderer keeps between calls (k = 0 starts
+  // them afresh) and writes the average of samples 0 .. k into the target, so that after k = samples-1 the target
+  // holds the very bytes of the whole `samples`-sample frame. The caller renders k = 0, 1, 2, ... in order with
+  // nothing but k changed in between (the renderer refuses a k > 0 that does not follow the previous call's k at the
+  // same size and sample count with std::logic_error; any other change is the caller's to notice: restart at 0).
+  int progressive_sample = -1;
   // The colour of the pixels whose ray hits nothing, in every view but the heat views and the shadow mask (which
   // colour those pixels by their own scale). The image is opaque: the alpha is ignored.
   Color8 background = kDefaultBackground;
@@ -296,21 +303,46 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 // bounding box, with twice the box's x and z extents (4x its footprint). The name gets "+floor".
 void add_floor(Mesh& mesh);
 
-// A camera that frames the mesh's bounding sphere for the given vertical field of view and image aspect (width /
-// height), looking down -Z with +Y up: the sphere fits both the vertical and the horizontal field of view, so the
-// model is whole in a tall image too (a wide or square image frames as for aspect 1). Vertices used only by "huge"
-// triangles (longest edge over 20x the median) do not count, so that a backdrop or the stress scene's huge triangles
-// do not shrink the model to a dot; without such triangles this is the bounding sphere of all vertices.
-Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f);
-// The sphere frame_mesh frames (before its margin): world space; radius 1 around the origin for a mesh without
-// vertices, 1 for a single point.
-struct BoundingSphere {
-  glm::vec3 center{0.0f, 0.0f, 0.0f};
-  float radius = 1.0f;
+// ---- the default camera (docs/architecture.md, "Conventions": framing) ----
+// A point the default camera keeps in view, world space: a vertex of the mesh that counts and `reach`, the radius of
+// a ball around it that the deformer keeps it in at any time and any amount up to the one framed for (0 at rest).
+struct FramingPoint {
+  glm::vec3 position{0.0f};
+  float reach = 0.0f;
 };
-BoundingSphere framing_sphere(const Mesh& mesh);
-// How much larger than framing_sphere's radius a framed view shows, so that the model does not touch the image's edge.
+// The vertices that count, with their reach under `deform` (its kind and |amount|; its time does not matter: the
+// reach bounds every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest edge: the
+// stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of them do not shrink
+// the model to a dot; without such triangles, or when only they exist, every vertex counts. A rig's or a sequence's
+// own motion is not bounded: such a mesh is framed at its rest positions. O(vertices + triangles).
+std::vector<FramingPoint> framing_points(const Mesh& mesh, const DeformParams& deform = {});
+// A rectangle of the image plane at distance 1 in front of the eye, in the view's units (render/camera.h's
+// pixel_ray_view: x right, y up; the whole image is [-tan_x, tan_x] x [-tan_y, tan_y]).
+struct ImagePlaneRect {
+  double left = -1.0, right = 1.0, bottom = -1.0, top = 1.0;
+};
+// The whole image of a camera with this vertical field of view and aspect (width / height), shrunk about its centre
+// by kFramingMargin.
+ImagePlaneRect framing_rect(float fovy_degrees, float aspect);
+// The camera looking down -Z with +Y up, as near as it can be, that shows every point's ball inside `rect`: the
+// smallest eye distance for which both the horizontal and the vertical extent fit, the eye then in the middle of the
+// sideways range that keeps every ball inside: the model's projection touches both edges of `rect` in the direction
+// that binds, and is centred in the other to within its depth's perspective (exactly for a flat model facing the
+// camera). The target is on the view axis at the depth of the points' box centre (the point orbiting turns about);
+// the eye stays at least kFramingClearance of the points' size in front of the nearest ball. With no points, the
+// default Camera. O(points), in double precision: a mesh scaled by a power of two gets the camera scaled by it.
+Camera frame_points(const std::vector<FramingPoint>& points, float fovy_degrees, const ImagePlaneRect& rect);
+// The default camera of `slabcast render` and the viewer: frame_points(framing_points(mesh, deform), fovy_degrees,
+// framing_rect(fovy_degrees, aspect)). Every counted vertex, deformed by `deform` at any time, projects inside the
+// image shrunk by kFramingMargin, and so does every triangle between them; a long model fills a wide or a tall image
+// along its long side.
+Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f, const DeformParams& deform = {});
+// How much larger than the points' projection the framed view is, so that the model does not touch the image's edge
+// (and the float rounding of the deformers stays inside).
 constexpr double kFramingMargin = 1.05;
+// The least distance from the eye to the nearest point's ball, relative to the points' size (half their box
+// diagonal): only a very wide field of view, or a model that is a dot or a line along the view, gets that near.
+constexpr double kFramingClearance = 0.05;
 
 // Validate a mesh: throws std::invalid_argument naming the problem (no triangles, index out of range at
 // triangle k, non-finite coordinate at vertex k).

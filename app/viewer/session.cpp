@@ -132,7 +132,7 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   mesh_ = std::move(mesh);
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
-  if (windowed) sphere_ = framing_sphere(*mesh_);
+  framing_mesh_ = nullptr;  // the points of the mesh before are stale, even if the new one lands at its address
   Camera home = settings.camera;
   const bool eye_given = keep_camera && options.eye_given;
   const bool target_given = keep_camera && options.target_given;
@@ -141,9 +141,9 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   if (camera_framed_) {
     home = framed_camera(settings.camera.fovy_degrees);
   } else if (keep_camera && options.orbit) {  // as `slabcast render` resolves it
-    home = orbit_camera(options, frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect()));
+    home = orbit_camera(options, frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform));
   } else if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
-    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect());
+    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform);
     if (!eye_given) home.eye = framed.eye;
     if (!target_given) home.target = framed.target;
     if (!up_given) home.up = framed.up;
@@ -166,13 +166,13 @@ glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees) {
 
 glm::vec3 Session::default_point_light() const {
   if (!mesh_) return glm::vec3(0.0f, 2.0f, 0.0f);
-  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect());
+  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect(), settings.deform);
   return framed.target + glm::vec3(0.0f, glm::length(framed.eye - framed.target), 0.0f);
 }
 
 float Session::point_light_step() const {
   if (!mesh_) return 0.01f;
-  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect());
+  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect(), settings.deform);
   return 0.01f * glm::length(framed.eye - framed.target);
 }
 
@@ -189,11 +189,17 @@ void Session::frame_model() {
   camera_framed_ = true;
 }
 
-Camera Session::framed_camera(float fovy_degrees) const {
+Camera Session::framed_camera(float fovy_degrees) {
   if (windowed && area_width_ > 0 && area_height_ > 0) {
-    return frame_sphere_in_rect(sphere_, fovy_degrees, area_width_, area_height_, free_area_);
+    if (framing_mesh_ != mesh_.get() || framing_deform_.kind != settings.deform.kind ||
+        framing_deform_.amount != settings.deform.amount) {
+      framing_points_ = framing_points(*mesh_, settings.deform);
+      framing_mesh_ = mesh_.get();
+      framing_deform_ = settings.deform;
+    }
+    return frame_points_in_rect(framing_points_, fovy_degrees, area_width_, area_height_, free_area_);
   }
-  return frame_mesh(*mesh_, fovy_degrees, aspect());
+  return frame_mesh(*mesh_, fovy_degrees, aspect(), settings.deform);
 }
 
 void Session::set_free_area(int width, int height, const PixelRect& free) {

@@ -150,9 +150,9 @@ class Session {
   float aspect() const {
     return settings.width > 0 && settings.height > 0 ? static_cast<float>(settings.width) / settings.height : 1.0f;
   }
-  // A camera framing the model: in a window whose free area is known, in that area (frame_sphere_in_rect);
-  // otherwise for the whole image, as `slabcast render` frames it (frame_mesh).
-  Camera framed_camera(float fovy_degrees) const;
+  // A camera framing the model as settings.deform moves it: in a window whose free area is known, in that area
+  // (frame_points_in_rect); otherwise for the whole image, as `slabcast render` frames it (frame_mesh).
+  Camera framed_camera(float fovy_degrees);
   void load_in_background(SceneSpec scene, std::string name);
   // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
   void install_scene(LoadedScene scene, bool keep_camera);
@@ -167,7 +167,11 @@ class Session {
   std::unique_ptr<Renderer> renderer_;
   std::unique_ptr<gl::GlRaster> raster_;  // only while gl_raster
   std::shared_ptr<const Mesh> mesh_;
-  BoundingSphere sphere_;         // the mesh's framing_sphere, in a window (where the free area moves it often)
+  // In a window (where the free area moves the framing often): the mesh's framing_points for the deformer and
+  // amount of framing_deform_, kept until the mesh or those change. framing_mesh_: the mesh they are of, or null.
+  std::vector<FramingPoint> framing_points_;
+  const Mesh* framing_mesh_ = nullptr;
+  DeformParams framing_deform_;
   bool camera_framed_ = false;    // the camera's home is the viewer's framing (not the command line's camera)
   int area_width_ = 0, area_height_ = 0;  // set_free_area's window; 0 until the first overlay
   PixelRect free_area_;
