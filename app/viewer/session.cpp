@@ -29,6 +29,7 @@ Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::s
       vsync(view_options.vsync),
       show_overlay(view_options.show_overlay),
       windowed(is_window),
+      refine_samples(is_window),
       gl_description(std::move(gl_info)),
       gl_on_cuda_device_(gl_on_cuda_device) {
   cuda_available = gl::cuda_device_or_none(&cuda_absent_reason) >= 0;
@@ -133,6 +134,7 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
   framing_mesh_ = nullptr;  // the points of the mesh before are stale, even if the new one lands at its address
+  refinement_.restart();
   Camera home = settings.camera;
   const bool eye_given = keep_camera && options.eye_given;
   const bool target_given = keep_camera && options.target_given;
@@ -227,6 +229,7 @@ void Session::set_backend(Backend wanted) {
     renderer->set_mesh(*mesh_);
     renderer_ = std::move(renderer);
     backend = wanted;
+    refinement_.restart();
     frame_times.clear();
     last_error.clear();
   } catch (const std::exception& e) {
@@ -240,6 +243,7 @@ void Session::set_gl_raster(bool on) {
   if (!on) {
     raster_.reset();
     gl_raster = false;
+    refinement_.restart();  // the display path's image is the ray caster's last, but its samples start again
     frame_times.clear();
     last_error.clear();
     return;
@@ -277,9 +281,14 @@ void Session::apply_motion() {
     settings.pose = nullptr;
     settings.keyframes = nullptr;
     motion_ = SceneMotion();
+    refinement_.restart();
     last_error = e.what();
     std::fprintf(stderr, "slabcast: the scene stopped moving: %s\n", e.what());
   }
+}
+
+bool Session::time_moves_image() const {
+  return (settings.deform.kind != Deformer::none && settings.deform.amount != 0.0f) || motion_.moves();
 }
 
 gl::Feed Session::choose_feed() const {
@@ -316,6 +325,16 @@ void Session::render_and_present(int fb_width, int fb_height) {
     update_device_memory();
     return;
   }
+  FrameSettings frame = settings;
+  if (refine_samples) {
+    frame.progressive_sample = refinement_.next(settings, time_moves_image());
+    if (frame.progressive_sample < 0 && !pick_pending_) {  // every sample is in: show the image again
+      display_.present(fb_width, fb_height);
+      display_ms = display_.display_ms();
+      return;
+    }
+    if (frame.progressive_sample < 0) frame.progressive_sample = 0;  // a pick needs a frame: its IDs are read back
+  }
   const gl::Feed feed = choose_feed();
   try {
     display_.resize(width, height, feed);
@@ -327,13 +346,15 @@ void Session::render_and_present(int fb_width, int fb_height) {
     std::fprintf(stderr, "slabcast: CUDA-GL interop unavailable (%s); copying frames through the host\n", e.what());
     display_.resize(width, height, choose_feed());
   }
+  refinement_.restart();  // until this frame is drawn: a frame that throws leaves no progression to continue
   if (pick_pending_) {  // this frame also downloads its IDs and depth (a click's frame only)
     FrameExtras extras;
-    stats = display_.render(*renderer_, settings, &extras);
+    stats = display_.render(*renderer_, frame, &extras);
     finish_pick(extras);
   } else {
-    stats = display_.render(*renderer_, settings);
+    stats = display_.render(*renderer_, frame);
   }
+  if (refine_samples) refinement_.rendered(settings, frame.progressive_sample);
   display_.present(fb_width, fb_height);
   display_ms = display_.display_ms();
   renderer_bytes = renderer_->device_bytes_in_use();

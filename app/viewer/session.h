@@ -9,6 +9,7 @@
 #include "app/viewer/framing.h"
 #include "app/viewer/frame_times.h"
 #include "app/viewer/model_loading.h"
+#include "app/viewer/sample_refinement.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
 
@@ -55,7 +56,9 @@ class Session {
   // own motion both follow it, and the motion loops over its period.
   void advance_time(double seconds);
   // Renders a frame for a framebuffer of fb_width x fb_height (the render size follows resolution_scale) and
-  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer. The scene's motion is
+  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer. With refine_samples, a
+  // frame renders one sample frame (SampleRefinement) and, once the resting image has all its samples, none: it
+  // draws the image on screen again. The scene's motion is
   // applied at settings.deform.time first; if that fails (a sequence frame that does not load), the error goes to
   // last_error, the motion stops and the model shows at rest.
   void render_and_present(int fb_width, int fb_height);
@@ -78,6 +81,12 @@ class Session {
   bool vsync = true;
   bool show_overlay = true;
   bool windowed = false;
+  // Progressive anti-aliasing (docs/viewer.md, "Samples"): while the image rests each frame adds one of
+  // settings.samples sample frames to the image; anything that changes it starts again at one. On in a window; off
+  // headless, where every frame renders all its samples, as `slabcast render` does (frame dumps stay comparable).
+  bool refine_samples = false;
+  // The samples averaged in the image on screen, of settings.samples (the overlay's "samples k/N").
+  int samples_in_image() const { return refine_samples ? refinement_.shown() : settings.samples; }
   CameraControl camera;
   std::vector<ModelChoice> models;
   int model_index = -1;                   // into `models`, or -1 for a path typed or dropped
@@ -158,6 +167,8 @@ class Session {
   void install_scene(LoadedScene scene, bool keep_camera);
   void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
   void apply_motion();
+  // Whether the clock moves the image: a deformer with an amount, or a scene that moves by itself.
+  bool time_moves_image() const;
   gl::Feed choose_feed() const;
   void update_device_memory();
 
@@ -179,6 +190,7 @@ class Session {
   SceneMotion motion_;
   std::future<LoadedScene> pending_;
   gl::DisplayPath display_;
+  SampleRefinement refinement_;  // with refine_samples: the samples in the image display_ holds
   std::chrono::steady_clock::time_point memory_checked_{};
   bool pick_pending_ = false;
   double pick_fb_x_ = 0, pick_fb_y_ = 0;
