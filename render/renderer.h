@@ -304,14 +304,15 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 void add_floor(Mesh& mesh);
 
 // ---- the default camera (docs/architecture.md, "Conventions": framing) ----
-// A point the default camera keeps in view, world space: a vertex of the mesh that counts and `reach`, the radius of
-// a ball around it that the deformer keeps it in at any time and any amount up to the one framed for (0 at rest).
+// What the default camera keeps in view of one vertex, world space: a ball (or a disc) that the deformer keeps the
+// vertex in at any time, with any amount up to the one framed for; at rest the vertex itself (reach 0).
 struct FramingPoint {
-  glm::vec3 position{0.0f};
-  float reach = 0.0f;
+  glm::vec3 position{0.0f};  // the centre: the vertex, or (for a rotation) the middle of the arc's chord
+  float reach = 0.0f;        // the radius
+  glm::vec3 disc_normal{0.0f};  // zero: a ball; a unit vector: a disc across it (the circle a rotation keeps it on)
 };
-// The vertices that count, with their reach under `deform` (its kind and |amount|; its time does not matter: the
-// reach bounds every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest edge: the
+// The balls of the vertices that count, under `deform` (its kind and |amount|; its time does not matter: the ball
+// holds the vertex at every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest edge: the
 // stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of them do not shrink
 // the model to a dot; without such triangles, or when only they exist, every vertex counts. A rig's or a sequence's
 // own motion is not bounded: such a mesh is framed at its rest positions. O(vertices + triangles).
@@ -337,6 +338,13 @@ Camera frame_points(const std::vector<FramingPoint>& points, float fovy_degrees,
 // image shrunk by kFramingMargin, and so does every triangle between them; a long model fills a wide or a tall image
 // along its long side.
 Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f, const DeformParams& deform = {});
+// The camera --orbit and --turntable circle with (app/options.h, orbit_camera): looking down -Z with +Y up at the
+// centre of the counted points' box, from the distance at which the sphere about that centre holding every point's
+// ball (framing_points with `deform`) fits both fields of view with kFramingMargin. At that distance the model stays
+// whole seen from any direction, so an orbit neither cuts it nor changes its distance; a long model looks smaller
+// than frame_mesh shows it.
+Camera frame_mesh_all_around(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f,
+                             const DeformParams& deform = {});
 // How much larger than the points' projection the framed view is, so that the model does not touch the image's edge
 // (and the float rounding of the deformers stays inside).
 constexpr double kFramingMargin = 1.05;
