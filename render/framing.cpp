@@ -49,8 +49,8 @@ std::vector<uint8_t> counted_vertices(const Mesh& mesh) {
 // A ball or disc that holds vertex p wherever render/stages/deform.h's deformer moves it, over every time; `centre`
 // and `radius` are the deformer's (the rest box's centre and half diagonal). A rotation by at most angle a keeps a
 // point at distance r from its axis on that circle, on the arc of angles -a..a about where it was: the disc that
-// holds that arc (the whole circle's from a = pi/2 on). A scale by 1 + s moves it by at most |s| |d|; the wave shifts y by at most its
-// height. The deformers' float rounding (relative 1e-6 or so) is left to kFramingMargin.
+// holds that arc (the whole circle's from a = pi/2 on). A scale by 1 + s moves it by at most |s| |d|; the wave
+// shifts y by at most its height. The deformers' float rounding (relative 1e-6 or so) is left to kFramingMargin.
 FramingPoint deformer_ball(const DeformParams& deform, const glm::dvec3& centre, double radius, const glm::vec3& p) {
   const double amount = std::fabs(static_cast<double>(deform.amount));
   const glm::dvec3 d = glm::dvec3(p) - centre;
@@ -102,7 +102,8 @@ std::vector<FramingPoint> framing_points(const Mesh& mesh, const DeformParams& d
   const glm::dvec3 centre(bounds.center.x, bounds.center.y, bounds.center.z);
   points.reserve(static_cast<size_t>(std::count(counted.begin(), counted.end(), uint8_t(1))));
   for (size_t v = 0; v < mesh.positions.size(); ++v) {
-    if (counted[v]) points.push_back(deformer_ball(deform, centre, static_cast<double>(bounds.radius), mesh.positions[v]));
+    if (!counted[v]) continue;
+    points.push_back(deformer_ball(deform, centre, static_cast<double>(bounds.radius), mesh.positions[v]));
   }
   return points;
 }

@@ -303,19 +303,19 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 // bounding box, with twice the box's x and z extents (4x its footprint). The name gets "+floor".
 void add_floor(Mesh& mesh);
 
-// ---- the default camera (docs/architecture.md, "Conventions": framing) ----
+// ---- the default camera (docs/architecture.md, "The default camera"; render/framing.cpp) ----
 // What the default camera keeps in view of one vertex, world space: a ball (or a disc) that the deformer keeps the
 // vertex in at any time, with any amount up to the one framed for; at rest the vertex itself (reach 0).
 struct FramingPoint {
-  glm::vec3 position{0.0f};  // the centre: the vertex, or (for a rotation) the middle of the arc's chord
-  float reach = 0.0f;        // the radius
+  glm::vec3 position{0.0f};     // the centre: the vertex, or (for a rotation) the middle of the arc's chord
+  float reach = 0.0f;           // the radius
   glm::vec3 disc_normal{0.0f};  // zero: a ball; a unit vector: a disc across it (the circle a rotation keeps it on)
 };
 // The balls of the vertices that count, under `deform` (its kind and |amount|; its time does not matter: the ball
-// holds the vertex at every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest edge: the
-// stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of them do not shrink
-// the model to a dot; without such triangles, or when only they exist, every vertex counts. A rig's or a sequence's
-// own motion is not bounded: such a mesh is framed at its rest positions. O(vertices + triangles).
+// holds the vertex at every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest
+// edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of them do
+// not shrink the model to a dot; without such triangles, or when only they exist, every vertex counts. A rig's or a
+// sequence's own motion is not bounded: such a mesh is framed at its rest positions. O(vertices + triangles).
 std::vector<FramingPoint> framing_points(const Mesh& mesh, const DeformParams& deform = {});
 // A rectangle of the image plane at distance 1 in front of the eye, in the view's units (render/camera.h's
 // pixel_ray_view: x right, y up; the whole image is [-tan_x, tan_x] x [-tan_y, tan_y]).

@@ -143,7 +143,8 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   if (camera_framed_) {
     home = framed_camera(settings.camera.fovy_degrees);
   } else if (keep_camera && options.orbit) {  // as `slabcast render` resolves it
-    home = orbit_camera(options, frame_mesh_all_around(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform));
+    home = orbit_camera(options,
+                        frame_mesh_all_around(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform));
   } else if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
     const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform);
     if (!eye_given) home.eye = framed.eye;
