@@ -1,6 +1,7 @@
 // Anti-aliasing's driver, shared by both backends (stages/resolve.h has the per-pixel body and the sample points): the
-// sample frames in order, their statistics into one FrameStats, the sums after each. A backend supplies how to render
-// one frame at a pixel offset and how to add the frame just rendered to the sums.
+// sample frames in order (all N in one call, or one a call when progressive, with the bookkeeping that checks the
+// order), their statistics into one FrameStats, the sums after each. A backend supplies how to render one frame at a
+// pixel offset and how to add the frame just rendered to the sums.
 #pragma once
 #include <algorithm>
 #include <stdexcept>
