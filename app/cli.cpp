@@ -134,8 +134,10 @@ void add_scene_flags(CLI::App* app, RawScene* raw, const char* default_deform, c
   raw->eye_opt = add("--eye", &raw->eye, "x,y,z: camera position (default: framing the model)");
   add("--orbit", &raw->orbit, "AZ,EL[,DIST]: instead of --eye, the camera on a circle around the model (or --target): "
                               "azimuth from +Z towards +X and elevation in degrees (-90 < EL < 90), distance in "
-                              "world units (default: the framing distance)");
-  raw->target_opt = add("--target", &raw->target, "x,y,z: point looked at (default: the model's centre)");
+                              "world units (default: where the model is whole from every side)");
+  raw->target_opt = add("--target", &raw->target,
+                         "x,y,z: point looked at (default: on the framed view's axis at the model's depth; with "
+                         "--orbit, the model's centre)");
   raw->up_opt = add("--up", &raw->up, "x,y,z: up direction (default 0,1,0)");
   add("--fovy", &raw->fovy, "DEG: vertical field of view, 0.1..179 (default 45)");
   raw->deform_opt = add("--deform", &raw->deform,

@@ -28,14 +28,15 @@ struct SceneSpec {
 struct SceneOptions {
   SceneSpec scene;
   FrameSettings frame;          // size (view: the window's first client size), camera, deformer, slabs, shading
-  // The camera: frame.camera where given, the rest from frame_mesh(mesh, frame.camera.fovy_degrees): eye, target
-  // and up each from the framing camera unless given; with both eye and target given nothing is framed.
+  // The camera: frame.camera where given, the rest from frame_mesh(mesh, frame.camera.fovy_degrees, the frame's
+  // aspect, frame.deform): eye, target and up each from the framing camera unless given; with both eye and target
+  // given nothing is framed.
   bool eye_given = false;
   bool target_given = false;
   bool up_given = false;
   bool size_given = false;      // --size was given (the viewer's window then opens at it; else it fits the screen)
-  // --orbit: (azimuth, elevation) in degrees and distance (0: the framing camera's) of an eye circling the framed
-  // model's centre, or --target; replaces the framed eye (orbit_camera).
+  // --orbit: (azimuth, elevation) in degrees and distance (0: frame_mesh_all_around's, at which the model is whole
+  // from every direction) of an eye circling the model's centre, or --target; replaces the framed eye (orbit_camera).
   std::optional<glm::vec3> orbit;
   std::optional<Backend> backend;  // the ray caster's; empty: cuda where a CUDA device exists, else cpu
   int threads = 0;                 // --threads: the cpu backend's threads; 0: every core (RendererOptions)
@@ -50,7 +51,8 @@ std::string frame_file(const std::string& pattern, int k);
 std::string frame_number_problem(const std::string& pattern, int* placeholders);
 
 // The camera of --orbit (options.orbit set): the eye at the orbit's azimuth, elevation and distance around the target
-// (options.frame.camera.target where given, else framed.target); the framing distance where none is given.
+// (options.frame.camera.target where given, else framed.target); framed's distance where none is given. `framed` is
+// frame_mesh_all_around's camera, so that every azimuth and elevation shows the model whole at one distance.
 Camera orbit_camera(const SceneOptions& options, const Camera& framed);
 
 struct RenderOptions : SceneOptions {

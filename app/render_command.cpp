@@ -231,12 +231,14 @@ Backend choose_backend(const std::optional<Backend>& requested, std::ostream& lo
 Camera resolve_camera(const SceneOptions& options, const Mesh& mesh) {
   Camera camera = options.frame.camera;
   if (options.orbit) {
-    camera = orbit_camera(options, frame_mesh(mesh, options.frame.camera.fovy_degrees,
-                                              static_cast<float>(options.frame.width) /
-                                                  static_cast<float>(options.frame.height)));
+    camera = orbit_camera(options, frame_mesh_all_around(mesh, options.frame.camera.fovy_degrees,
+                                                         static_cast<float>(options.frame.width) /
+                                                             static_cast<float>(options.frame.height),
+                                                         options.frame.deform));
   } else if (!options.eye_given || !options.target_given) {
     const Camera framed = frame_mesh(mesh, options.frame.camera.fovy_degrees,
-                                     static_cast<float>(options.frame.width) / static_cast<float>(options.frame.height));
+                                     static_cast<float>(options.frame.width) / static_cast<float>(options.frame.height),
+                                     options.frame.deform);
     if (!options.eye_given) camera.eye = framed.eye;
     if (!options.target_given) camera.target = framed.target;
     if (!options.up_given) camera.up = framed.up;

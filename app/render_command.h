@@ -14,7 +14,7 @@ namespace slabcast {
 // The backend asked for, or (none asked) cuda where a CUDA device exists, else cpu with a note on `log`.
 Backend choose_backend(const std::optional<Backend>& requested, std::ostream& log);
 
-// The camera: frame_mesh()'s, with --eye / --target / --up in its place where given.
+// The camera: frame_mesh()'s for the frame's size and deformer, with --eye / --target / --up in its place where given.
 // Throws UsageError naming the flag when the result is degenerate (eye on the target, up along the view).
 Camera resolve_camera(const SceneOptions& options, const Mesh& mesh);
 

@@ -81,6 +81,11 @@ void check_settings(const FrameSettings& s) {
   if (!is_sample_count(s.samples)) {
     throw std::invalid_argument("slabcast: samples must be 1, 4 or 16, got " + std::to_string(s.samples));
   }
+  if (s.progressive_sample < -1 || s.progressive_sample >= s.samples) {
+    throw std::invalid_argument("slabcast: progressive sample must be -1 (off) or 0.." + std::to_string(s.samples - 1) +
+                                " for " + std::to_string(s.samples) + " samples, got " +
+                                std::to_string(s.progressive_sample));
+  }
   const Camera& c = s.camera;
   if (!(c.fovy_degrees > 0.0f && c.fovy_degrees < 180.0f)) {
     throw std::invalid_argument("slabcast: camera fovy must be in (0, 180) degrees, got " +

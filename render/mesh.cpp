@@ -1,4 +1,4 @@
-// Procedural meshes, framing and validation (renderer.h).
+// Procedural meshes and validation (renderer.h); the default camera is framing.cpp's.
 #include <glm/glm.hpp>
 
 #include <algorithm>
@@ -13,7 +13,6 @@
 #include "render/backends.h"
 #include "render/renderer.h"
 #include "render/rig_setup.h"
-#include "render/scale.h"
 
 namespace slabcast {
 namespace {
@@ -114,7 +113,7 @@ Mesh torus_knot(uint64_t triangles) {  // (2, 3) knot, a tube of 2 * (8n) * n tr
 }
 
 // The stress scene: a dense unit sphere at the origin behind a few huge triangles. Seen from frame_mesh's
-// camera (eye on +Z at about 2.7, framing the sphere: the huge triangles do not count, see frame_mesh):
+// camera (eye on +Z at about 2.7, framing the sphere: the huge triangles do not count, see framing_points):
 //   0  a floor through the sphere's lower part that crosses the camera plane (a vertex behind the eye)
 //   1  a long sliver from just in front of the sphere to far behind it (spans every slab's depth)
 //   2  a thin band across the whole screen in front of the sphere
@@ -142,12 +141,6 @@ Mesh stress(uint64_t triangles) {
   const int n = std::max(2, static_cast<int>(std::lround(std::sqrt(static_cast<double>(rest) / 4.0))));
   add_uv_sphere(m, n, 2 * n, glm::vec3(0.0f), 1.0f);
   return m;
-}
-
-float longest_edge(const Mesh& m, size_t t) {
-  const glm::vec3 a = m.positions[m.indices[3 * t]], b = m.positions[m.indices[3 * t + 1]],
-                  c = m.positions[m.indices[3 * t + 2]];
-  return std::max({length_without_overflow(b - a), length_without_overflow(c - b), length_without_overflow(a - c)});
 }
 
 }  // namespace
@@ -219,60 +212,6 @@ void add_floor(Mesh& mesh) {
     mesh.triangle_materials.resize(mesh.triangle_count(), static_cast<uint32_t>(mesh.materials.size() - 1));
   }
   mesh.name += "+floor";
-}
-
-// The bounding sphere of the mesh's bulk: vertices used only by "huge" triangles (longest edge over 20x the median
-// longest edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of
-// them do not shrink the model to a dot. Without such triangles, or when only they exist, this is the bounding sphere
-// of all vertices (centre of the bounding box, farthest vertex).
-BoundingSphere framing_sphere(const Mesh& mesh) {
-  BoundingSphere sphere;
-  const size_t tris = mesh.triangle_count();
-  if (mesh.positions.empty()) return sphere;
-  std::vector<uint8_t> counts(mesh.positions.size(), 0);
-  if (tris > 0) {
-    std::vector<float> edges(tris);
-    for (size_t t = 0; t < tris; ++t) edges[t] = longest_edge(mesh, t);
-    std::vector<float> sorted = edges;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(tris / 2), sorted.end());
-    const float huge = 20.0f * sorted[tris / 2];
-    for (size_t t = 0; t < tris; ++t) {
-      if (edges[t] <= huge) {
-        for (int k = 0; k < 3; ++k) counts[mesh.indices[3 * t + k]] = 1;
-      }
-    }
-  }
-  bool any = false;
-  for (uint8_t c : counts) any = any || c != 0;
-  if (!any) std::fill(counts.begin(), counts.end(), uint8_t(1));
-  glm::vec3 lo(INFINITY), hi(-INFINITY);
-  for (size_t v = 0; v < mesh.positions.size(); ++v) {
-    if (!counts[v]) continue;
-    lo = glm::min(lo, mesh.positions[v]);
-    hi = glm::max(hi, mesh.positions[v]);
-  }
-  sphere.center = (lo + hi) * 0.5f;
-  float radius = 0.0f;
-  for (size_t v = 0; v < mesh.positions.size(); ++v) {
-    if (counts[v]) radius = std::max(radius, length_without_overflow(mesh.positions[v] - sphere.center));
-  }
-  sphere.radius = radius > 0.0f ? radius : 1.0f;
-  return sphere;
-}
-
-Camera frame_mesh(const Mesh& mesh, float fovy_degrees, float aspect) {
-  Camera cam;
-  cam.fovy_degrees = fovy_degrees;
-  if (mesh.positions.empty()) return cam;
-  const BoundingSphere sphere = framing_sphere(mesh);
-  double half = glm::radians(static_cast<double>(fovy_degrees)) * 0.5;
-  // A tall image's horizontal field of view is the narrower one: tan(half_x) = aspect * tan(half_y).
-  if (aspect > 0.0f && aspect < 1.0f) half = std::atan(static_cast<double>(aspect) * std::tan(half));
-  const float distance = static_cast<float>(kFramingMargin * sphere.radius / std::sin(half));
-  cam.target = sphere.center;
-  cam.eye = sphere.center + glm::vec3(0.0f, 0.0f, distance);
-  cam.up = glm::vec3(0.0f, 1.0f, 0.0f);
-  return cam;
 }
 
 void validate_mesh(const Mesh& mesh) {

@@ -176,6 +176,13 @@ struct FrameSettings {
   // on both backends). N > 1 renders N whole frames, each through one point of every pixel, so it costs about N
   // frames; 1 is the pixel-centre frame exactly. FrameExtras stay the centre rays' (an extra frame when asked for).
   int samples = 1;
+  // Progressive anti-aliasing (docs/architecture.md, "Samples"): -1 renders all `samples` sample frames in one call.
+  // k in 0 .. samples-1 renders sample frame k only, adds it to sums the renderer keeps between calls (k = 0 starts
+  // them afresh) and writes the average of samples 0 .. k into the target, so that after k = samples-1 the target
+  // holds the very bytes of the whole `samples`-sample frame. The caller renders k = 0, 1, 2, ... in order with
+  // nothing but k changed in between (the renderer refuses a k > 0 that does not follow the previous call's k at the
+  // same size and sample count with std::logic_error; any other change is the caller's to notice: restart at 0).
+  int progressive_sample = -1;
   // The colour of the pixels whose ray hits nothing, in every view but the heat views and the shadow mask (which
   // colour those pixels by their own scale). The image is opaque: the alpha is ignored.
   Color8 background = kDefaultBackground;
@@ -330,21 +337,54 @@ Mesh make_procedural_mesh(const std::string& name, uint64_t triangles);
 // bounding box, with twice the box's x and z extents (4x its footprint). The name gets "+floor".
 void add_floor(Mesh& mesh);
 
-// A camera that frames the mesh's bounding sphere for the given vertical field of view and image aspect (width /
-// height), looking down -Z with +Y up: the sphere fits both the vertical and the horizontal field of view, so the
-// model is whole in a tall image too (a wide or square image frames as for aspect 1). Vertices used only by "huge"
-// triangles (longest edge over 20x the median) do not count, so that a backdrop or the stress scene's huge triangles
-// do not shrink the model to a dot; without such triangles this is the bounding sphere of all vertices.
-Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f);
-// The sphere frame_mesh frames (before its margin): world space; radius 1 around the origin for a mesh without
-// vertices, 1 for a single point.
-struct BoundingSphere {
-  glm::vec3 center{0.0f, 0.0f, 0.0f};
-  float radius = 1.0f;
+// ---- the default camera (docs/architecture.md, "The default camera"; render/framing.cpp) ----
+// What the default camera keeps in view of one vertex, world space: a ball (or a disc) that the deformer keeps the
+// vertex in at any time, with any amount up to the one framed for; at rest the vertex itself (reach 0).
+struct FramingPoint {
+  glm::vec3 position{0.0f};     // the centre: the vertex, or (for a rotation) the middle of the arc's chord
+  float reach = 0.0f;           // the radius
+  glm::vec3 disc_normal{0.0f};  // zero: a ball; a unit vector: a disc across it (the circle a rotation keeps it on)
 };
-BoundingSphere framing_sphere(const Mesh& mesh);
-// How much larger than framing_sphere's radius a framed view shows, so that the model does not touch the image's edge.
+// The balls of the vertices that count, under `deform` (its kind and |amount|; its time does not matter: the ball
+// holds the vertex at every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest
+// edge: the stress scene's backdrop and slivers, a ground plane under a scan) do not count, so that a few of them do
+// not shrink the model to a dot; without such triangles, or when only they exist, every vertex counts. A rig's or a
+// sequence's own motion is not bounded: such a mesh is framed at its rest positions. O(vertices + triangles).
+std::vector<FramingPoint> framing_points(const Mesh& mesh, const DeformParams& deform = {});
+// A rectangle of the image plane at distance 1 in front of the eye, in the view's units (render/camera.h's
+// pixel_ray_view: x right, y up; the whole image is [-tan_x, tan_x] x [-tan_y, tan_y]).
+struct ImagePlaneRect {
+  double left = -1.0, right = 1.0, bottom = -1.0, top = 1.0;
+};
+// The whole image of a camera with this vertical field of view and aspect (width / height), shrunk about its centre
+// by kFramingMargin.
+ImagePlaneRect framing_rect(float fovy_degrees, float aspect);
+// The camera looking down -Z with +Y up, as near as it can be, that shows every point's ball inside `rect`: the
+// smallest eye distance for which both the horizontal and the vertical extent fit, the eye then in the middle of the
+// sideways range that keeps every ball inside: the model's projection touches both edges of `rect` in the direction
+// that binds, and is centred in the other to within its depth's perspective (exactly for a flat model facing the
+// camera). The target is on the view axis at the depth of the points' box centre (the point orbiting turns about);
+// the eye stays at least kFramingClearance of the points' size in front of the nearest ball. With no points, the
+// default Camera. O(points), in double precision: a mesh scaled by a power of two gets the camera scaled by it.
+Camera frame_points(const std::vector<FramingPoint>& points, float fovy_degrees, const ImagePlaneRect& rect);
+// The default camera of `slabcast render` and the viewer: frame_points(framing_points(mesh, deform), fovy_degrees,
+// framing_rect(fovy_degrees, aspect)). Every counted vertex, deformed by `deform` at any time, projects inside the
+// image shrunk by kFramingMargin, and so does every triangle between them; a long model fills a wide or a tall image
+// along its long side.
+Camera frame_mesh(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f, const DeformParams& deform = {});
+// The camera --orbit and --turntable circle with (app/options.h, orbit_camera): looking down -Z with +Y up at the
+// centre of the counted points' box, from the distance at which the sphere about that centre holding every point's
+// ball (framing_points with `deform`) fits both fields of view with kFramingMargin. At that distance the model stays
+// whole seen from any direction, so an orbit neither cuts it nor changes its distance; a long model looks smaller
+// than frame_mesh shows it.
+Camera frame_mesh_all_around(const Mesh& mesh, float fovy_degrees = 45.0f, float aspect = 1.0f,
+                             const DeformParams& deform = {});
+// How much larger than the points' projection the framed view is, so that the model does not touch the image's edge
+// (and the float rounding of the deformers stays inside).
 constexpr double kFramingMargin = 1.05;
+// The least distance from the eye to the nearest point's ball, relative to the points' size (half their box
+// diagonal): only a very wide field of view, or a model that is a dot or a line along the view, gets that near.
+constexpr double kFramingClearance = 0.05;
 
 // Validate a mesh: throws std::invalid_argument naming the problem (no triangles, index out of range at
 // triangle k, non-finite coordinate at vertex k).

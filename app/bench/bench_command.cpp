@@ -88,8 +88,9 @@ int run_bench(const BenchOptions& options, std::ostream& out, std::ostream& log)
       }
     }
     for (const ImageSize size : plan.sizes) {
-      // Framed for the size's aspect: a tall size widens the view (square and wide sizes frame as aspect 1).
-      const Camera camera = frame_mesh(mesh, options.fovy_degrees, float(size.width) / float(size.height));
+      // Framed for the size's aspect and the animation's deformer: the model's bounds fill the frame's narrower fit.
+      const Camera camera =
+          frame_mesh(mesh, options.fovy_degrees, float(size.width) / float(size.height), options.deform);
       bench::ReferenceResult ref;
       if (reference) {
         progress.begin(label + " " + size_text(size.width, size.height) + " gl-raster");

@@ -13,18 +13,6 @@ bool overlaps(const PixelRect& a, const PixelRect& b) {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
-// The depth (along the view axis) at which a sphere of `radius` fits the slice of the view between the planes through
-// the eye at image-plane coordinates lo < hi (tangents of the angle off the axis), and where in [lo, hi] its centre
-// then lies. The sphere touches both planes when its distance to each, depth (c - b) / sqrt(1 + b^2), is the radius:
-// c = (lo k_hi + hi k_lo) / (k_lo + k_hi) and depth = radius (k_lo + k_hi) / (hi - lo), with k_b = sqrt(1 + b^2).
-struct SliceFit {
-  double depth, centre;
-};
-SliceFit fit_slice(double lo, double hi, double radius) {
-  const double k_lo = std::sqrt(1.0 + lo * lo), k_hi = std::sqrt(1.0 + hi * hi);
-  return {radius * (k_lo + k_hi) / (hi - lo), (lo * k_hi + hi * k_lo) / (k_lo + k_hi)};
-}
-
 }  // namespace
 
 PixelRect free_rect(int width, int height, const std::vector<PixelRect>& panels) {
@@ -71,27 +59,20 @@ PixelRect free_rect(int width, int height, const std::vector<PixelRect>& panels)
   return best_side > 0 ? best : whole;
 }
 
-Camera frame_sphere_in_rect(const BoundingSphere& sphere, float fovy_degrees, int width, int height,
+Camera frame_points_in_rect(const std::vector<FramingPoint>& points, float fovy_degrees, int width, int height,
                             const PixelRect& free) {
-  Camera camera;
-  camera.fovy_degrees = fovy_degrees;
-  camera.up = glm::vec3(0.0f, 1.0f, 0.0f);
   const double w = std::max(width, 1), h = std::max(height, 1);
-  // The rectangle on the image plane at distance 1 (render/camera.h's pixel_ray_view: pixel edges, +v up).
+  // The whole image: render/camera.h's pixel_ray_view maps pixel edges onto [-tan_x, tan_x] (right) and
+  // [-tan_y, tan_y] (up).
   const double tan_y = std::tan(glm::radians(static_cast<double>(fovy_degrees)) * 0.5), tan_x = tan_y * w / h;
   PixelRect r = free;
   if (r.width <= 0 || r.height <= 0) r = PixelRect{0, 0, width, height};
-  const double u0 = (2.0 * r.x / w - 1.0) * tan_x, u1 = (2.0 * (r.x + r.width) / w - 1.0) * tan_x;
-  const double v0 = (1.0 - 2.0 * (r.y + r.height) / h) * tan_y, v1 = (1.0 - 2.0 * r.y / h) * tan_y;
-  const double radius = kFramingMargin * sphere.radius;
-  const SliceFit across = fit_slice(u0, u1, radius), along = fit_slice(v0, v1, radius);
-  // The narrower slice decides the depth; the sphere then lies within the wider one wherever its centre is there.
-  const double depth = std::max(across.depth, along.depth);
-  // The sphere's centre in view space is depth x (across.centre, along.centre, -1); the eye sits that far behind it.
-  const glm::vec3 sideways(static_cast<float>(depth * across.centre), static_cast<float>(depth * along.centre), 0.0f);
-  camera.target = sphere.center - sideways;
-  camera.eye = camera.target + glm::vec3(0.0f, 0.0f, static_cast<float>(depth));
-  return camera;
+  const double left = (2.0 * r.x / w - 1.0) * tan_x, right = (2.0 * (r.x + r.width) / w - 1.0) * tan_x;
+  const double bottom = (1.0 - 2.0 * (r.y + r.height) / h) * tan_y, top = (1.0 - 2.0 * r.y / h) * tan_y;
+  const double centre_x = 0.5 * (left + right), half_x = 0.5 * (right - left) / kFramingMargin;
+  const double centre_y = 0.5 * (bottom + top), half_y = 0.5 * (top - bottom) / kFramingMargin;
+  return frame_points(points, fovy_degrees,
+                      ImagePlaneRect{centre_x - half_x, centre_x + half_x, centre_y - half_y, centre_y + half_y});
 }
 
 }  // namespace slabcast::viewer

@@ -224,14 +224,16 @@ void rendering_section(Session& s) {
   if (!s.gl_raster && is_heat_view(s.settings.shading)) heat_legend(s);
   if (s.gl_raster) ImGui::BeginDisabled();
   ImGui::Checkbox("wireframe", &s.settings.wireframe);
-  // Anti-aliasing (FrameSettings::samples): every frame casts all its samples, so a frame takes about N times as long;
-  // the image does not refine over frames while the scene rests.
+  // Anti-aliasing (FrameSettings::samples): in a window the image refines while it rests, one sample frame a
+  // displayed frame (Session::refine_samples), so a frame costs one sample and a moving scene shows one; "samples k/N"
+  // says how many the image on screen has.
   constexpr int kSampleCounts[] = {1, 4, 16};
   const char* const kSampleNames[] = {"1 (pixel centre)", "4 (2x2)", "16 (4x4)"};
   int sample_choice = s.settings.samples == 16 ? 2 : (s.settings.samples == 4 ? 1 : 0);
   if (ImGui::Combo("samples", &sample_choice, kSampleNames, IM_ARRAYSIZE(kSampleNames))) {
     s.settings.samples = kSampleCounts[sample_choice];
   }
+  if (!s.gl_raster) ImGui::Text("samples %d/%d", s.samples_in_image(), s.settings.samples);
   if (s.gl_raster) ImGui::EndDisabled();
   ImGui::SliderFloat("resolution", &s.resolution_scale, kMinResolutionScale, kMaxResolutionScale, "%.2fx");
   ImGui::Text("render size %d x %d", s.render_width(), s.render_height());

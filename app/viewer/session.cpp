@@ -29,6 +29,7 @@ Session::Session(const ViewOptions& view_options, bool gl_on_cuda_device, std::s
       vsync(view_options.vsync),
       show_overlay(view_options.show_overlay),
       windowed(is_window),
+      refine_samples(is_window),
       gl_description(std::move(gl_info)),
       gl_on_cuda_device_(gl_on_cuda_device) {
   cuda_available = gl::cuda_device_or_none(&cuda_absent_reason) >= 0;
@@ -132,7 +133,8 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   mesh_ = std::move(mesh);
   mesh_name = mesh_->name;
   mesh_triangles = mesh_->triangle_count();
-  if (windowed) sphere_ = framing_sphere(*mesh_);
+  framing_mesh_ = nullptr;  // the points of the mesh before are stale, even if the new one lands at its address
+  refinement_.restart();
   Camera home = settings.camera;
   const bool eye_given = keep_camera && options.eye_given;
   const bool target_given = keep_camera && options.target_given;
@@ -141,9 +143,10 @@ void Session::install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera) {
   if (camera_framed_) {
     home = framed_camera(settings.camera.fovy_degrees);
   } else if (keep_camera && options.orbit) {  // as `slabcast render` resolves it
-    home = orbit_camera(options, frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect()));
+    home = orbit_camera(options,
+                        frame_mesh_all_around(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform));
   } else if (!eye_given || !target_given) {  // as `slabcast render` resolves a partly given camera
-    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect());
+    const Camera framed = frame_mesh(*mesh_, settings.camera.fovy_degrees, aspect(), settings.deform);
     if (!eye_given) home.eye = framed.eye;
     if (!target_given) home.target = framed.target;
     if (!up_given) home.up = framed.up;
@@ -168,13 +171,13 @@ glm::vec3 sun_direction(float azimuth_degrees, float elevation_degrees) {
 
 glm::vec3 Session::default_point_light() const {
   if (!mesh_) return glm::vec3(0.0f, 2.0f, 0.0f);
-  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect());
+  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect(), settings.deform);
   return framed.target + glm::vec3(0.0f, glm::length(framed.eye - framed.target), 0.0f);
 }
 
 float Session::point_light_step() const {
   if (!mesh_) return 0.01f;
-  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect());
+  const Camera framed = frame_mesh(*mesh_, camera.camera().fovy_degrees, aspect(), settings.deform);
   return 0.01f * glm::length(framed.eye - framed.target);
 }
 
@@ -191,11 +194,17 @@ void Session::frame_model() {
   camera_framed_ = true;
 }
 
-Camera Session::framed_camera(float fovy_degrees) const {
+Camera Session::framed_camera(float fovy_degrees) {
   if (windowed && area_width_ > 0 && area_height_ > 0) {
-    return frame_sphere_in_rect(sphere_, fovy_degrees, area_width_, area_height_, free_area_);
+    if (framing_mesh_ != mesh_.get() || framing_deform_.kind != settings.deform.kind ||
+        framing_deform_.amount != settings.deform.amount) {
+      framing_points_ = framing_points(*mesh_, settings.deform);
+      framing_mesh_ = mesh_.get();
+      framing_deform_ = settings.deform;
+    }
+    return frame_points_in_rect(framing_points_, fovy_degrees, area_width_, area_height_, free_area_);
   }
-  return frame_mesh(*mesh_, fovy_degrees, aspect());
+  return frame_mesh(*mesh_, fovy_degrees, aspect(), settings.deform);
 }
 
 void Session::set_free_area(int width, int height, const PixelRect& free) {
@@ -223,6 +232,7 @@ void Session::set_backend(Backend wanted) {
     renderer->set_mesh(*mesh_);
     renderer_ = std::move(renderer);
     backend = wanted;
+    refinement_.restart();
     frame_times.clear();
     last_error.clear();
   } catch (const std::exception& e) {
@@ -236,6 +246,7 @@ void Session::set_gl_raster(bool on) {
   if (!on) {
     raster_.reset();
     gl_raster = false;
+    refinement_.restart();  // the display path's image is the ray caster's last, but its samples start again
     frame_times.clear();
     last_error.clear();
     return;
@@ -273,9 +284,14 @@ void Session::apply_motion() {
     settings.pose = nullptr;
     settings.keyframes = nullptr;
     motion_ = SceneMotion();
+    refinement_.restart();
     last_error = e.what();
     std::fprintf(stderr, "slabcast: the scene stopped moving: %s\n", e.what());
   }
+}
+
+bool Session::time_moves_image() const {
+  return (settings.deform.kind != Deformer::none && settings.deform.amount != 0.0f) || motion_.moves();
 }
 
 gl::Feed Session::choose_feed() const {
@@ -297,6 +313,7 @@ void Session::render_and_present(int fb_width, int fb_height) {
   settings.width = width;
   settings.height = height;
   settings.camera = camera.camera();
+  settings.displacement = vertex_edit.displacement();
   apply_motion();
   // The reference draws into its own framebuffer, then a blit shows it (no PBO, no interop). It draws the mesh at
   // rest (it knows no rig or keyframes): the overlay says so when the scene moves.
@@ -312,6 +329,16 @@ void Session::render_and_present(int fb_width, int fb_height) {
     update_device_memory();
     return;
   }
+  FrameSettings frame = settings;
+  if (refine_samples) {
+    frame.progressive_sample = refinement_.next(settings, time_moves_image());
+    if (frame.progressive_sample < 0 && !pick_pending_) {  // every sample is in: show the image again
+      display_.present(fb_width, fb_height);
+      display_ms = display_.display_ms();
+      return;
+    }
+    if (frame.progressive_sample < 0) frame.progressive_sample = 0;  // a pick needs a frame: its IDs are read back
+  }
   const gl::Feed feed = choose_feed();
   try {
     display_.resize(width, height, feed);
@@ -323,14 +350,15 @@ void Session::render_and_present(int fb_width, int fb_height) {
     std::fprintf(stderr, "slabcast: CUDA-GL interop unavailable (%s); copying frames through the host\n", e.what());
     display_.resize(width, height, choose_feed());
   }
-  settings.displacement = vertex_edit.displacement();
+  refinement_.restart();  // until this frame is drawn: a frame that throws leaves no progression to continue
   if (pick_pending_) {  // this frame also downloads its IDs and depth (a click's frame only)
     FrameExtras extras;
-    stats = display_.render(*renderer_, settings, &extras);
+    stats = display_.render(*renderer_, frame, &extras);
     finish_pick(extras);
   } else {
-    stats = display_.render(*renderer_, settings);
+    stats = display_.render(*renderer_, frame);
   }
+  if (refine_samples) refinement_.rendered(settings, frame.progressive_sample);
   // The selection follows the vertices as they move: its query after every frame that has a rectangle (a host wait).
   vertex_edit.refresh(*renderer_);
   display_.present(fb_width, fb_height);

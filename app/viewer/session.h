@@ -9,6 +9,7 @@
 #include "app/viewer/framing.h"
 #include "app/viewer/frame_times.h"
 #include "app/viewer/model_loading.h"
+#include "app/viewer/sample_refinement.h"
 #include "app/viewer/vertex_edit.h"
 #include "app/viewer/viewer.h"
 #include "render/renderer.h"
@@ -56,7 +57,9 @@ class Session {
   // own motion both follow it, and the motion loops over its period.
   void advance_time(double seconds);
   // Renders a frame for a framebuffer of fb_width x fb_height (the render size follows resolution_scale) and
-  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer. The scene's motion is
+  // draws it into the bound framebuffer. Does nothing (pauses) for an empty framebuffer. With refine_samples, a
+  // frame renders one sample frame (SampleRefinement) and, once the resting image has all its samples, none: it
+  // draws the image on screen again. The scene's motion is
   // applied at settings.deform.time first; if that fails (a sequence frame that does not load), the error goes to
   // last_error, the motion stops and the model shows at rest.
   void render_and_present(int fb_width, int fb_height);
@@ -79,6 +82,12 @@ class Session {
   bool vsync = true;
   bool show_overlay = true;
   bool windowed = false;
+  // Progressive anti-aliasing (docs/viewer.md, "Samples"): while the image rests each frame adds one of
+  // settings.samples sample frames to the image; anything that changes it starts again at one. On in a window; off
+  // headless, where every frame renders all its samples, as `slabcast render` does (frame dumps stay comparable).
+  bool refine_samples = false;
+  // The samples averaged in the image on screen, of settings.samples (the overlay's "samples k/N").
+  int samples_in_image() const { return refine_samples ? refinement_.shown() : settings.samples; }
   CameraControl camera;
   std::vector<ModelChoice> models;
   int model_index = -1;                   // into `models`, or -1 for a path typed or dropped
@@ -160,14 +169,16 @@ class Session {
   float aspect() const {
     return settings.width > 0 && settings.height > 0 ? static_cast<float>(settings.width) / settings.height : 1.0f;
   }
-  // A camera framing the model: in a window whose free area is known, in that area (frame_sphere_in_rect);
-  // otherwise for the whole image, as `slabcast render` frames it (frame_mesh).
-  Camera framed_camera(float fovy_degrees) const;
+  // A camera framing the model as settings.deform moves it: in a window whose free area is known, in that area
+  // (frame_points_in_rect); otherwise for the whole image, as `slabcast render` frames it (frame_mesh).
+  Camera framed_camera(float fovy_degrees);
   void load_in_background(SceneSpec scene, std::string name);
   // keep_camera: the command line's camera applies (the first mesh); later meshes are framed.
   void install_scene(LoadedScene scene, bool keep_camera);
   void install_mesh(std::shared_ptr<const Mesh> mesh, bool keep_camera);
   void apply_motion();
+  // Whether the clock moves the image: a deformer with an amount, or a scene that moves by itself.
+  bool time_moves_image() const;
   gl::Feed choose_feed() const;
   void update_device_memory();
 
@@ -177,7 +188,11 @@ class Session {
   std::unique_ptr<Renderer> renderer_;
   std::unique_ptr<gl::GlRaster> raster_;  // only while gl_raster
   std::shared_ptr<const Mesh> mesh_;
-  BoundingSphere sphere_;         // the mesh's framing_sphere, in a window (where the free area moves it often)
+  // In a window (where the free area moves the framing often): the mesh's framing_points for the deformer and
+  // amount of framing_deform_, kept until the mesh or those change. framing_mesh_: the mesh they are of, or null.
+  std::vector<FramingPoint> framing_points_;
+  const Mesh* framing_mesh_ = nullptr;
+  DeformParams framing_deform_;
   bool camera_framed_ = false;    // the camera's home is the viewer's framing (not the command line's camera)
   int area_width_ = 0, area_height_ = 0;  // set_free_area's window; 0 until the first overlay
   PixelRect free_area_;
@@ -185,6 +200,7 @@ class Session {
   SceneMotion motion_;
   std::future<LoadedScene> pending_;
   gl::DisplayPath display_;
+  SampleRefinement refinement_;  // with refine_samples: the samples in the image display_ holds
   std::chrono::steady_clock::time_point memory_checked_{};
   enum class VertexDrag { none, rectangle, move };
   VertexDrag vertex_drag_ = VertexDrag::none;

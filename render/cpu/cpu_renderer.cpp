@@ -169,6 +169,7 @@ class CpuRenderer final : public Renderer {
     a_.displacement_weights.clear();
     displacement_slot_ = DisplacementSlot{};
     bounds_ = rest_bounds(mesh);
+    progression_.forget();
     mesh_name_ = mesh.name;
     capacity_ = capacity;
     have_frame_ = false;
@@ -181,6 +182,7 @@ class CpuRenderer final : public Renderer {
     if (a_.indices.empty()) throw std::logic_error("slabcast: render() before set_mesh()");
     check_settings(settings);
     check_target(settings, target);
+    progression_.begin(settings);
     if (settings.samples == 1) return render_frame(settings, kPixelCentre, target, extras);
     const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
     if (sample_sums_.size() < pixels) {
@@ -189,8 +191,9 @@ class CpuRenderer final : public Renderer {
                             std::to_string(settings.height) + " frame");
       sample_sums_.resize(pixels);
     }
-    const SampleImage image{target.pixels, target.pitch_bytes, settings.width, settings.height, sample_sums_.data(),
-                            settings.samples};
+    const SampleImage image{target.pixels,          target.pitch_bytes, settings.width,
+                            settings.height,        sample_sums_.data(), settings.samples,
+                            settings.progressive_sample >= 0};
     const auto frame = [&](SampleOffset offset, FrameExtras* frame_extras) {
       return render_frame(settings, offset, target, frame_extras);
     };
@@ -201,7 +204,9 @@ class CpuRenderer final : public Renderer {
       });
       return ms_since(t);
     };
-    return render_samples(settings, extras, frame, accumulate);
+    const FrameStats stats = render_samples(settings, extras, frame, accumulate);
+    progression_.done(settings);
+    return stats;
   }
 
  private:
@@ -584,6 +589,7 @@ class CpuRenderer final : public Renderer {
   FrameArrays<HostArray> a_;
   FrameSize size_;                // what the frame arrays were sized for
   std::vector<SampleSum> sample_sums_;  // samples > 1: each pixel's colour sum (stages/resolve.h)
+  SampleProgression progression_;       // which progressive sample the sums are ready for (samples.h)
   FrameCounters counters_{};      // the last frame's (its depth range is the structure's)
   ViewParams last_view_{};        // the last frame's camera (select_vertices projects with it)
   bool have_frame_ = false;

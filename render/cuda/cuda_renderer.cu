@@ -79,6 +79,7 @@ class CudaRenderer final : public Renderer {
   void set_mesh(const Mesh& mesh) override {
     validate_mesh(mesh);
     SLABCAST_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    progression_.forget();
     d_.set_mesh(mesh, initial_reference_capacity(options_, mesh.triangle_count()));
   }
 
@@ -88,6 +89,7 @@ class CudaRenderer final : public Renderer {
     }
     check_settings(settings);
     check_target(settings, target);
+    progression_.begin(settings);
     if (settings.samples == 1) return render_frame(settings, kPixelCentre, target, extras);
     const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
     if (d_.sample_sums.size() < pixels) {  // (grows with the frame size, not inside a frame)
@@ -96,8 +98,9 @@ class CudaRenderer final : public Renderer {
                   "the sample sums of a " + std::to_string(settings.width) + "x" + std::to_string(settings.height) +
                       " frame");
     }
-    const SampleImage image{target.pixels, target.pitch_bytes, settings.width, settings.height, d_.sample_sums.data(),
-                            settings.samples};
+    const SampleImage image{target.pixels,   target.pitch_bytes,     settings.width,
+                            settings.height, d_.sample_sums.data(), settings.samples,
+                            settings.progressive_sample >= 0};
     const auto frame = [&](SampleOffset offset, FrameExtras* frame_extras) {
       return render_frame(settings, offset, target, frame_extras);
     };
@@ -113,7 +116,9 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&ms, resolve_events_[0], resolve_events_[1]));
       return ms;
     };
-    return render_samples(settings, extras, frame, accumulate);
+    const FrameStats stats = render_samples(settings, extras, frame, accumulate);
+    progression_.done(settings);
+    return stats;
   }
 
  private:
@@ -622,6 +627,7 @@ class CudaRenderer final : public Renderer {
   FrameCounters* host_counters_ = nullptr;  // pinned
   std::vector<RigMatrix> pose_palette_;     // the last frame's pose (upload_pose)
   std::vector<float> pose_weights_;
+  SampleProgression progression_;  // which progressive sample d_.sample_sums are ready for (samples.h)
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Stage 6, resolve (docs/architecture.md, "Samples"): an anti-aliased frame (FrameSettings::samples = N > 1) is N
 // whole frames, sample k of them casting every pixel's ray through the same point of the pixel, and their colours'
 // average. Shared by both backends: the sample points, and accumulate_sample, the per-pixel body that adds a sample
-// frame's colour to the pixel's sum and, after the last sample, writes the average into the target.
+// frame's colour to the pixel's sum and, after the last sample (or after each, progressively), writes the average
+// into the target.
 //
 // Why whole frames: binning culls the triangles that cover no ray's point and boxes each triangle by the pixels whose
 // ray can hit it (stages/bin.h), so a structure holds for one point of the pixel only. A frame whose rays all pass
@@ -51,18 +52,22 @@ struct SampleImage {
   int width, height;
   SampleSum* sums;     // [width * height], row by row
   int samples;         // N
+  // Progressive (FrameSettings::progressive_sample): the target gets the average so far after every sample, not
+  // only after the last one.
+  bool average_every_sample = false;
 };
 
-// Sample k's colour at (px, py) into the pixel's sum (sample 0 starts it); after the last sample, the box filter's
-// result into the target: the integer sum divided by N, rounded half up, so a region every sample sees in the same
-// colour keeps that colour exactly. Integer arithmetic only: both backends write the same bytes.
+// Sample k's colour at (px, py) into the pixel's sum (sample 0 starts it); after the last sample (after every one when
+// progressive), the box filter's result over samples 0..k into the target: the integer sum divided by k + 1, rounded
+// half up, so a region every sample sees in the same colour keeps that colour exactly. After sample N - 1 both ways
+// write the same bytes. Integer arithmetic only: both backends write the same bytes.
 SC_HD void accumulate_sample(const SampleImage& im, int px, int py, int k) {
   uint8_t* pixel = im.pixels + static_cast<size_t>(py) * im.pitch_bytes + 4 * static_cast<size_t>(px);
   SampleSum& sum = im.sums[static_cast<size_t>(py) * static_cast<size_t>(im.width) + static_cast<size_t>(px)];
   for (int c = 0; c < 4; ++c) sum.c[c] = static_cast<uint16_t>((k == 0 ? 0u : sum.c[c]) + pixel[c]);
-  if (k != im.samples - 1) return;
-  const uint32_t half = static_cast<uint32_t>(im.samples) / 2u;
-  for (int c = 0; c < 4; ++c) pixel[c] = static_cast<uint8_t>((sum.c[c] + half) / static_cast<uint32_t>(im.samples));
+  if (k != im.samples - 1 && !im.average_every_sample) return;
+  const uint32_t count = static_cast<uint32_t>(k) + 1u, half = count / 2u;
+  for (int c = 0; c < 4; ++c) pixel[c] = static_cast<uint8_t>((sum.c[c] + half) / count);
 }
 
 }  // namespace slabcast

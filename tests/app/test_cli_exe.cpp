@@ -325,8 +325,8 @@ TEST(CliExe, TheViewersDefaultAnimationVisiblyMovesTheSphere) {
   EXPECT_GT(changed, a.pixels.size() / 4 / 20) << "pixels changed in one second of the default animation";
 }
 
-// --orbit AZ,EL[,DIST] circles the framed model: 0,0 is the default camera itself; 90,0 puts the eye on +X of the
-// target at the framing distance; a distance given is used as is.
+// --orbit AZ,EL[,DIST] circles the model at the distance where it is whole from every side: 0,0 is on +Z of the
+// target, 90,0 on +X at the same distance; a distance given is used as is.
 TEST(CliExe, OrbitCirclesTheFramedModel) {
   const std::string dir = test::output_dir("orbit");
   const auto render = [&](std::vector<std::string> extra, const std::string& ids) {
@@ -348,11 +348,13 @@ TEST(CliExe, OrbitCirclesTheFramedModel) {
     }
     return v;  // eye x, y, z, target x, y, z
   };
-  const std::string plain = render({}, "plain.ids");
-  render({"--orbit", "0,0"}, "orbit0.ids");
-  EXPECT_EQ(read_ids(dir + "/plain.ids").ids, read_ids(dir + "/orbit0.ids").ids) << "--orbit 0,0 is the default view";
-  const std::vector<double> home = camera_of(plain);
+  // 0,0 looks from the default camera's side (+Z), from as far or farther: where the model's bounding sphere fits.
+  const std::vector<double> plain = camera_of(render({}, "plain.ids"));
+  const std::vector<double> home = camera_of(render({"--orbit", "0,0"}, "orbit0.ids"));
   const double distance = home[2] - home[5];
+  EXPECT_NEAR(home[0] - home[3], 0.0, 1e-4 * distance);
+  EXPECT_NEAR(home[1] - home[4], 0.0, 1e-4 * distance);
+  EXPECT_GE(distance, plain[2] - plain[5]);
   const std::vector<double> side = camera_of(render({"--orbit", "90,0"}, "side.ids"));
   EXPECT_NEAR(side[0] - side[3], distance, 1e-4 * distance);
   EXPECT_NEAR(side[1] - side[4], 0.0, 1e-4 * distance);
@@ -362,23 +364,29 @@ TEST(CliExe, OrbitCirclesTheFramedModel) {
   EXPECT_NEAR(above[2] - above[5], 7.0 * std::cos(3.14159265358979 / 6), 1e-4);
 }
 
-// The viewer takes --orbit as render does: 0,0 is its default view, 180,0 is another.
+// The viewer takes --orbit as render does: its 0,0 is render's 0,0, pixel for pixel; 180,0 is another view.
 TEST(CliExe, TheViewerOrbitsLikeRender) {
   const std::string dir = test::output_dir("view_orbit");
+  const std::vector<std::string> scene = {"--backend", "cpu", "--mesh", "assets/pawn.obj", "--size", "96x72",
+                                          "--deform", "none"};
   std::vector<std::string> shots;
-  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{{}, {"--orbit", "0,0"},
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{{"--orbit", "0,0"},
                                                                                       {"--orbit", "180,0"}}) {
     const std::string shot = dir + "/v" + std::to_string(shots.size()) + ".png";
-    std::vector<std::string> args = {"view", "--headless", "--backend", "cpu", "--mesh", "assets/pawn.obj", "--size",
-                                     "96x72", "--deform", "none", "--screenshot-3d-only", "--screenshot", shot};
+    std::vector<std::string> args = {"view", "--headless", "--screenshot-3d-only", "--screenshot", shot};
+    args.insert(args.end(), scene.begin(), scene.end());
     args.insert(args.end(), extra.begin(), extra.end());
     const test::ExeResult r = run_slabcast(args);
     if (r.exit_code != 0 && r.err.find("EGL") != std::string::npos) GTEST_SKIP() << "no EGL here: " << r.err;
     ASSERT_EQ(r.exit_code, 0) << r.describe();
-    shots.push_back(test::read_file(shot));
+    shots.push_back(shot);
   }
-  EXPECT_EQ(shots[0], shots[1]) << "--orbit 0,0 is the viewer's default view";
-  EXPECT_NE(shots[0], shots[2]) << "--orbit 180,0 looks from the other side";
+  std::vector<std::string> args = {"render", "--orbit", "0,0", "--out", dir + "/r0.png"};
+  args.insert(args.end(), scene.begin(), scene.end());
+  const test::ExeResult r = run_slabcast(args);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(read_png(shots[0]).pixels, read_png(dir + "/r0.png").pixels) << "--orbit 0,0 as render has it";
+  EXPECT_NE(read_png(shots[0]).pixels, read_png(shots[1]).pixels) << "--orbit 180,0 looks from the other side";
 }
 
 // --frames N writes an animation: frame k is the single frame at time + k / fps, and --turntable turns the orbit

@@ -1,6 +1,8 @@
 // Anti-aliasing (FrameSettings::samples, render/stages/resolve.h) on the cpu backend: one sample is the pixel-centre
 // frame bit for bit; N samples equal the pixel-centre frame of sqrt(N) times the size, box-filtered; an edge blends
-// and flat regions keep their colour exactly; the extras stay the centre rays'; bad counts are refused.
+// and flat regions keep their colour exactly; the extras stay the centre rays'; bad counts are refused. Progressive
+// samples (FrameSettings::progressive_sample): after k + 1 calls the average of the first k + 1 samples, after N the
+// N-sample frame bit for bit; a restart at 0 forgets the old sums; a k that does not follow is refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -278,6 +280,144 @@ TEST(Samples, AnyThreadCountGivesTheSameFrame) {
   const Image x = render_image(*a, f, true), y = render_image(*b, f, true);
   EXPECT_EQ(x.rgba, y.rgba);
   expect_same_counts(x.stats, y.stats);
+}
+
+// Sample k of N alone, from the frame s times the size (sample (i, j) is the centre of pixel (s px + i, s py + j)).
+std::vector<uint8_t> sample_of_larger_frame(const std::vector<uint8_t>& big, int w, int h, int samples, int k) {
+  const int side = sample_grid_side(samples), big_w = w * side;
+  std::vector<uint8_t> one(4 * static_cast<size_t>(w) * h);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const size_t from = 4 * (static_cast<size_t>(y * side + k / side) * big_w + x * side + k % side);
+      std::memcpy(&one[4 * (static_cast<size_t>(y) * w + x)], &big[from], 4);
+    }
+  }
+  return one;
+}
+
+// The average of the first `count` images, rounded half up: (sum + count / 2) / count a channel.
+std::vector<uint8_t> average_of_first(const std::vector<std::vector<uint8_t>>& images, int count) {
+  std::vector<uint8_t> mean(images[0].size());
+  for (size_t i = 0; i < mean.size(); ++i) {
+    uint32_t sum = 0;
+    for (int k = 0; k < count; ++k) sum += images[static_cast<size_t>(k)][i];
+    mean[i] = static_cast<uint8_t>((sum + static_cast<uint32_t>(count) / 2) / static_cast<uint32_t>(count));
+  }
+  return mean;
+}
+
+// Each progressive frame k shows the average of samples 0..k, the samples taken from the larger frame (not from the
+// resolve's own code); after the last one the target holds the N-sample frame's bytes.
+TEST(ProgressiveSamples, ShowTheAverageSoFarAndEndAsTheWholeFrame) {
+  const Scene s = procedural_scene("torus_knot", 3000, Deformer::wave, 0.4f);
+  auto r = make_renderer(Backend::cpu);
+  r->set_mesh(s.mesh);
+  for (const auto& [w, h] : {std::pair<int, int>{48, 40}, {37, 29}}) {
+    for (const int n : {4, 16}) {
+      const int side = sample_grid_side(n);
+      const Image big = render_image(*r, settings_for(s, w * side, h * side, 8), false);
+      std::vector<std::vector<uint8_t>> singles;
+      for (int k = 0; k < n; ++k) singles.push_back(sample_of_larger_frame(big.rgba, w, h, n, k));
+      FrameSettings f = settings_for(s, w, h, 8);
+      f.samples = n;
+      const Image whole = render_image(*r, f, false);
+      for (int k = 0; k < n; ++k) {
+        f.progressive_sample = k;
+        const Image step = render_image(*r, f, false);
+        const std::string what = std::to_string(w) + "x" + std::to_string(h) + ", sample " + std::to_string(k) +
+                                 " of " + std::to_string(n);
+        EXPECT_EQ(differing_pixels(step.rgba, average_of_first(singles, k + 1)), 0u) << what;
+        if (k + 1 < n) {
+          EXPECT_GT(differing_pixels(step.rgba, whole.rgba), 0u) << what << ": whole too early";
+        }
+      }
+      EXPECT_EQ(differing_pixels(average_of_first(singles, n), whole.rgba), 0u) << "the samples are the frame's";
+    }
+  }
+}
+
+// A restart at 0 (the camera moved) forgets the sums of the samples before: the frames then are the new view's.
+// Extras stay the centre rays', the statistics one sample's.
+TEST(ProgressiveSamples, ARestartForgetsTheSamplesBefore) {
+  const Scene s = procedural_scene("torus", 2000, Deformer::twist, 0.3f);
+  auto r = make_renderer(Backend::cpu);
+  r->set_mesh(s.mesh);
+  FrameSettings moved = settings_for(s, 40, 32, 8);
+  moved.samples = 4;
+  moved.camera.eye += glm::vec3(0.4f, 0.2f, 0.0f);
+  const Image whole = render_image(*r, moved, false);
+  FrameSettings moved_centre = moved;
+  moved_centre.samples = 1;
+  const Image centre = render_image(*r, moved_centre, true);
+  FrameSettings f = settings_for(s, 40, 32, 8);
+  f.samples = 4;
+  for (int k = 0; k < 3; ++k) {
+    f.progressive_sample = k;
+    render_image(*r, f, false);
+  }
+  moved.progressive_sample = 0;
+  const Image first = render_image(*r, moved, true);
+  EXPECT_EQ(first.extras.triangle_id, centre.extras.triangle_id);
+  EXPECT_GT(first.stats.pixels_hit, 0u);
+  EXPECT_LT(first.stats.pixels_hit, 40u * 32u) << "one sample's hits, not the samples' sum";
+  Image last;
+  for (int k = 1; k < 4; ++k) {
+    moved.progressive_sample = k;
+    last = render_image(*r, moved, false);
+  }
+  EXPECT_EQ(last.rgba, whole.rgba);
+}
+
+// The sums hold only the progression of the call before: a k > 0 after anything else is refused, and so is a k
+// outside 0..N-1.
+TEST(ProgressiveSamples, ASampleThatDoesNotFollowIsRefused) {
+  const Scene s = procedural_scene("sphere", 500);
+  auto r = make_renderer(Backend::cpu);
+  r->set_mesh(s.mesh);
+  FrameSettings f = settings_for(s, 24, 16, 4);
+  f.samples = 4;
+  std::vector<uint8_t> pixels;
+  const auto render = [&](const FrameSettings& settings) {
+    r->render(settings, host_surface(pixels, settings.width, settings.height), nullptr);
+  };
+  const auto refused = [&](const FrameSettings& settings, const std::string& what) {
+    EXPECT_THROW(render(settings), std::logic_error) << what;
+  };
+  FrameSettings next = f;
+  next.progressive_sample = 1;
+  refused(next, "sample 1 first");
+  f.progressive_sample = 0;
+  render(f);
+  next.progressive_sample = 2;
+  refused(next, "sample 2 after 0");  // and the refusal forgot the progression:
+  next.progressive_sample = 1;
+  refused(next, "sample 1 after a refusal");
+  render(f);
+  FrameSettings other_size = next;
+  other_size.width = 32;
+  refused(other_size, "sample 1 at another size");
+  render(f);
+  FrameSettings other_count = next;
+  other_count.samples = 16;
+  refused(other_count, "sample 1 of another count");
+  render(f);
+  FrameSettings whole = f;
+  whole.progressive_sample = -1;
+  render(whole);
+  refused(next, "sample 1 after a whole frame");
+  render(f);
+  r->set_mesh(s.mesh);
+  refused(next, "sample 1 after a new mesh");
+  render(f);
+  EXPECT_NO_THROW(render(next));
+  for (const int k : {-2, 4, 16}) {
+    FrameSettings bad = f;
+    bad.progressive_sample = k;
+    EXPECT_THROW(render(bad), std::invalid_argument) << k;
+  }
+  FrameSettings single = settings_for(s, 24, 16, 4);
+  single.progressive_sample = 0;  // one sample: the frame itself
+  EXPECT_NO_THROW(render(single));
 }
 
 TEST(Samples, ACountOtherThanOneFourOrSixteenIsRefused) {

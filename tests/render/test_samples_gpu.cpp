@@ -1,6 +1,7 @@
 // Anti-aliasing (FrameSettings::samples) on the cuda backend against the cpu backend: the averaged image bit for bit,
 // the centre rays' extras, the last sample's structure and the summed statistics, at two sizes, with and without
-// shadows; the sample count changing between frames of one renderer.
+// shadows; the sample count changing between frames of one renderer; progressive samples step by step, ending as the
+// whole frame.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -67,6 +68,39 @@ TEST_F(CudaVsCpuFixture, SampleCountsChangingBetweenFrames) {
     const std::string what = "frame " + std::to_string(k) + ", " + std::to_string(counts[k]) + " samples";
     const Frames r = expect_same(f, what);
     expect_same_image(r.cpu, r.gpu, what);
+  }
+}
+
+// FrameSettings::progressive_sample: every step's average so far equals the cpu's bit for bit (a fresh, poisoned
+// surface each call: the sums live in the renderer), and the last step is the N-sample frame of one call. A restart
+// at 0 after the camera moved midway forgets the device's sums.
+TEST_F(CudaVsCpuFixture, ProgressiveSamplesMatchTheCpuAndEndAsTheWholeFrame) {
+  const Scene s = procedural_scene("torus_knot", 6000, Deformer::wave, 0.9f);
+  set_mesh(s.mesh);
+  for (const auto& [w, h] : {std::pair<int, int>{96, 80}, {331, 197}}) {
+    for (const int n : {4, 16}) {
+      FrameSettings f = settings_for(s, w, h, 16);
+      f.samples = n;
+      const std::string what = std::to_string(w) + "x" + std::to_string(h) + ", " + std::to_string(n) + " samples";
+      // Half the samples at the first view, then the camera moves and the progression starts again.
+      for (int k = 0; k < n / 2; ++k) {
+        f.progressive_sample = k;
+        const std::string step = what + ", before the move, progressive sample " + std::to_string(k);
+        const Frames r = expect_same(f, step);
+        expect_same_image(r.cpu, r.gpu, step);
+      }
+      f.camera.eye += glm::vec3(0.3f, -0.2f, 0.1f);
+      Frames last;
+      for (int k = 0; k < n; ++k) {
+        f.progressive_sample = k;
+        const std::string step = what + ", progressive sample " + std::to_string(k);
+        last = expect_same(f, step);
+        expect_same_image(last.cpu, last.gpu, step);
+      }
+      f.progressive_sample = -1;
+      const Frames whole = expect_same(f, what + ", whole");
+      EXPECT_EQ(last.gpu.rgba, whole.gpu.rgba) << what << ": the last progressive step is not the whole frame";
+    }
   }
 }
 

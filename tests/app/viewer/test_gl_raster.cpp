@@ -495,7 +495,8 @@ TEST_F(GlRasterTest, ViewerSessionShowsTheReferenceAndSwitchesBack) {
 
   const Mesh mesh = make_procedural_mesh("sphere", 20000);
   FrameSettings settings = options.frame;
-  settings.camera = frame_mesh(mesh, settings.camera.fovy_degrees);
+  // As the headless session frames it: the whole image's aspect and the deformer's reach.
+  settings.camera = frame_mesh(mesh, settings.camera.fovy_degrees, static_cast<float>(w) / h, settings.deform);
   GlRaster raster(mesh);
   raster.render(settings);
   const std::vector<uint8_t> reference = raster.read_color();

@@ -76,7 +76,7 @@ std::vector<glm::vec3> render_command_positions(const SceneSpec& spec, float tim
   frame.width = kWidth;
   frame.height = kHeight;
   frame.deform = {Deformer::none, 0.0f, time};
-  frame.camera = frame_mesh(scene.mesh, frame.camera.fovy_degrees);
+  frame.camera = frame_mesh(scene.mesh, frame.camera.fovy_degrees, static_cast<float>(kWidth) / kHeight, frame.deform);
   scene.motion.apply(frame.deform.time, frame);
   std::unique_ptr<Renderer> renderer = make_renderer(Backend::cpu);
   renderer->set_mesh(scene.mesh);

@@ -1,9 +1,10 @@
 // Units of the viewer that need no GL: the mouse camera, the framing in the area the panels leave free, the
-// frame-time statistics and the model loading's pieces.
+// frame-time statistics, the model loading's pieces and the progressive samples' bookkeeping.
 #include "app/viewer/camera_control.h"
 #include "app/viewer/frame_times.h"
 #include "app/viewer/framing.h"
 #include "app/viewer/model_loading.h"
+#include "app/viewer/sample_refinement.h"
 
 #include <gtest/gtest.h>
 
@@ -41,23 +42,32 @@ glm::vec2 project(const Camera& c, glm::vec3 p, int width, int height) {
   return {(u + 1.0f) * 0.5f * static_cast<float>(width), (1.0f - v) * 0.5f * static_cast<float>(height)};
 }
 
-// The sphere's outline on the image, from points all over it: the bounding box of their projections.
+// The model's outline on the image: the bounding box of its points' projections.
 struct Box {
   float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
 };
-Box projected_sphere(const Camera& c, const BoundingSphere& s, int width, int height) {
+Box projected_points(const Camera& c, const std::vector<FramingPoint>& points, int width, int height) {
   Box b;
-  constexpr int kSteps = 120;
-  for (int i = 0; i <= kSteps; ++i) {
-    const float theta = static_cast<float>(M_PI) * static_cast<float>(i) / kSteps;
-    for (int j = 0; j < 2 * kSteps; ++j) {
-      const float phi = static_cast<float>(M_PI) * static_cast<float>(j) / kSteps;
-      const glm::vec3 n(std::sin(theta) * std::cos(phi), std::cos(theta), std::sin(theta) * std::sin(phi));
-      const glm::vec2 q = project(c, s.center + s.radius * n, width, height);
-      b.x0 = std::min(b.x0, q.x), b.y0 = std::min(b.y0, q.y), b.x1 = std::max(b.x1, q.x), b.y1 = std::max(b.y1, q.y);
-    }
+  for (const FramingPoint& p : points) {
+    const glm::vec2 q = project(c, p.position, width, height);
+    b.x0 = std::min(b.x0, q.x), b.y0 = std::min(b.y0, q.y), b.x1 = std::max(b.x1, q.x), b.y1 = std::max(b.y1, q.y);
   }
   return b;
+}
+
+// A lumpy model off the origin, longer along x than along y: a box's corners and points inside it.
+std::vector<FramingPoint> long_model() {
+  std::vector<FramingPoint> points;
+  for (int i = 0; i <= 4; ++i) {
+    for (int j = 0; j <= 4; ++j) {
+      for (int k = 0; k <= 4; ++k) {
+        const glm::vec3 p(3.0f + 2.0f * (i - 2), -1.0f + 0.8f * (j - 2) + 0.1f * float(i * k % 3),
+                          2.0f + 0.5f * (k - 2));
+        points.push_back(FramingPoint{p, 0.0f});
+      }
+    }
+  }
+  return points;
 }
 
 // The overlay's two panels as the viewer places them: the statistics at the top left, the controls at the top right.
@@ -92,8 +102,8 @@ TEST(Framing, TheFreeAreaIsTheLargestRectangleNoPanelCovers) {
   EXPECT_EQ(free_rect(200, 100, {PixelRect{-10, -10, 400, 400}}).width, 200);
 }
 
-TEST(Framing, TheModelsSphereLiesInTheFreeAreaForSeveralWindows) {
-  const BoundingSphere sphere{glm::vec3(3.0f, -1.0f, 2.0f), 2.5f};
+TEST(Framing, TheModelLiesInTheFreeAreaForSeveralWindows) {
+  const std::vector<FramingPoint> points = long_model();
   struct Case {
     int width, height, stats_height, controls_height;
   };
@@ -103,37 +113,128 @@ TEST(Framing, TheModelsSphereLiesInTheFreeAreaForSeveralWindows) {
     for (const float fovy : {30.0f, 45.0f, 90.0f}) {
       SCOPED_TRACE(std::to_string(k.width) + "x" + std::to_string(k.height) + " fovy " + std::to_string(fovy));
       const PixelRect free = free_rect(k.width, k.height, panels(k.width, k.stats_height, k.controls_height));
-      const Camera c = frame_sphere_in_rect(sphere, fovy, k.width, k.height, free);
+      const Camera c = frame_points_in_rect(points, fovy, k.width, k.height, free);
       EXPECT_EQ(c.fovy_degrees, fovy);
-      const Box b = projected_sphere(c, sphere, k.width, k.height);
+      const Box b = projected_points(c, points, k.width, k.height);
       const float slack = 0.01f;  // pixels: the float arithmetic of the projection
       EXPECT_GE(b.x0, free.x - slack);
       EXPECT_GE(b.y0, free.y - slack);
       EXPECT_LE(b.x1, free.x + free.width + slack);
       EXPECT_LE(b.y1, free.y + free.height + slack);
-      // As large as the area allows: the outline spans most of its narrower side.
-      const float side = static_cast<float>(std::min(free.width, free.height));
-      EXPECT_GT(std::max(b.x1 - b.x0, b.y1 - b.y0), 0.8f * side);
-      // Its centre near the area's centre (exactly there along the narrower side, up to the lens's distortion).
+      // As large as the area allows: in the direction that binds, the model spans the area less the margin.
+      const float across = (b.x1 - b.x0) / static_cast<float>(free.width);
+      const float upwards = (b.y1 - b.y0) / static_cast<float>(free.height);
+      EXPECT_NEAR(std::max(across, upwards), 1.0f / kFramingMargin, 0.002f);
+      // Its centre near the area's centre (exactly there in the direction that binds).
       const float cx = free.x + 0.5f * free.width, cy = free.y + 0.5f * free.height;
-      EXPECT_NEAR(0.5f * (b.x0 + b.x1), cx, 0.1f * free.width);
-      EXPECT_NEAR(0.5f * (b.y0 + b.y1), cy, 0.1f * free.height);
+      EXPECT_NEAR(0.5f * (b.x0 + b.x1), cx, 0.05f * free.width);
+      EXPECT_NEAR(0.5f * (b.y0 + b.y1), cy, 0.05f * free.height);
     }
   }
 }
 
 TEST(Framing, TheWholeWindowFramesAsFrameMeshDoes) {
-  // Without panels the sphere fills the narrower field of view as frame_mesh's camera does: same distance.
+  // Without panels the model fills the image as frame_mesh's camera does: same eye, same target.
   Mesh mesh;
   mesh.positions = {{-1.0f, -1.0f, 0.0f}, {1.0f, -1.0f, 0.0f}, {0.0f, 1.0f, 0.5f}};
   mesh.indices = {0, 1, 2};
-  const BoundingSphere sphere = framing_sphere(mesh);
-  for (const auto& [w, h] : {std::make_pair(800, 600), std::make_pair(600, 800), std::make_pair(512, 512)}) {
-    const Camera framed = frame_mesh(mesh, 45.0f, static_cast<float>(w) / static_cast<float>(h));
-    const Camera free = frame_sphere_in_rect(sphere, 45.0f, w, h, PixelRect{0, 0, w, h});
-    EXPECT_NEAR(glm::length(free.eye - framed.eye), 0.0f, 1e-4f * glm::length(framed.eye - framed.target));
-    EXPECT_NEAR(glm::length(free.target - framed.target), 0.0f, 1e-5f);
+  for (const DeformParams deform : {DeformParams{}, DeformParams{Deformer::twist, 2.0f, 0.0f}}) {
+    const std::vector<FramingPoint> points = framing_points(mesh, deform);
+    for (const auto& [w, h] : {std::make_pair(800, 600), std::make_pair(600, 800), std::make_pair(512, 512)}) {
+      const Camera framed = frame_mesh(mesh, 45.0f, static_cast<float>(w) / static_cast<float>(h), deform);
+      const Camera free = frame_points_in_rect(points, 45.0f, w, h, PixelRect{0, 0, w, h});
+      EXPECT_NEAR(glm::length(free.eye - framed.eye), 0.0f, 1e-5f * glm::length(framed.eye - framed.target));
+      EXPECT_NEAR(glm::length(free.target - framed.target), 0.0f, 1e-5f);
+    }
   }
+}
+
+// Progressive samples (Session::refine_samples): a resting image takes samples 0, 1, .. N-1, then none; anything that
+// changes the image starts again at 0; the time only where it moves the image.
+TEST(SampleRefinement, RestingRefinesAndAChangeRestarts) {
+  FrameSettings f;
+  f.width = 64;
+  f.height = 48;
+  f.samples = 4;
+  f.deform = DeformParams{Deformer::twist, 1.0f, 0.0f};
+  SampleRefinement r;
+  EXPECT_EQ(r.shown(), 0);
+  for (int k = 0; k < 4; ++k) {
+    ASSERT_EQ(r.next(f, true), k);
+    r.rendered(f, k);
+    EXPECT_EQ(r.shown(), k + 1);
+  }
+  EXPECT_EQ(r.next(f, true), -1) << "all samples in: nothing to render";
+  const auto restarts = [&](const FrameSettings& changed, bool time_moves, const char* what) {
+    EXPECT_EQ(r.next(changed, time_moves), 0) << what;
+  };
+  FrameSettings g = f;
+  g.camera.eye.x += 0.01f;
+  restarts(g, true, "camera");
+  g = f;
+  g.width = 65;
+  restarts(g, true, "size");
+  g = f;
+  g.samples = 16;
+  restarts(g, true, "sample count");
+  g = f;
+  g.shading = Shading::flat;
+  restarts(g, true, "shading");
+  g = f;
+  g.light.type = LightType::sun;
+  restarts(g, true, "light");
+  g = f;
+  g.deform.amount = 0.5f;
+  restarts(g, true, "deformer amount");
+  g = f;
+  g.deform.time = 1.0f / 60.0f;
+  restarts(g, true, "time, with a deformer");
+  EXPECT_EQ(r.next(g, false), -1) << "time, where nothing follows it";
+  g = f;
+  g.samples = 1;  // a smaller count: the image has more than enough, but of another filter
+  restarts(g, true, "fewer samples");
+  r.restart();
+  EXPECT_EQ(r.shown(), 0);
+  EXPECT_EQ(r.next(f, true), 0) << "restart";
+  // Animating: every frame a new time, every frame sample 0.
+  for (int frame = 0; frame < 3; ++frame) {
+    f.deform.time += 1.0f / 60.0f;
+    ASSERT_EQ(r.next(f, true), 0);
+    r.rendered(f, 0);
+  }
+}
+
+// The user displacement is the caller's object, changed in place between frames (a drag moves its offset; a new
+// selection gives it a new key): each change restarts the samples, as does its appearing or going.
+TEST(SampleRefinement, AChangedDisplacementRestarts) {
+  FrameSettings f;
+  f.width = 32;
+  f.height = 32;
+  f.samples = 4;
+  Displacement d;
+  d.key = 7;
+  d.offset = glm::vec3(0.1f, 0.0f, 0.0f);
+  f.displacement = &d;
+  SampleRefinement r;
+  const auto refine_fully = [&] {
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_EQ(r.next(f, false), k);
+      r.rendered(f, k);
+    }
+    ASSERT_EQ(r.next(f, false), -1);
+  };
+  refine_fully();
+  d.offset.y = 0.2f;  // in place: the pointer is the same
+  EXPECT_EQ(r.next(f, false), 0) << "offset moved";
+  refine_fully();
+  d.key = 8;
+  EXPECT_EQ(r.next(f, false), 0) << "new arrays";
+  refine_fully();
+  f.displacement = nullptr;
+  EXPECT_EQ(r.next(f, false), 0) << "displacement gone";
+  refine_fully();
+  f.displacement = &d;
+  EXPECT_EQ(r.next(f, false), 0) << "displacement back";
 }
 
 TEST(CameraControl, StartsAtHomeAndResetsToIt) {

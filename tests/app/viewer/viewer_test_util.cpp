@@ -37,7 +37,11 @@ Rgba8Image reference_frame(const ViewOptions& options, float time) {
   const Mesh mesh = make_procedural_mesh(options.scene.procedural_name, options.scene.procedural_triangles);
   FrameSettings settings = options.frame;
   settings.deform.time = time;
-  if (!(options.eye_given && options.target_given)) settings.camera = frame_mesh(mesh, settings.camera.fovy_degrees);
+  if (!(options.eye_given && options.target_given)) {  // as the viewer frames it headless: the whole image
+    settings.camera = frame_mesh(mesh, settings.camera.fovy_degrees,
+                                 static_cast<float>(settings.width) / static_cast<float>(settings.height),
+                                 settings.deform);
+  }
   const Backend backend = options.backend.value_or(Backend::cuda);
   std::unique_ptr<Renderer> renderer = make_renderer(backend);
   renderer->set_mesh(mesh);
