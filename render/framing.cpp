@@ -64,9 +64,11 @@ FramingPoint deformer_ball(const DeformParams& deform, const glm::dvec3& centre,
     axis[axis_index] = 1.0f;
     if (angle >= kHalfPi) return FramingPoint{glm::vec3(on_axis), static_cast<float>(r), axis};
     // The arc from -angle to +angle about p: its chord's middle is cos(angle) of the way from the axis to p, its
-    // half length r sin(angle), and the arc bulges past the chord by r (1 - cos(angle)) <= r sin(angle).
+    // half length r sin(angle), and the arc bulges past the chord by r (1 - cos(angle)) <= r sin(angle). The arc
+    // also lies on the whole circle: both discs hold it.
     const glm::dvec3 arc_centre = on_axis + std::cos(angle) * (glm::dvec3(p) - on_axis);
-    return FramingPoint{glm::vec3(arc_centre), static_cast<float>(r * std::sin(angle)), axis};
+    return FramingPoint{glm::vec3(arc_centre), static_cast<float>(r * std::sin(angle)), axis, glm::vec3(on_axis),
+                        static_cast<float>(r)};
   };
   switch (deform.kind) {
     case Deformer::twist:  // about +Y, angle amount * (y / radius) * pi/2 * cos(time)
@@ -87,10 +89,21 @@ FramingPoint deformer_ball(const DeformParams& deform, const glm::dvec3& centre,
 
 // How far a point's ball or disc reaches along n (its support beyond the centre): reach |n| for a ball, reach times
 // the length of n's part across the disc's normal for a disc.
-double support(const FramingPoint& point, const glm::dvec3& n) {
-  const double along_normal = glm::dot(n, glm::dvec3(point.disc_normal));
-  return static_cast<double>(point.reach) * std::sqrt(std::max(0.0, glm::dot(n, n) - along_normal * along_normal));
+double support(double reach, const glm::vec3& disc_normal, const glm::dvec3& n) {
+  const double along_normal = glm::dot(n, glm::dvec3(disc_normal));
+  return reach * std::sqrt(std::max(0.0, glm::dot(n, n) - along_normal * along_normal));
 }
+// The largest and the smallest n . q over the points q the vertex can reach: over its ball or disc, and over its
+// circle's disc where it has one (it lies in both, so the nearer bound holds).
+double most_along(const FramingPoint& point, const glm::dvec3& n) {
+  double most = glm::dot(n, glm::dvec3(point.position)) + support(point.reach, point.disc_normal, n);
+  if (point.circle_reach >= 0.0f) {
+    most = std::min(most, glm::dot(n, glm::dvec3(point.circle_centre)) +
+                              support(point.circle_reach, point.disc_normal, n));
+  }
+  return most;
+}
+double least_along(const FramingPoint& point, const glm::dvec3& n) { return -most_along(point, -n); }
 
 }  // namespace
 
@@ -117,7 +130,8 @@ ImagePlaneRect framing_rect(float fovy_degrees, float aspect) {
 
 // With the eye at (ex, ey, ez), a point q projects to x = (q.x - ex) / (ez - q.z) on the image plane, which lies in
 // [left, right] when q.x + left q.z >= ex + left ez and q.x + right q.z <= ex + right ez. Over a ball or disc around
-// p the sums q.x + s q.z range over p.x + s p.z -/+ its support along (1, 0, s). So with
+// p the sums q.x + s q.z range over p.x + s p.z -/+ its support along (1, 0, s) (most_along / least_along: the
+// nearer bound of a rotated vertex's two discs). So with
 //   most = max over the points of (p.x + right p.z + support along (1, 0, right)),
 //   least = min over the points of (p.x + left p.z - support along (1, 0, left)),
 // every ball fits across when most - right ez <= ex <= least - left ez: an ex exists once
@@ -137,11 +151,11 @@ Camera frame_points(const std::vector<FramingPoint>& points, float fovy_degrees,
   glm::dvec3 lo(inf), hi(-inf);
   for (const FramingPoint& point : points) {
     const glm::dvec3 p(point.position);
-    most_x = std::max(most_x, p.x + rect.right * p.z + support(point, n_right));
-    least_x = std::min(least_x, p.x + rect.left * p.z - support(point, n_left));
-    most_y = std::max(most_y, p.y + rect.top * p.z + support(point, n_top));
-    least_y = std::min(least_y, p.y + rect.bottom * p.z - support(point, n_bottom));
-    nearest = std::max(nearest, p.z + support(point, glm::dvec3(0.0, 0.0, 1.0)));
+    most_x = std::max(most_x, most_along(point, n_right));
+    least_x = std::min(least_x, least_along(point, n_left));
+    most_y = std::max(most_y, most_along(point, n_top));
+    least_y = std::min(least_y, least_along(point, n_bottom));
+    nearest = std::max(nearest, most_along(point, glm::dvec3(0.0, 0.0, 1.0)));
     lo = glm::min(lo, p);
     hi = glm::max(hi, p);
   }
@@ -174,7 +188,11 @@ Camera frame_mesh_all_around(const Mesh& mesh, float fovy_degrees, float aspect,
   const glm::dvec3 centre = 0.5 * (lo + hi);
   double radius = 0.0;
   for (const FramingPoint& p : points) {
-    radius = std::max(radius, glm::length(glm::dvec3(p.position) - centre) + static_cast<double>(p.reach));
+    double reach = glm::length(glm::dvec3(p.position) - centre) + static_cast<double>(p.reach);
+    if (p.circle_reach >= 0.0f) {
+      reach = std::min(reach, glm::length(glm::dvec3(p.circle_centre) - centre) + static_cast<double>(p.circle_reach));
+    }
+    radius = std::max(radius, reach);
   }
   if (!(radius > 0.0)) radius = 1.0;
   // A sphere fits a field of view of half-angle a from distance r / sin(a); the narrower of the two binds.

@@ -344,6 +344,12 @@ struct FramingPoint {
   glm::vec3 position{0.0f};     // the centre: the vertex, or (for a rotation) the middle of the arc's chord
   float reach = 0.0f;           // the radius
   glm::vec3 disc_normal{0.0f};  // zero: a ball; a unit vector: a disc across it (the circle a rotation keeps it on)
+  // A rotation's vertex also stays on its whole circle about the axis, in the same plane: a second disc around
+  // circle_centre (on the axis) of radius circle_reach (negative: none). The vertex lies in both discs, so a framing
+  // takes the nearer of the two bounds in each direction (the arc's disc is the tighter one across the vertex's
+  // radius, the circle's along it).
+  glm::vec3 circle_centre{0.0f};
+  float circle_reach = -1.0f;
 };
 // The balls of the vertices that count, under `deform` (its kind and |amount|; its time does not matter: the ball
 // holds the vertex at every time). Vertices used only by "huge" triangles (longest edge over 20x the median longest
