@@ -333,6 +333,8 @@ void Session::render_and_present(int fb_width, int fb_height) {
   if (refine_samples) {
     frame.progressive_sample = refinement_.next(settings, time_moves_image());
     if (frame.progressive_sample < 0 && !pick_pending_) {  // every sample is in: show the image again
+      // A rectangle drawn over the still image selects from the frame on screen.
+      vertex_edit.refresh(*renderer_);
       display_.present(fb_width, fb_height);
       display_ms = display_.display_ms();
       return;
