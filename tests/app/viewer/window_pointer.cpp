@@ -1,5 +1,7 @@
 // The mouse in a real window: `viewer_window_pointer [--require-window] OUT.png`. Under xvfb-run it opens the viewer
 // (cpu backend, a still sphere) and sends pointer events through the X server, as a person's mouse would:
+//   0. without a usable CUDA device: the pointer finds the cuda backend choice by its tooltip (a disabled item that
+//      says why), and a click on it changes nothing (no backend switch, no error);
 //   1. a click on the "controls" panel's collapse arrow: the panel folds to its title bar, and the model is framed
 //      again in the larger area the panels leave free;
 //   2. a click in the middle of that free area: the Pick panel's pixel is the one clicked and shows a hit triangle
@@ -15,6 +17,8 @@
 #include <GLFW/glfw3.h>
 #include <X11/Xlib.h>
 #include <X11/keysym.h>
+#include <imgui.h>
+#include <imgui_internal.h>
 
 extern "C" {
 Display* glfwGetX11Display(void);
@@ -26,13 +30,14 @@ Window glfwGetX11Window(GLFWwindow* window);
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
 constexpr int kWidth = 900, kHeight = 640;
 constexpr int kSettle = 8;  // passes for sent events to come back through the X server and show in a frame
-constexpr int kGiveUpPass = 3000;
+constexpr int kGiveUpPass = 8000;
 
 struct Pointer {
   Display* display = nullptr;
@@ -100,6 +105,8 @@ struct Run {
   glm::vec3 eye_before{0.0f};
   int click_x = 0, click_y = 0;
   int drag_step = 0;
+  std::vector<std::pair<int, int>> probes;  // where the pointer looks for the cuda choice
+  size_t probe = 0;
   int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 
   void fail(const std::string& what) { failures.push_back(what); }
@@ -110,11 +117,55 @@ struct Run {
       return false;
     }
     switch (phase) {
-      case 0:  // the model and both panels first
+      case 0: {  // the model and both panels first
         if (s.mesh() == nullptr || pass < 10 || s.overlay_rects.size() < 2) return true;
         pointer.display = glfwGetX11Display();
         pointer.window = glfwGetX11Window(window);
         glfwFocusWindow(window);
+        if (s.cuda_available) {
+          passed.push_back("(cuda usable: its choice is enabled, not checked)");
+          phase = 10;
+          return true;
+        }
+        const slabcast::viewer::PixelRect& controls = s.overlay_rects[1];
+        for (int y = controls.y + 20; y < controls.y + controls.height - 4; y += 6) {
+          for (int x = controls.x + 40; x < controls.x + 150; x += 10) probes.emplace_back(x, y);
+        }
+        phase = 20;
+        phase_pass = pass;
+        return true;
+      }
+      case 20: {  // move the pointer from probe to probe until a disabled item's tooltip says cuda is unavailable
+        if (pass < phase_pass + 2) return true;
+        const ImGuiWindow* tooltip = ImGui::FindWindowByName("##Tooltip_00");
+        if (probe > 0 && tooltip != nullptr && tooltip->Active && GImGui->HoveredIdDisabled) {
+          click_x = probes[probe - 1].first;
+          click_y = probes[probe - 1].second;
+          pointer.button(true, click_x, click_y, 0);
+          pointer.button(false, click_x, click_y, 0);
+          pointer.flush();
+          phase = 21;
+          phase_pass = pass;
+          return true;
+        }
+        if (probe == probes.size()) {
+          fail("no disabled cuda choice with a tooltip in the controls panel (is it enabled without a device?)");
+          return false;
+        }
+        pointer.motion(probes[probe].first, probes[probe].second, 0);
+        pointer.flush();
+        ++probe;
+        phase_pass = pass;
+        return true;
+      }
+      case 21:  // the click on the disabled choice did nothing
+        if (pass < phase_pass + kSettle) return true;
+        if (s.backend != slabcast::Backend::cpu || s.gl_raster) fail("a click on the disabled cuda choice switched");
+        if (!s.last_error.empty()) fail("a click on the disabled cuda choice tried it: " + s.last_error);
+        passed.push_back("cuda choice disabled");
+        phase = 10;
+        return true;
+      case 10:  // 1. fold the controls panel
         panels_before = s.overlay_rects;
         eye_before = s.camera.camera().eye;
         {
