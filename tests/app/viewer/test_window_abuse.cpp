@@ -12,7 +12,7 @@
 #include "app/image_io.h"
 #include "app/viewer/session.h"
 #include "app/viewer/window.h"
-#include "tests/app/viewer/window_test_main.h"
+#include "tests/app/viewer/window_script.h"
 
 #include <GLFW/glfw3.h>
 
@@ -139,38 +139,16 @@ int main(int argc, char** argv) {
     return *exit_code;
   }
   const std::string& out = args.out;
-  const bool require_window = args.require_window;
 
-  slabcast::ViewOptions options;
-  options.scene.procedural_name = "sphere";
-  options.scene.procedural_triangles = 20000;
-  options.frame.width = kWidth;
-  options.frame.height = kHeight;
-  options.backend = slabcast::Backend::cpu;  // the window's GL may not be on a CUDA device (Xvfb: Mesa)
+  slabcast::ViewOptions options = slabcast::viewer_test::scripted_window_options(args, kWidth, kHeight);
   options.animate = true;
-  options.vsync = false;
-  options.screenshot_path = out;
-  options.fallback_to_headless = false;
 
   Abuse abuse;
-  std::string no_display;
   int code = 0;
-  try {
-    code = slabcast::viewer::run_window(options, &no_display,
-                                        [&](GLFWwindow* w, slabcast::viewer::Session& s, int pass) {
-                                          return abuse.step(w, s, pass);
-                                        });
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "viewer_window_abuse: the viewer threw: %s\n", e.what());
-    return 1;
-  }
-  if (!no_display.empty()) {
-    if (require_window) {
-      std::fprintf(stderr, "viewer_window_abuse: no window could be opened: %s\n", no_display.c_str());
-      return 1;
-    }
-    std::printf("SKIPPED: no window could be opened (%s)\n", no_display.c_str());
-    return slabcast::viewer_test::kSkip;
+  if (const auto exit_code = slabcast::viewer_test::run_window_script(
+          "viewer_window_abuse", args, options,
+          [&](GLFWwindow* w, slabcast::viewer::Session& s, int pass) { return abuse.step(w, s, pass); }, &code)) {
+    return *exit_code;
   }
   if (code != 0) abuse.fail("run_window returned " + std::to_string(code));
   if (abuse.resizes != kRapidResizes) abuse.fail("only " + std::to_string(abuse.resizes) + " resizes were made");

@@ -12,7 +12,7 @@
 #include "app/viewer/framing.h"
 #include "app/viewer/session.h"
 #include "app/viewer/window.h"
-#include "tests/app/viewer/window_test_main.h"
+#include "tests/app/viewer/window_script.h"
 
 #include <GLFW/glfw3.h>
 #include <X11/Xlib.h>
@@ -299,38 +299,17 @@ int main(int argc, char** argv) {
   if (const auto code = slabcast::viewer_test::start_window_test(argc, argv, "viewer_window_pointer", &args)) {
     return *code;
   }
-  slabcast::ViewOptions options;
-  options.scene.procedural_name = "sphere";
-  options.scene.procedural_triangles = 20000;
-  options.frame.width = kWidth;
-  options.frame.height = kHeight;
+  slabcast::ViewOptions options = slabcast::viewer_test::scripted_window_options(args, kWidth, kHeight);
   options.size_given = true;
-  options.backend = slabcast::Backend::cpu;  // the window's GL may not be on a CUDA device (Xvfb: Mesa)
-  options.animate = false;                   // a still model: the pick and the selection are of one frame
+  options.animate = false;  // a still model: the pick and the selection are of one frame
   options.frame.deform = slabcast::DeformParams{};
-  options.vsync = false;
-  options.screenshot_path = args.out;
-  options.fallback_to_headless = false;
 
   Run run;
-  std::string no_display;
   int code = 0;
-  try {
-    code = slabcast::viewer::run_window(options, &no_display,
-                                        [&](GLFWwindow* w, slabcast::viewer::Session& s, int pass) {
-                                          return run.step(w, s, pass);
-                                        });
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "viewer_window_pointer: the viewer threw: %s\n", e.what());
-    return 1;
-  }
-  if (!no_display.empty()) {
-    if (args.require_window) {
-      std::fprintf(stderr, "viewer_window_pointer: no window could be opened: %s\n", no_display.c_str());
-      return 1;
-    }
-    std::printf("SKIPPED: no window could be opened (%s)\n", no_display.c_str());
-    return slabcast::viewer_test::kSkip;
+  if (const auto exit_code = slabcast::viewer_test::run_window_script(
+          "viewer_window_pointer", args, options,
+          [&](GLFWwindow* w, slabcast::viewer::Session& s, int pass) { return run.step(w, s, pass); }, &code)) {
+    return *exit_code;
   }
   if (code != 0) run.failures.push_back("run_window returned " + std::to_string(code));
   for (const std::string& f : run.failures) std::fprintf(stderr, "viewer_window_pointer: %s\n", f.c_str());
