@@ -128,103 +128,14 @@ TEST(IterativeSplit, DeviceCountAboveItsBoundWritesNothing) {
   expect_poison_after(d_out.download(), 0);
 }
 
-// 4-byte keys take the functor split's pass shapes (a clean-tile kernel beside a general one); the id is a hash of
-// the key, so the order is not the keys' own, and ids at or above 2^id_bits (about 1 in 16 with `with_invalid`) are
-// dropped by pass 0 and counted, in the tiles of the general kernel.
-struct HashedId {
-  int id_bits;
-  bool with_invalid;
-  __host__ __device__ uint64_t operator()(const uint32_t& k) const {
-    const uint32_t h = (k ^ (k >> 15)) * 0x2C1B3C6Du;
-    const uint64_t id = (h ^ (h >> 12)) & ((uint64_t{1} << id_bits) - 1);
-    return with_invalid && (k & 15u) == 7u ? (uint64_t{1} << id_bits) + (k >> 4) : id;
-  }
-};
-
-void check_u32_keys(size_t n, int id_bits, bool with_invalid, bool pairs, bool device_count) {
-  SCOPED_TRACE(testing::Message() << "n " << n << ", " << id_bits << "-bit ids" << (with_invalid ? ", invalid" : "")
-                                  << (pairs ? ", pairs" : ", keys") << (device_count ? ", device count" : ""));
+// 4-byte keys and pairs, checked against a std::stable_sort by id of the records counted: `n` random keys (values:
+// their positions), counted by the host (device_count < 0) or by a device count with the host bound n; a device count
+// above its bound writes nothing and counts every record invalid. Ids at or above 2^id_bits are dropped and counted.
+template <class IdOp>
+void check_u32_split(size_t n, IdOp id_of, int id_bits, bool pairs, int64_t device_count = -1) {
+  SCOPED_TRACE(testing::Message() << "n " << n << ", " << id_bits << "-bit ids" << (pairs ? ", pairs" : ", keys")
+                                  << ", device count " << device_count);
   std::mt19937 rng(static_cast<uint32_t>(n * 31 + id_bits));
-  std::vector<uint32_t> keys(n), values(n);
-  for (size_t i = 0; i < n; ++i) {
-    keys[i] = rng();
-    values[i] = static_cast<uint32_t>(i);
-  }
-  const HashedId id_of{id_bits, with_invalid};
-  const size_t bound = device_count ? n + 5000 : n;
-  DeviceBuffer<uint32_t> d_k(std::max<size_t>(bound, 1)), d_v(std::max<size_t>(bound, 1));
-  DeviceBuffer<uint32_t> d_ko(std::max<size_t>(bound, 1)), d_vo(std::max<size_t>(bound, 1));
-  d_k.poison();
-  d_v.poison();
-  if (n > 0) {
-    ASSERT_CUDA(cudaMemcpy(d_k.get(), keys.data(), n * 4, cudaMemcpyHostToDevice));
-    ASSERT_CUDA(cudaMemcpy(d_v.get(), values.data(), n * 4, cudaMemcpyHostToDevice));
-  }
-  d_ko.poison();
-  d_vo.poison();
-  DeviceBuffer<uint64_t> d_scalars(2);
-  const std::vector<uint64_t> h{0, static_cast<uint64_t>(n)};
-  ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
-  const prim::ItemCount count = device_count ? prim::ItemCount(static_cast<int64_t>(bound), d_scalars.get() + 1)
-                                             : prim::ItemCount(static_cast<int64_t>(n));
-  size_t bytes = 0;
-  auto call = [&](void* temp) {
-    return pairs ? prim::iterative_split_pairs(temp, bytes, d_k.get(), d_ko.get(), d_v.get(), d_vo.get(), count,
-                                               id_bits, id_of, 0, d_scalars.get())
-                 : prim::iterative_split(temp, bytes, d_k.get(), d_ko.get(), count, id_bits, id_of, 0,
-                                         d_scalars.get());
-  };
-  ASSERT_CUDA(call(nullptr));
-  DeviceBuffer<unsigned char> d_temp(std::max<size_t>(bytes, 1));
-  d_temp.poison();
-  ASSERT_CUDA(call(d_temp.get()));
-  ASSERT_CUDA(cudaDeviceSynchronize());
-
-  // Want: the valid records, stably ordered by id (a std::stable_sort of the input order).
-  std::vector<size_t> order;
-  for (size_t i = 0; i < n; ++i) {
-    if ((id_of(keys[i]) >> id_bits) == 0) order.push_back(i);
-  }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return id_of(keys[a]) < id_of(keys[b]); });
-  EXPECT_EQ(d_scalars.download(1)[0], n - order.size()) << "invalid records";
-  const std::vector<uint32_t> got_k = d_ko.download();
-  const std::vector<uint32_t> got_v = d_vo.download();
-  for (size_t i = 0; i < order.size(); ++i) {
-    ASSERT_EQ(got_k[i], keys[order[i]]) << "key at " << i;
-    if (pairs) ASSERT_EQ(got_v[i], values[order[i]]) << "value at " << i;
-  }
-  expect_poison_after(got_k, order.size());
-  if (pairs) expect_poison_after(got_v, order.size());
-}
-
-TEST(IterativeSplit, FourByteKeysAtTileEdges) {
-  // Around the key pass's tiles (384 threads x up to 24 items) and their multiples, and a few million.
-  for (size_t n : {size_t{0}, size_t{1}, size_t{383}, size_t{384 * 19 - 1}, size_t{384 * 19}, size_t{384 * 19 + 1},
-                   size_t{384 * 24 + 1}, size_t{65537}, size_t{(1u << 20) + 3}, size_t{3000017}}) {
-    for (int id_bits : {12, 16, 22}) {
-      check_u32_keys(n, id_bits, false, false, false);
-      check_u32_keys(n, id_bits, true, false, false);
-    }
-  }
-}
-
-TEST(IterativeSplit, FourByteKeysWideIdsPairsAndDeviceCount) {
-  for (int id_bits : {1, 8, 9, 17, 24, 32}) {
-    check_u32_keys(200003, id_bits, true, false, false);
-    check_u32_keys(200003, id_bits, true, true, false);
-  }
-  check_u32_keys(123457, 20, true, false, true);
-  check_u32_keys(123457, 20, true, true, true);
-}
-
-// Ids that are a bit range of the key (prim::KeyBits) take SplitSort's passes on that range: the same stable order
-// by those bits (the bits outside the range keep the input order), keys and pairs, and a device count above its bound
-// still writes nothing and counts every record invalid.
-void check_key_bits_ids(size_t n, prim::KeyBits<uint32_t> id_of, int id_bits, bool pairs, int64_t device_count = -1) {
-  SCOPED_TRACE(testing::Message() << "n " << n << ", bits [" << id_of.shift << ", " << id_of.shift + id_of.bits
-                                  << "), id_bits " << id_bits << (pairs ? ", pairs" : ", keys"));
-  std::mt19937 rng(static_cast<uint32_t>(n + 7 * id_of.shift + id_of.bits));
   std::vector<uint32_t> keys(n), values(n);
   for (size_t i = 0; i < n; ++i) {
     keys[i] = rng();
@@ -239,8 +150,8 @@ void check_key_bits_ids(size_t n, prim::KeyBits<uint32_t> id_of, int id_bits, bo
   }
   d_ko.poison();
   d_vo.poison();
-  DeviceBuffer<uint64_t> d_scalars(2);
-  const std::vector<uint64_t> h{0, static_cast<uint64_t>(device_count < 0 ? n : device_count)};
+  DeviceBuffer<uint64_t> d_scalars(2);  // the invalid counter, the device count
+  const std::vector<uint64_t> h{0, static_cast<uint64_t>(device_count < 0 ? 0 : device_count)};
   ASSERT_CUDA(cudaMemcpy(d_scalars.get(), h.data(), sizeof(uint64_t) * 2, cudaMemcpyHostToDevice));
   const prim::ItemCount count = device_count < 0 ? prim::ItemCount(static_cast<int64_t>(n))
                                                  : prim::ItemCount(static_cast<int64_t>(n), d_scalars.get() + 1);
@@ -257,38 +168,75 @@ void check_key_bits_ids(size_t n, prim::KeyBits<uint32_t> id_of, int id_bits, bo
   ASSERT_CUDA(call(d_temp.get()));
   ASSERT_CUDA(cudaDeviceSynchronize());
   const std::vector<uint32_t> got_k = d_ko.download(), got_v = d_vo.download();
-  if (device_count > static_cast<int64_t>(n)) {  // above the bound: nothing written, all invalid
-    EXPECT_EQ(d_scalars.download(1)[0], static_cast<uint64_t>(device_count));
+  if (device_count > static_cast<int64_t>(n)) {
+    EXPECT_EQ(d_scalars.download(1)[0], static_cast<uint64_t>(device_count)) << "all invalid";
     expect_poison_after(got_k, 0);
     return;
   }
-  EXPECT_EQ(d_scalars.download(1)[0], 0u) << "no id of a key's bits is invalid";
   const size_t counted = device_count < 0 ? n : static_cast<size_t>(device_count);
-  std::vector<size_t> order(counted);
-  for (size_t i = 0; i < counted; ++i) order[i] = i;
-  const uint32_t mask = id_of.bits >= 32 ? ~0u : (1u << id_of.bits) - 1u;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return ((keys[a] >> id_of.shift) & mask) < ((keys[b] >> id_of.shift) & mask);
-  });
+  std::vector<size_t> order;
   for (size_t i = 0; i < counted; ++i) {
-    ASSERT_EQ(got_k[i], keys[order[i]]) << "key at " << i;
-    if (pairs) ASSERT_EQ(got_v[i], values[order[i]]) << "value at " << i;
+    if (id_bits >= 64 || (static_cast<uint64_t>(id_of(keys[i])) >> id_bits) == 0) order.push_back(i);
   }
-  if (n > 0) expect_poison_after(got_k, counted);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return static_cast<uint64_t>(id_of(keys[a])) < static_cast<uint64_t>(id_of(keys[b]));
+  });
+  EXPECT_EQ(d_scalars.download(1)[0], counted - order.size()) << "invalid records";
+  for (size_t i = 0; i < order.size(); ++i) {
+    ASSERT_EQ(got_k[i], keys[order[i]]) << "key at " << i;
+    if (pairs) ASSERT_EQ(got_v[i], values[order[i]]) << "value at " << i << " (stability)";
+  }
+  if (n > 0) expect_poison_after(got_k, order.size());
+  if (n > 0 && pairs) expect_poison_after(got_v, order.size());
 }
 
+// Any id functor: 4-byte records take the functor split's pass shapes (a clean-tile kernel beside a general one).
+// The id is a hash of the key, so the order is not the keys' own; with `with_invalid` about 1 in 16 ids lies at or
+// above 2^id_bits (pass 0 drops and counts them, in the tiles of the general kernel).
+struct HashedId {
+  int id_bits;
+  bool with_invalid;
+  __host__ __device__ uint64_t operator()(const uint32_t& k) const {
+    const uint32_t h = (k ^ (k >> 15)) * 0x2C1B3C6Du;
+    const uint64_t id = (h ^ (h >> 12)) & ((uint64_t{1} << id_bits) - 1);
+    return with_invalid && (k & 15u) == 7u ? (uint64_t{1} << id_bits) + (k >> 4) : id;
+  }
+};
+
+TEST(IterativeSplit, FourByteKeysAtTileEdges) {
+  // Around the key pass's tiles (384 threads x up to 24 items) and their multiples, and a few million.
+  for (size_t n : {size_t{0}, size_t{1}, size_t{383}, size_t{384 * 19 - 1}, size_t{384 * 19}, size_t{384 * 19 + 1},
+                   size_t{384 * 24 + 1}, size_t{65537}, size_t{(1u << 20) + 3}, size_t{3000017}}) {
+    for (int id_bits : {12, 16, 22}) {
+      check_u32_split(n, HashedId{id_bits, false}, id_bits, false);
+      check_u32_split(n, HashedId{id_bits, true}, id_bits, false);
+    }
+  }
+}
+
+TEST(IterativeSplit, FourByteKeysWideIdsPairsAndDeviceCount) {
+  for (int id_bits : {1, 8, 9, 17, 24, 32}) {
+    check_u32_split(200003, HashedId{id_bits, true}, id_bits, false);
+    check_u32_split(200003, HashedId{id_bits, true}, id_bits, true);
+  }
+  check_u32_split(128457, HashedId{20, true}, 20, false, 123457);  // a device count below its bound
+  check_u32_split(128457, HashedId{20, true}, 20, true, 123457);
+}
+
+// Ids that are a bit range of the key (prim::KeyBits) take SplitSort's passes on that range: the same stable order
+// by those bits (the bits outside the range keep the input order), keys and pairs, never an invalid id.
 TEST(IterativeSplit, KeyBitsIdsSortTheBitRange) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{384 * 19 + 1}, size_t{1000003}}) {
-    check_key_bits_ids(n, {0, 12}, 12, false);
-    check_key_bits_ids(n, {0, 22}, 22, true);
+    check_u32_split(n, prim::KeyBits<uint32_t>{0, 12}, 12, false);
+    check_u32_split(n, prim::KeyBits<uint32_t>{0, 22}, 22, true);
   }
-  check_key_bits_ids(300007, {5, 16}, 16, false);   // a range that does not start at bit 0
-  check_key_bits_ids(300007, {20, 12}, 12, true);   // the key's top bits
-  check_key_bits_ids(300007, {3, 9}, 20, false);    // ids narrower than id_bits
-  check_key_bits_ids(300007, {0, 32}, 32, true);    // the whole key
-  check_key_bits_ids(300007, {0, 6}, 6, false);     // one pass
-  check_key_bits_ids(3000, {0, 18}, 18, false, 2500);  // a device count of 2500 below its bound of 3000
-  check_key_bits_ids(2000, {0, 18}, 18, true, 2500);   // a device count of 2500 above its bound of 2000
+  check_u32_split(300007, prim::KeyBits<uint32_t>{5, 16}, 16, false);   // a range that does not start at bit 0
+  check_u32_split(300007, prim::KeyBits<uint32_t>{20, 12}, 12, true);   // the key's top bits
+  check_u32_split(300007, prim::KeyBits<uint32_t>{3, 9}, 20, false);    // ids narrower than id_bits
+  check_u32_split(300007, prim::KeyBits<uint32_t>{0, 32}, 32, true);    // the whole key
+  check_u32_split(300007, prim::KeyBits<uint32_t>{0, 6}, 6, false);     // one pass
+  check_u32_split(3000, prim::KeyBits<uint32_t>{0, 18}, 18, false, 2500);  // a device count below its bound
+  check_u32_split(2000, prim::KeyBits<uint32_t>{0, 18}, 18, true, 2500);   // a device count above its bound
 }
 
 TEST(IterativeSplit, PairsLsd) {
