@@ -9,8 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "prim/detail/core/range_tree_layout.h"  // RangeBox only: prim/range_tree.h defines its kernels, so it is
-                                                  // included by one translation unit of a program (vertex_select.cu)
+#include "prim/detail/core/range_tree_layout.h"  // RangeBox only: the calls are vertex_select.cu's
 #include "prim/device_buffer.h"
 #include "render/camera.h"
 #include "render/cuda/device_arrays.h"
