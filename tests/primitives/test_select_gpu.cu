@@ -15,6 +15,10 @@ constexpr uint64_t kSeed = 20260303;
 constexpr int64_t kTile = prim::detail::SelectPolicyFor<4>::TILE_ITEMS;
 constexpr int64_t kWarpItems = prim::detail::SelectPolicyFor<4>::WARP_ITEMS;
 constexpr int64_t kBlock = prim::detail::SelectPolicyFor<4>::BLOCK_THREADS;
+// select_flagged's tiles have a shape of their own.
+constexpr int64_t kFlagTile = prim::detail::SelectPolicyFor<4, true>::TILE_ITEMS;
+constexpr int64_t kFlagWarpItems = prim::detail::SelectPolicyFor<4, true>::WARP_ITEMS;
+constexpr int64_t kFlagBlock = prim::detail::SelectPolicyFor<4, true>::BLOCK_THREADS;
 
 TEST(Select, EmptyInput) { check_all_calls(std::vector<uint32_t>{}, std::vector<uint8_t>{}, 5); }
 
@@ -35,7 +39,9 @@ TEST_P(SelectSizes, MatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Select, SelectSizes,
                          ::testing::Values(2, 31, 32, 33, kBlock - 1, kBlock, kBlock + 1, kWarpItems - 1, kWarpItems,
-                                           kWarpItems + 1, kTile - 1, kTile, kTile + 1, 2 * kTile + 31, (1 << 16) - 1,
+                                           kWarpItems + 1, kTile - 1, kTile, kTile + 1, 2 * kTile + 31, kFlagBlock - 1,
+                                           kFlagBlock + 1, kFlagWarpItems - 1, kFlagWarpItems + 1, kFlagTile - 1,
+                                           kFlagTile, kFlagTile + 1, 2 * kFlagTile + 31, (1 << 16) - 1,
                                            1 << 16, (1 << 16) + 1, (1 << 20) + 1, (int64_t{1} << 22) - 1));
 
 // None selected, all selected, one at each end, one in the middle of a later tile.

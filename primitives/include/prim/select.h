@@ -27,13 +27,14 @@
 // trivially copyable; pred and equal are pure. The inputs are not modified. No allocation, no host synchronisation
 // (except the Workspace overloads); safe inside CUDA graph capture.
 //
-// Scratch: 8 bytes a tile of 6144 items (4-byte items; 0.0013 bytes an item), zeroed by one memset node a call.
+// Scratch: 8 bytes a tile of 8192 items (4-byte items; 6144 for select_flagged; about 0.001 bytes an item), zeroed by
+// one memset node a call.
 //
-// Performance. One pass, one kernel: a block claims tiles in input order; each warp ranks a row of 32 consecutive
-// items with one ballot (warp-aggregated output), the warps' counts add up in shared memory, and the tile's output
-// offset comes from a decoupled look-back over the earlier tiles' published counts, read 32 tiles at a time by one
-// warp. Items are packed in shared memory before the look-back, then stored in warp-consecutive order. Memory
-// traffic: every item read once (and a flag, for select_flagged), every kept item written once. Tile shape:
+// Performance. One pass, one kernel, a block a tile: each warp ranks a row of 32 consecutive items with one ballot
+// (warp-aggregated output) and packs its selected items in shared memory as it goes; the warps' counts add up in
+// shared memory, and the tile's output offset comes from a decoupled look-back over the earlier tiles' published
+// counts, read 32 tiles at a time by one warp; then each warp stores its own items, 32 consecutive ones a store.
+// Memory traffic: every item read once (and a flag, for select_flagged), every kept item written once. Tile shape:
 // SelectPolicyFor in prim/detail/tuning.h.
 #pragma once
 #include <cuda_runtime.h>
@@ -63,10 +64,10 @@ cudaError_t select_flagged(void* d_temp, size_t& temp_bytes, const T* d_in, cons
                            uint64_t* d_num_selected, ItemCount n, cudaStream_t stream = 0,
                            uint64_t* d_num_invalid = nullptr) {
   if (n.max > 0 && d_temp != nullptr && d_flags == nullptr) return cudaErrorInvalidValue;
-  return detail::dispatch_select<detail::SelectOutput::selected>(d_temp, temp_bytes, d_in, d_out,
-                                                                 static_cast<T*>(nullptr), d_num_selected, n,
-                                                                 detail::SelectByFlags<Flag>{d_flags}, stream,
-                                                                 d_num_invalid);
+  return detail::dispatch_select<detail::SelectOutput::selected, T, detail::SelectByFlags<Flag>,
+                                 detail::SelectPolicyFor<sizeof(T), true>>(
+      d_temp, temp_bytes, d_in, d_out, static_cast<T*>(nullptr), d_num_selected, n,
+      detail::SelectByFlags<Flag>{d_flags}, stream, d_num_invalid);
 }
 
 // d_out[0, *d_num_selected) = d_in[0] and every d_in[i] with !equal(d_in[i - 1], d_in[i]), in input order.

@@ -14,7 +14,8 @@
 //   hash map insert / find / contains      256    1 key                     -                   -   HashMapPolicy
 //   merge-path tile (merge, sorted search) 256    min(15, 60 B / record)    3840                -   MergePolicyFor
 //   unsorted search                        256    8 needles in lockstep     2048 needles        -   SearchPolicy
-//   select / partition tile                384    min(16, 64 B / item)      6144                -   SelectPolicyFor
+//   select / partition tile                256    min(32, 128 B / item)     8192                4   SelectPolicyFor
+//   select by flags                        384    min(16, 64 B / item)      6144                4   SelectPolicyFor
 //   range tree build / queries             256 / 128  1 list item / 1 box     -                   -   RangeTreePolicy
 #pragma once
 #include <cstddef>
@@ -156,17 +157,35 @@ struct SearchPolicy {
 };
 
 // Select and partition tiles (select_agent.cuh): a warp ranks 32 consecutive items at a time with a ballot, so a
-// thread's items are a row each of its warp's stretch. First settings from CUB's sm90 select shape (384 threads,
-// 17 items of 4 bytes); 16 keeps a warp's stretch a multiple of 512 bytes. Not yet measured here.
-template <size_t ITEM_BYTES>
-struct SelectPolicyFor {
-  static constexpr int kItems = ITEM_BYTES >= 64 ? 1 : (64 / ITEM_BYTES > 16 ? 16 : static_cast<int>(64 / ITEM_BYTES));
-  static constexpr int BLOCK_THREADS = 384;
-  static constexpr int ITEMS_PER_THREAD = kItems;
+// thread's items are a row each of its warp's stretch. The shape of a tile, and the blocks an SM must hold (the
+// register cap: 65536 / (BLOCK_THREADS * MIN_BLOCKS) a thread).
+template <int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int MIN_BLOCKS_>
+struct SelectTilePolicy {
+  static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
+  static constexpr int ITEMS_PER_THREAD = ITEMS_PER_THREAD_;
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
   static constexpr int WARPS = BLOCK_THREADS / 32;
   static constexpr int WARP_ITEMS = 32 * ITEMS_PER_THREAD;
   static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
+  static_assert(BLOCK_THREADS % 32 == 0, "whole warps only");
+  static_assert(ITEMS_PER_THREAD >= 1 && ITEMS_PER_THREAD <= 32, "a row's flags are a bit of a 32-bit mask");
 };
+
+// A pass that reads each item once lives on the bytes each thread has in flight: 128 bytes of items a thread (32 of
+// 4 bytes), 256 threads, 4 blocks an SM. With a flags array beside the items, 64 bytes of items (16 of 4 bytes) and
+// their flags, 384 threads: at 32 items the flags' loads double the registers in flight and the pass slows down.
+// Measured on an H200, 2^26 u32, against CUB (docs/bench): 384 x 16 at 3 blocks 0.79 / 0.81 / 0.69 / 0.86 (select_if,
+// flagged, unique, partition); 256 x 24 at 4: 0.91 / 0.66 / 0.81 / 0.97; 256 x 32 at 4: 0.97 / 0.83 / 0.88 / 1.04;
+// flagged at 384 x 16, 4 blocks: 0.95.
+template <size_t ITEM_BYTES, bool WITH_FLAGS = false>
+struct SelectPolicyFor
+    : SelectTilePolicy<WITH_FLAGS ? 384 : 256,
+                       (ITEM_BYTES >= (WITH_FLAGS ? 64 : 128)
+                            ? 1
+                            : static_cast<int>((WITH_FLAGS ? 64 : 128) / ITEM_BYTES > (WITH_FLAGS ? 16 : 32)
+                                                   ? (WITH_FLAGS ? 16 : 32)
+                                                   : (WITH_FLAGS ? 64 : 128) / ITEM_BYTES)),
+                       4> {};
 
 }  // namespace detail
 }  // namespace prim

@@ -1,18 +1,22 @@
-// The select / partition tile agent: single pass, stable. A block claims tiles in input order; each warp owns 32 x
+// The select / partition tile agent: single pass, stable. A block a tile, in input order; each warp owns 32 x
 // ITEMS_PER_THREAD consecutive items, a row of 32 at a time, so that one ballot ranks a row (warp-aggregated output:
 // a popcount of the lanes below gives an item's place among the warp's selected items). Tiles find how many items
 // earlier tiles selected by decoupled look-back (tile_lookback.cuh).
 //
-//   claim_tile     the next tile in input order (one atomic a tile), so that every tile a block waits for is held by
-//                  a block already running
+//   (the tile)     the block's index: a tile waits only for lower ones, and the GPU starts the blocks of a grid in
+//                  index order, so every tile it waits for is held by a block already running (as CUB's single-pass
+//                  scans rely on); claiming tiles with an atomic instead cost 2-10 % (a round trip before the loads)
 //   load_rows      the warp's rows, 32 consecutive items a load (evict-first: read once)
-//   flag_rows      the selector's flag of each item (a predicate, a flags array, or "differs from its predecessor")
-//   rank_rows      a ballot a row: an item's rank among the warp's selected items; the warps' counts in shared memory
+//   flag_rows      the selector's flag of each item (a predicate, a flags array, or "differs from its predecessor"),
+//                  a bit a row
+//   stage_rows     a ballot a row: each selected item straight to its rank in the warp's stretch of shared memory
+//                  (for a partition, each rejected item to its rank from the stretch's end); a warp's only state is
+//                  its running counts, so that four blocks fit an SM's registers (occupancy is what a
+//                  memory-bound pass lives on)
 //   publish_count  the tile's count of selected items, before its own look-back
-//   stage          selected items packed in input order into shared memory; for a partition, the rejected after them
 //   look_back      one warp sums the counts of earlier tiles back to an inclusive prefix, and publishes its own
-//   store          selected items to [prefix, prefix + selected), rejected (a partition) to the second array at
-//                  [tile start - prefix, ...): every store a warp's consecutive items
+//   store          each warp its own stretch: selected items to [prefix + the earlier warps' count, ...), rejected
+//                  ones (a partition) to the second array likewise; every store 32 consecutive items
 #pragma once
 #include <cuda_runtime.h>
 
@@ -30,17 +34,19 @@ namespace detail {
 // What a select tile writes: the selected items only, or (a partition) the rejected ones too, to a second array.
 enum class SelectOutput { selected, partition };
 
-// ---- Selectors: the flags of a warp's rows. Row i, lane l holds item warp_base + 32 i + l; items at or past
-// `count` are not real (their flags are cleared by the agent). ----
+// ---- Selectors: the flags of a warp's rows as a mask, bit i for row i. Row i, lane l holds item warp_base + 32 i + l;
+// the bits of items at or past `count` are don't-cares (the agent clears them). ----
 
 template <class Pred>
 struct SelectByPredicate {
   Pred pred;
   template <class T, int ITEMS>
-  __device__ __forceinline__ void flag_rows(const T (&items)[ITEMS], const T* /*in*/, int64_t /*warp_base*/,
-                                            int64_t /*count*/, bool (&flag)[ITEMS]) const {
+  __device__ __forceinline__ uint32_t flag_rows(const T (&items)[ITEMS], const T* /*in*/, int64_t /*warp_base*/,
+                                                int64_t /*count*/) const {
+    uint32_t flags = 0;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) flag[i] = static_cast<bool>(pred(items[i]));
+    for (int i = 0; i < ITEMS; ++i) flags |= static_cast<uint32_t>(static_cast<bool>(pred(items[i]))) << i;
+    return flags;
   }
 };
 
@@ -48,8 +54,8 @@ template <class Flag>
 struct SelectByFlags {
   const Flag* __restrict__ flags;  // selected where static_cast<bool>(flags[i])
   template <class T, int ITEMS>
-  __device__ __forceinline__ void flag_rows(const T (&)[ITEMS], const T* /*in*/, int64_t warp_base, int64_t count,
-                                            bool (&flag)[ITEMS]) const {
+  __device__ __forceinline__ uint32_t flag_rows(const T (&)[ITEMS], const T* /*in*/, int64_t warp_base,
+                                                int64_t count) const {
     const int lane = threadIdx.x & 31;
     Flag f[ITEMS];
 #pragma unroll
@@ -57,8 +63,12 @@ struct SelectByFlags {
       const int64_t index = warp_base + i * 32 + lane;
       if (index < count) f[i] = load_streaming(flags + index);
     }
+    uint32_t mask = 0;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) flag[i] = warp_base + i * 32 + lane < count && static_cast<bool>(f[i]);
+    for (int i = 0; i < ITEMS; ++i) {
+      mask |= static_cast<uint32_t>(warp_base + i * 32 + lane < count && static_cast<bool>(f[i])) << i;
+    }
+    return mask;
   }
 };
 
@@ -69,19 +79,21 @@ template <class Equal>
 struct SelectRunHeads {
   Equal equal;
   template <class T, int ITEMS>
-  __device__ __forceinline__ void flag_rows(const T (&items)[ITEMS], const T* in, int64_t warp_base, int64_t count,
-                                            bool (&flag)[ITEMS]) const {
+  __device__ __forceinline__ uint32_t flag_rows(const T (&items)[ITEMS], const T* in, int64_t warp_base,
+                                                int64_t count) const {
     const int lane = threadIdx.x & 31;
     T before_warp = items[0];
     if (lane == 0 && warp_base > 0 && warp_base <= count) before_warp = in[warp_base - 1];
+    uint32_t flags = 0;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
       T previous = shuffle_up_one(items[i]);
       const T row_before = shuffle_index(items[i > 0 ? i - 1 : 0], 31);
       if (lane == 0) previous = i > 0 ? row_before : before_warp;
       const int64_t index = warp_base + i * 32 + lane;
-      flag[i] = index == 0 || !static_cast<bool>(equal(previous, items[i]));
+      flags |= static_cast<uint32_t>(index == 0 || !static_cast<bool>(equal(previous, items[i]))) << i;
     }
+    return flags;
   }
 };
 
@@ -94,9 +106,10 @@ struct SelectAgent {
   static constexpr int kTile = Policy::TILE_ITEMS;
 
   struct TempStorage {
-    T items[kTile];             // the tile's selected items in input order, then (a partition) its rejected ones
+    // Warp w's stretch [w * kWarpItems, (w + 1) * kWarpItems): its selected items in input order from the front,
+    // and (a partition) its rejected ones in input order from the back, reversed. Together they never exceed it.
+    T items[kTile];
     int warp_selected[kWarps];  // each warp's count of selected items
-    int64_t tile;               // the claimed tile
     uint64_t prefix;            // selected items in earlier tiles
   };
 
@@ -106,7 +119,6 @@ struct SelectAgent {
     T* __restrict__ selected_out;
     T* __restrict__ rejected_out;  // a partition's rejected items (else unused)
     uint64_t* num_selected;        // may be null
-    uint32_t* next_tile;           // the claim counter, zeroed before the call
     TileCountLookback lookback;
   };
 
@@ -118,6 +130,8 @@ struct SelectAgent {
     const int64_t tile_base = tile * kTile;
     const int valid = FULL ? kTile : static_cast<int>(count - tile_base);
     const int warp_first = warp * kWarpItems;  // the warp's first item in the tile
+    // The warp's real items: all of them in a full tile.
+    const int warp_valid = FULL ? kWarpItems : min(max(valid - warp_first, 0), kWarpItems);
 
     // ---- load_rows ----
     T items[kItems];
@@ -126,21 +140,34 @@ struct SelectAgent {
       const int local = warp_first + i * 32 + lane;
       if (FULL || local < valid) items[i] = load_streaming(io.in + tile_base + local);
     }
-    // ---- flag_rows ----
-    bool flag[kItems];
-    selector.flag_rows(items, io.in, tile_base + warp_first, count, flag);
+    // ---- flag_rows (bit i: row i's item is selected; cleared past the real items) ----
+    uint32_t flags = selector.flag_rows(items, io.in, tile_base + warp_first, count);
     if (!FULL) {
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) flag[i] = flag[i] && warp_first + i * 32 + lane < valid;
+      for (int i = 0; i < kItems; ++i) {
+        if (i * 32 + lane >= warp_valid) flags &= ~(1u << i);
+      }
     }
-    // ---- rank_rows: rank[i] = selected items of the warp before item i ----
-    int rank[kItems];
-    int warp_count = 0;
+    // ---- stage_rows: a ballot a row ranks each item among the warp's selected (or rejected) ones, and the item
+    // goes straight to its place in the warp's stretch: only the ranks' running totals stay in registers ----
+    T* stretch = temp.items + warp_first;
     const uint32_t below = (1u << lane) - 1u;  // the lanes before this one
+    int warp_count = 0;
+    int warp_rejected = 0;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, flag[i]);
-      rank[i] = warp_count + __popc(ballot & below);
+      const bool selected = (flags >> i) & 1u;
+      const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, selected);
+      if (selected) stretch[warp_count + __popc(ballot & below)] = items[i];
+      if constexpr (OUT == SelectOutput::partition) {
+        // The real lanes of a row are a prefix of it: a rejected item's rank is its real lanes below, less the
+        // selected ones.
+        const int row_valid = FULL ? 32 : min(max(warp_valid - i * 32, 0), 32);
+        if (!selected && lane < row_valid) {
+          stretch[kWarpItems - 1 - (warp_rejected + lane - __popc(ballot & below))] = items[i];
+        }
+        warp_rejected += row_valid - __popc(ballot);
+      }
       warp_count += __popc(ballot);
     }
     if (lane == 0) temp.warp_selected[warp] = warp_count;
@@ -154,17 +181,6 @@ struct SelectAgent {
     }
     // ---- publish_count ----
     if (threadIdx.x == 0) io.lookback.publish_count(tile, static_cast<uint64_t>(tile_selected));
-    // ---- stage ----
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int local = warp_first + i * 32 + lane;
-      const int selected_before = warp_offset + rank[i];
-      if (flag[i]) {
-        temp.items[selected_before] = items[i];
-      } else if (OUT == SelectOutput::partition && (FULL || local < valid)) {
-        temp.items[tile_selected + (local - selected_before)] = items[i];
-      }
-    }
     // ---- look_back ----
     if (warp == 0) {
       const uint64_t prefix = tile == 0 ? 0 : io.lookback.exclusive_prefix(tile);
@@ -175,21 +191,15 @@ struct SelectAgent {
     }
     __syncthreads();
     const uint64_t prefix = temp.prefix;
-    // ---- store ----
-    const int end = OUT == SelectOutput::partition ? valid : tile_selected;
-    // Staged position p >= tile_selected is the tile's rejected item p - tile_selected; earlier tiles rejected
-    // tile_base - prefix items.
-    const int64_t rejected_base = tile_base - static_cast<int64_t>(prefix) - tile_selected;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int p = i * kThreads + threadIdx.x;
-      if (p < end) {
-        if (p < tile_selected) {
-          io.selected_out[prefix + p] = temp.items[p];
-        } else if constexpr (OUT == SelectOutput::partition) {
-          io.rejected_out[rejected_base + p] = temp.items[p];
-        }
-      }
+    // ---- store: each warp its own stretch, 32 consecutive items a store ----
+    T* selected_out = io.selected_out + prefix + warp_offset;
+    for (int j = lane; j < warp_count; j += 32) selected_out[j] = stretch[j];
+    if constexpr (OUT == SelectOutput::partition) {
+      // Earlier tiles rejected tile_base - prefix items; earlier warps of this tile min(warp_first, valid) less
+      // their selected ones.
+      T* rejected_out = io.rejected_out + (tile_base - static_cast<int64_t>(prefix)) +
+                        (min(warp_first, valid) - warp_offset);
+      for (int j = lane; j < warp_rejected; j += 32) rejected_out[j] = stretch[kWarpItems - 1 - j];
     }
     if (threadIdx.x == 0 && tile_base + valid == count && io.num_selected != nullptr) {
       *io.num_selected = prefix + static_cast<uint64_t>(tile_selected);
@@ -198,10 +208,7 @@ struct SelectAgent {
 
   __device__ __forceinline__ static void run(TempStorage& temp, const Io& io, ItemCount n, const Selector& selector,
                                              uint64_t* num_invalid) {
-    // ---- claim_tile ----
-    if (threadIdx.x == 0) temp.tile = atomicAdd(io.next_tile, 1u);
-    __syncthreads();
-    const int64_t tile = temp.tile;
+    const int64_t tile = blockIdx.x;
     if (!count_in_bound(n)) {  // nothing selected, everything counted invalid (by tile 0)
       if (tile == 0 && threadIdx.x == 0) {
         add_invalid(num_invalid, count_above_bound(n));

@@ -21,9 +21,9 @@ namespace detail {
 constexpr int64_t kMaxMergeItems = int64_t{1} << 60;
 
 // The merged order of one merge call: the tile shape of its records and its launch. PAIRS moves values too.
-template <bool PAIRS, class K, class V, class TakeSecond>
+template <bool PAIRS, class K, class V, class TakeSecond,
+          class Policy = typename MergePolicyFor<sizeof(K), PAIRS ? sizeof(V) : 0>::type>
 struct MergeLaunch {
-  using Policy = typename MergePolicyFor<sizeof(K), PAIRS ? sizeof(V) : 0>::type;
   using Agent = MergeAgent<Policy, PAIRS, K, V, TakeSecond>;
   static constexpr int kTile = Policy::TILE_ITEMS;
   static constexpr size_t kSmem = sizeof(typename Agent::TempStorage);

@@ -76,10 +76,10 @@ struct SearchSweep {
 };
 
 // ---- The sampled search: the sampling kernel, then a resident grid of searches ----
-template <bool UPPER, class K, class Index, class Compare>
+template <bool UPPER, class K, class Index, class Compare, class Policy = SearchPolicy>
 struct SampledSearch {
   using Before = std::conditional_t<UPPER, BeforeForUpperBound<Compare>, BeforeForLowerBound<Compare>>;
-  using Agent = SampledSearchAgent<SearchPolicy, K, Index, Before>;
+  using Agent = SampledSearchAgent<Policy, K, Index, Before>;
   static constexpr int kMaxSamples = Agent::kMaxSamples;
 
   // Samples of any haystack of up to max_haystack items: a shorter one may take more than the bound's sampling (a
@@ -98,16 +98,16 @@ struct SampledSearch {
     PRIM_TRY_LAUNCH();
     if (num_needles.max == 0) return cudaSuccess;
     // ---- searches: a resident grid walking chunks of kThreads x kNeedlesPerThread needles ----
-    constexpr auto kKernel = sampled_search_kernel<SearchPolicy, K, Index, Before>;
+    constexpr auto kKernel = sampled_search_kernel<Policy, K, Index, Before>;
     int device = 0, sms = 0;
     PRIM_TRY(cudaGetDevice(&device));
     PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int64_t chunks = ceil_div(num_needles.max, Agent::kChunk);
     const unsigned grid =
-        static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(chunks, int64_t{sms} * SearchPolicy::kBlocksPerSm)));
+        static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(chunks, int64_t{sms} * Policy::kBlocksPerSm)));
     bool overlap = false;
     PRIM_TRY(kernel_waits_for_earlier_kernels<kKernel>(overlap));
-    PRIM_TRY(launch_overlapped(overlap, kKernel, dim3(grid), dim3(SearchPolicy::kThreads), 0, stream, haystack,
+    PRIM_TRY(launch_overlapped(overlap, kKernel, dim3(grid), dim3(Policy::kThreads), 0, stream, haystack,
                                static_cast<const K*>(samples), needles, out, num_haystack, num_needles, Before{comp}));
     PRIM_TRY_LAUNCH();
     return cudaSuccess;

@@ -1,5 +1,5 @@
-// Host dispatch of the select / partition calls: carves the look-back words and the claim counter, zeroes them (one
-// memset node) and launches a block a tile on the caller's stream.
+// Host dispatch of the select / partition calls: carves the look-back words, zeroes them (one memset node) and
+// launches a block a tile on the caller's stream.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -16,20 +16,20 @@
 namespace prim {
 namespace detail {
 
-template <SelectOutput OUT, class T, class Selector>
+template <SelectOutput OUT, class T, class Selector, class Policy = SelectPolicyFor<sizeof(T)>>
 cudaError_t dispatch_select(void* d_temp, size_t& temp_bytes, const T* in, T* selected_out, T* rejected_out,
                             uint64_t* num_selected, ItemCount n, Selector selector, cudaStream_t stream,
                             uint64_t* d_num_invalid) {
-  using Policy = SelectPolicyFor<sizeof(T)>;
   using Agent = SelectAgent<Policy, OUT, T, Selector>;
   constexpr size_t kSmem = sizeof(typename Agent::TempStorage);
   if (n.max < 0) return cudaErrorInvalidValue;
   const int64_t max_tiles = ceil_div(n.max, Policy::TILE_ITEMS);
-  if (max_tiles >= int64_t{1} << 31) return cudaErrorInvalidValue;  // grid.x, and the 32-bit claim counter
+  if (max_tiles >= int64_t{1} << 31) return cudaErrorInvalidValue;  // grid.x
 
-  // A look-back word a tile, then the claim counter (zeroed together).
+  // A look-back word a tile (at least one, so that the carving is never empty).
+  const size_t num_words = static_cast<size_t>(max_tiles > 0 ? max_tiles : 1);
   TempCarver carver(d_temp);
-  unsigned long long* words = carver.take<unsigned long long>(static_cast<size_t>(max_tiles) + 1);
+  unsigned long long* words = carver.take<unsigned long long>(num_words);
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
   if (size_query) return cudaSuccess;
@@ -38,9 +38,8 @@ cudaError_t dispatch_select(void* d_temp, size_t& temp_bytes, const T* in, T* se
     return cudaErrorInvalidValue;
   }
 
-  PRIM_TRY(cudaMemsetAsync(words, 0, (static_cast<size_t>(max_tiles) + 1) * sizeof(unsigned long long), stream));
-  typename Agent::Io io{in, selected_out, rejected_out, num_selected,
-                        reinterpret_cast<uint32_t*>(words + max_tiles), TileCountLookback{words}};
+  PRIM_TRY(cudaMemsetAsync(words, 0, num_words * sizeof(unsigned long long), stream));
+  typename Agent::Io io{in, selected_out, rejected_out, num_selected, TileCountLookback{words}};
   constexpr auto kKernel = select_kernel<Policy, OUT, T, Selector>;
   if (kSmem > 48 * 1024) {
     PRIM_TRY(cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmem)));

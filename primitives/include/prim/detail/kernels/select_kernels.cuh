@@ -12,7 +12,7 @@ namespace detail {
 
 // One block a claimed tile. Dynamic shared memory holds the agent's TempStorage (wide items need more than 48 KiB).
 template <class Policy, SelectOutput OUT, class T, class Selector>
-__global__ void __launch_bounds__(Policy::BLOCK_THREADS)
+__global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     select_kernel(typename SelectAgent<Policy, OUT, T, Selector>::Io io, ItemCount n, Selector selector,
                   uint64_t* num_invalid) {
   using Agent = SelectAgent<Policy, OUT, T, Selector>;
