@@ -47,8 +47,8 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 // is skipped: the mask is the sequential walk's, and so is the count, computed from that position
 // (stages/shadow.h: shadow_pairs_looked_at). The warp leaves the tiles' lists once each of its samples is blocked.
 // Then the large triangles, which every sample takes after its tile's: lane i walks them in list order for its own
-// sample, 32 references loaded a round, each box and triangle loaded by all lanes at once (the same address: one load
-// for the warp, and the same few for every warp, so they stay in L1). A tile without samples is never looked at, and a
+// sample, 32 references loaded a round, each box and triangle loaded by all lanes at once (the same address for the
+// samples of one face: one load for the warp, and the same few for every warp, so they stay in cache). A tile without samples is never looked at, and a
 // tile with more samples than a warp is shared by as many warps as its samples fill, each loading its list once.
 
 constexpr int kWarpLanes = 32;
@@ -225,7 +225,8 @@ __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, Shadow
 }
 
 // LargeTriangles: each sample not blocked by its tile's triangles walks the large ones in list order, 32 references
-// loaded a round (lane j loads the round's j-th), then each triangle's box and vertices loaded by every lane at once.
+// loaded a round (lane j loads the round's j-th), then each triangle's box (on the lane's face) and vertices loaded by
+// every lane at once.
 __device__ __forceinline__ void test_large_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const LightRefRange large = large_light_refs(p);
