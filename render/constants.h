@@ -83,6 +83,10 @@ constexpr uint64_t kLargeLightTriangle = 256;
 // Light-space references a frame first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
 // (a floor under the scene covers every tile).
 constexpr uint64_t kInitialLightRefsPerTile = 2;
+// Shadow test (cuda): a warp takes 32 consecutive samples (in light-tile order) and loads each of their tiles'
+// triangles once for all of them (render/cuda/shadow_block.cuh); a block of kShadowTestBlock threads adds its test
+// count to the frame's in one atomic.
+constexpr int kShadowTestBlock = 256;
 
 // A miss in the ID buffer.
 constexpr uint32_t kNoHit = 0xFFFFFFFFu;

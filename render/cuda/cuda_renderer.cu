@@ -605,7 +605,9 @@ class CudaRenderer final : public Renderer {
     stage_done("shadow bin");
 
     record_stage_event(kTimedStages + 2);
-    shadow_test_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
+    // 32 samples a warp over the pixels, an upper bound of their count (which is on the device): the blocks past the
+    // samples return at once.
+    shadow_test_kernel<<<grid_for(pixels, kShadowTestBlock), kShadowTestBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_test_kernel);
     stage_done("shadow test");
 

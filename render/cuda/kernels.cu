@@ -59,8 +59,8 @@ __global__ void __launch_bounds__(kTriangleBlock) light_box_kernel(FrameParams p
   if (const int64_t t = item_index(); t < p.num_triangles) light_box_one(p, t);
 }
 
-__global__ void __launch_bounds__(kPixelBlock) shadow_test_kernel(FrameParams p) {
-  shadow_test_block(p, item_index());
+__global__ void __launch_bounds__(kShadowTestBlock) shadow_test_kernel(FrameParams p) {
+  shadow_test_block(p, static_cast<uint64_t>(blockIdx.x) * kShadowTestBlock);
 }
 
 __global__ void __launch_bounds__(kPixelBlock) shade_kernel(FrameParams p, CastTarget target) {

@@ -26,7 +26,7 @@ constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles
 // 4b. shadows (stages/shadow.h), between the splits of the samples and of the triangles into light tiles:
 __global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
 __global__ void light_box_kernel(FrameParams p);      // one thread a triangle, kTriangleBlock
-__global__ void shadow_test_kernel(FrameParams p);    // one thread a sample (in light-tile order), kPixelBlock
+__global__ void shadow_test_kernel(FrameParams p);    // a warp 32 samples (in light-tile order), kShadowTestBlock
 __global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
 constexpr int kPixelBlock = 256;
 // 6. resolve (samples > 1): sample k's frame into the sums, the average after the last; one thread a pixel, kPixelBlock

@@ -344,38 +344,72 @@ SC_HD bool blocks(const ShadowRay& r, const TriangleVerts& t) {
   return !r.bounded || hit_t < 1.0f;
 }
 
-// Sample k (of the samples packed by light tile) against its tile's triangles and the large ones, stopping at the
-// first that blocks it; writes 0 to its mask when one does. A triangle whose box on the sample's face leaves out the
-// sample's coordinate is not tested: the segment cannot cross it (the same guarantee that put it in the tile). Adds
-// the (sample, triangle) pairs it looked at, those included, to `pairs`.
-SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& pairs) {
+// Sample k of the samples packed by light tile, as the test reads it: its pixel and light tile, the triangle it lies
+// on (which never shadows it), its light coordinate and its shadow ray.
+struct ShadowSample {
+  uint32_t pixel, tile, own;
+  LightCoord c;
+  ShadowRay ray;
+};
+SC_HD ShadowSample shadow_sample_at(const FrameParams& p, uint64_t k) {
   const uint64_t s = p.light_samples[k];
   const uint32_t pixel = static_cast<uint32_t>(s), tile = static_cast<uint32_t>(s >> 32);
   const ShadowOrigin o = p.shadow_origin[pixel];
   LightCoord c{0, 0.0f, 0.0f};
   light_coord(p.light, o.origin, c);  // true: it made the sample
-  const LightBox* boxes = p.light_boxes + static_cast<int64_t>(c.face) * p.num_triangles;
-  const ShadowRay ray = make_shadow_ray(p.light, o.origin);
-  const auto blocked_by = [&](uint32_t id) {
-    if (id == o.id) return false;  // a triangle never shadows its own points
-    ++pairs;
-    return box_holds(boxes[id], c.u, c.v) && blocks(ray, p.tri_verts[id]);
-  };
-  const uint64_t end = p.light_ref_offsets[tile + 1];
-  for (uint64_t r = p.light_ref_offsets[tile]; r < end; ++r) {
-    if (blocked_by(light_ref_triangle(p.light_refs[r]))) {
-      p.shadow_mask[pixel] = 0;
-      return;
-    }
-  }
+  return ShadowSample{pixel, tile, o.id, c, make_shadow_ray(p.light, o.origin)};
+}
+
+// A run of light references: a tile's, in light_refs, or the large triangles', in light_refs_scratch (the last
+// bucket of the triangles' first split, which the second leaves where it is).
+struct LightRefRange {
+  uint64_t begin, end;
+};
+SC_HD LightRefRange tile_light_refs(const FrameParams& p, uint32_t tile) {
+  return LightRefRange{p.light_ref_offsets[tile], p.light_ref_offsets[tile + 1]};
+}
+SC_HD LightRefRange large_light_refs(const FrameParams& p) {
   const uint64_t large = static_cast<uint64_t>(p.light.faces) * static_cast<uint64_t>(p.light.grid);
-  const uint64_t large_end = p.light_ref_columns[large + 1];
-  for (uint64_t r = p.light_ref_columns[large]; r < large_end; ++r) {
-    if (blocked_by(light_ref_triangle(p.light_refs_scratch[r]))) {
-      p.shadow_mask[pixel] = 0;
+  return LightRefRange{p.light_ref_columns[large], p.light_ref_columns[large + 1]};
+}
+
+// Sample k (of the samples packed by light tile) against its tile's triangles and the large ones, stopping at the
+// first that blocks it; writes 0 to its mask when one does. A triangle whose box on the sample's face leaves out the
+// sample's coordinate is not tested: the segment cannot cross it (the same guarantee that put it in the tile). Adds
+// the (sample, triangle) pairs it looked at, those included, to `pairs`.
+SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& pairs) {
+  const ShadowSample x = shadow_sample_at(p, k);
+  const LightBox* boxes = p.light_boxes + static_cast<int64_t>(x.c.face) * p.num_triangles;
+  const auto blocked_by = [&](uint32_t id) {
+    if (id == x.own) return false;  // a triangle never shadows its own points
+    ++pairs;
+    return box_holds(boxes[id], x.c.u, x.c.v) && blocks(x.ray, p.tri_verts[id]);
+  };
+  const LightRefRange tile = tile_light_refs(p, x.tile);
+  for (uint64_t r = tile.begin; r < tile.end; ++r) {
+    if (blocked_by(light_ref_triangle(p.light_refs[r]))) {
+      p.shadow_mask[x.pixel] = 0;
       return;
     }
   }
+  const LightRefRange large = large_light_refs(p);
+  for (uint64_t r = large.begin; r < large.end; ++r) {
+    if (blocked_by(light_ref_triangle(p.light_refs_scratch[r]))) {
+      p.shadow_mask[x.pixel] = 0;
+      return;
+    }
+  }
+}
+
+// A sample's list is its tile's triangles, then the large ones (n in all); shadow_test_one looks at them in that
+// order up to and including the first that blocks, its own triangle left out, and counts the pairs it looked at.
+// This is the same count from where in the list the first blocker and the own triangle lie (kNotInList: nowhere), for
+// a test that takes the pairs in another order. A triangle is in a sample's list at most once: it makes one
+// reference a tile (LightTileEmitter), and a large one none but its entry on the large list.
+constexpr uint64_t kNotInList = ~uint64_t(0);
+SC_HD uint64_t shadow_pairs_looked_at(uint64_t n, uint64_t first_blocker, uint64_t own_at) {
+  if (first_blocker == kNotInList) return n - (own_at == kNotInList ? 0 : 1);
+  return first_blocker + 1 - (own_at < first_blocker ? 1 : 0);
 }
 
 }  // namespace slabcast

@@ -2,6 +2,9 @@
 #pragma once
 #include <glm/glm.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -45,6 +48,40 @@ inline Scene room_scene() {
   s.camera.eye = glm::vec3(0.5f, 0.8f, 2.4f);
   s.camera.target = glm::vec3(0.0f, 0.0f, 0.0f);
   s.camera.fovy_degrees = 80.0f;
+  return s;
+}
+
+// The torus knot on a floor under a cloud of `slivers` long, thin triangles of random heading, between the knot's top
+// and half its height above it, each from `reach` / 4 to 5 `reach` / 4 of the knot's width long: their light-space
+// boxes are wide, so light tiles hold long lists (several rounds of the cuda test's warps), and most of a list misses
+// a given shadow ray, so a sample's first blocker lies deep in it. Long slivers cover so many light tiles that they
+// go to the large triangles' list instead, which then is hundreds long.
+inline Scene sliver_cloud_scene(int slivers, float reach) {
+  Scene s = procedural_scene("torus_knot", 2000, Deformer::none, 0.7f);
+  glm::vec3 lo = s.mesh.positions[0], hi = lo;
+  for (const glm::vec3& p : s.mesh.positions) {
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  add_floor(s.mesh);
+  const glm::vec3 size = hi - lo;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  for (int i = 0; i < slivers; ++i) {
+    const glm::vec3 centre(lo.x + size.x * unit(rng), hi.y + 0.5f * size.y * unit(rng), lo.z + size.z * unit(rng));
+    const float heading = 6.2831853f * unit(rng), length = reach * size.x * (0.25f + unit(rng));
+    const glm::vec3 along(std::cos(heading), 0.0f, std::sin(heading)), across(-along.z, 0.0f, along.x);
+    const uint32_t v = static_cast<uint32_t>(s.mesh.positions.size());
+    s.mesh.positions.push_back(centre - along * (0.5f * length));
+    s.mesh.positions.push_back(centre + along * (0.5f * length) + across * (0.01f * length));
+    s.mesh.positions.push_back(centre + along * (0.5f * length) - across * (0.01f * length) +
+                               glm::vec3(0.0f, 0.02f * length, 0.0f));
+    s.mesh.indices.insert(s.mesh.indices.end(), {v, v + 1, v + 2});
+  }
+  s.camera = frame_mesh(s.mesh);
+  s.camera.eye = s.camera.target + glm::vec3(1.6f, 2.0f, 3.2f);
+  s.mesh.name = "sliver_cloud";
+  s.label = "torus knot on a floor under " + std::to_string(slivers) + " slivers";
   return s;
 }
 

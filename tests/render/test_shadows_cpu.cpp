@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "render/constants.h"
 #include "render/renderer.h"
@@ -64,6 +65,33 @@ TEST(ShadowMath, CubeFaceBoxesHoldTheirTrianglesDirections) {
     EXPECT_GE(box.u1, c.u);
     EXPECT_LE(box.v0, c.v);
     EXPECT_GE(box.v1, c.v);
+  }
+}
+
+// The cuda test takes a sample's pairs out of list order and counts them from where its first blocker and its own
+// triangle lie (shadow_pairs_looked_at): the same count as shadow_test_one's walk, which stops at the first blocker
+// and leaves its own triangle out, for lists with and without either, the own triangle before, after or without a
+// blocker, empty lists included.
+TEST(ShadowMath, PairCountFromPositionsIsTheWalks) {
+  std::mt19937 rng(6);
+  for (int n = 0; n < 40; ++n) {
+    for (int trial = 0; trial < 200; ++trial) {
+      const uint64_t own_at = rng() % 3 == 0 || n == 0 ? kNotInList : rng() % n;
+      std::vector<bool> blocking(n);
+      const int rarity = 1 + static_cast<int>(rng() % 8);  // from one pair in 4 blocking to one in 32
+      for (int i = 0; i < n; ++i) blocking[i] = static_cast<uint64_t>(i) != own_at && rng() % (rarity * 4) == 0;
+      uint64_t walked = 0, first_blocker = kNotInList;
+      for (int i = 0; i < n; ++i) {
+        if (static_cast<uint64_t>(i) == own_at) continue;
+        ++walked;
+        if (blocking[i]) {
+          first_blocker = static_cast<uint64_t>(i);
+          break;
+        }
+      }
+      EXPECT_EQ(shadow_pairs_looked_at(static_cast<uint64_t>(n), first_blocker, own_at), walked)
+          << n << " " << first_blocker << " " << own_at;
+    }
   }
 }
 

@@ -1,5 +1,5 @@
-// Shadows on the cuda backend against the cpu backend: the mask, the statistics and the image, scene by scene; a
-// deforming animation; the light moving between frames of one frame graph; buffers that grow.
+// Shadows on the cuda backend against the cpu backend: the mask, the statistics and the image, scene by scene; long
+// light-tile lists; a deforming animation; the light moving between frames of one frame graph; buffers that grow.
 #include <gtest/gtest.h>
 
 #include "render/cuda_vs_cpu.h"
@@ -21,6 +21,24 @@ TEST_P(CudaShadows, MatchTheCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, CudaShadows, ::testing::Range(0, static_cast<int>(shadow_scenes().size())));
+
+// Slivers over the knot (shadow_scenes.h): light tiles whose lists take a warp several rounds, first blockers deep in
+// them, a warp's samples in many tiles or on several cube faces, and a large-triangle list of hundreds; under a
+// steep sun, a low one and a point light.
+TEST_F(CudaVsCpuFixture, ShadowsUnderACloudOfSlivers) {
+  for (const auto& [slivers, reach] : {std::pair<int, float>{3000, 0.2f}, {1000, 0.4f}}) {
+    const Scene s = sliver_cloud_scene(slivers, reach);
+    set_mesh(s.mesh);
+    for (const Light& light : {sun(0.3f, 2.0f, 0.4f), sun(-3.0f, 0.6f, 1.0f), point_light(0.2f, 2.5f, 0.3f)}) {
+      const ShadowScene c{s, light};
+      for (const auto& [w, h] : {std::pair<int, int>{96, 80}, {331, 197}}) {
+        const Frames r = expect_same(shadow_settings(c, w, h), shadow_case_label(c) + " " + std::to_string(w) + "x" +
+                                                                   std::to_string(h));
+        EXPECT_GT(r.gpu.stats.shadow_tests, 5 * r.gpu.stats.shadow_samples);  // long lists
+      }
+    }
+  }
+}
 
 // An animation: the deformer's time and the sun move every frame (one frame graph), and each frame matches the cpu.
 TEST_F(CudaVsCpuFixture, ShadowsOfADeformingMeshFrameByFrame) {
