@@ -48,8 +48,9 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 // (stages/shadow.h: shadow_pairs_looked_at). The warp leaves the tiles' lists once each of its samples is blocked.
 // Then the large triangles, which every sample takes after its tile's: lane i walks them in list order for its own
 // sample, 32 references loaded a round, each box and triangle loaded by all lanes at once (the same address for the
-// samples of one face: one load for the warp, and the same few for every warp, so they stay in cache). A tile without samples is never looked at, and a
-// tile with more samples than a warp is shared by as many warps as its samples fill, each loading its list once.
+// samples of one face: one load for the warp, and the same few for every warp, so they stay in cache). A tile
+// without samples is never looked at, and a tile with more samples than a warp is shared by as many warps as its
+// samples fill, each loading its list once.
 
 constexpr int kWarpLanes = 32;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
