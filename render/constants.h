@@ -73,8 +73,8 @@ constexpr double kReferenceGrowth = 1.5;
 // Shadows (stages/shadow.h): light space gets a tile per kLightTileSamples pixels of the frame, or per
 // kLightTileTriangles triangles of the mesh where that is more (a sun's one face: 512 x 512 tiles for the dragon at
 // 1024x1024, 1414 x 1414 for the 16M sphere), so that a sample's tile holds few triangles besides those near its own
-// shadow ray. A face has at most (kMaxLightColumns - 1) / faces tiles a side: the first split's buckets are the
-// columns of all faces and one for the large triangles. A triangle over more than kLargeLightTriangle tiles is a
+// shadow ray. A face has at most (kMaxLightColumns - 1) / faces tiles a side, so that a tile's key takes at most 22
+// bits (three passes of the sort by tile, stages/shadow.h). A triangle over more than kLargeLightTriangle tiles is a
 // large one: instead of a reference in each, it goes to a list that every sample tests (a floor under the scene).
 constexpr int kLightTileSamples = 4;
 constexpr int kLightTileTriangles = 8;

@@ -128,9 +128,10 @@ struct FrameCounters {
   uint64_t deep_tiles;         // cuda backend: entries of FrameParams::deep_tiles
   uint64_t pieces;             // large triangles' columns listed by the bin stage (also beyond piece_capacity)
   uint64_t l1_inputs;          // cuda backend: L1's inputs, the triangles and the pieces
-  uint64_t shadow_samples;     // pixels with a primary hit sent to the light (the samples' split total)
-  uint64_t light_references;   // triangle references in light tiles (what the split reported, also over capacity)
+  uint64_t shadow_samples;     // pixels with a primary hit sent to the light
+  uint64_t light_references;   // triangle references in light tiles (also when over capacity)
   uint64_t light_overflow;     // 1 when the light references needed more than their capacity
+  uint64_t light_refs_sorted;  // the light references the sort packs: all of them, or none after an overflow
   uint64_t shadow_tests;       // shadow-ray triangle tests
   uint64_t max_ray_tests;      // the most ray-triangle tests of one pixel: the ray_tests view's scale (the cuda
                                //   caster finds it for that view only, the cpu backend always)
@@ -261,18 +262,19 @@ struct FrameParams {
   ShadowOrigin* shadow_origin;     // [view.height * view.width]: each pixel's sample
   uint8_t* shadow_mask;            // [view.height * view.width]: 0 in shadow, 255 lit, 128 no primary hit
   LightFrame* light_on_device;     // [1] (cuda backend): this frame's light, for the splits' functors
-  uint64_t* light_samples;         // [view.height * view.width]: samples (light tile << 32 | pixel) packed by tile
-  uint64_t* light_samples_scratch; // [view.height * view.width]
-  uint64_t* light_sample_columns;  // [faces * grid + 1]: the samples' first split, by light-tile column
-  uint64_t* light_sample_offsets;  // [faces * grid * grid + 1]: light tile k's samples are [k], [k + 1])
+  uint64_t* light_samples;         // [view.height * view.width]: the pixels' keys (light tile << 32 | pixel)
+                                   //   sorted by tile, the pixels without a sample last (stages/shadow.h)
+  uint64_t* light_samples_scratch; // [view.height * view.width]: the keys in pixel order
+  uint64_t* light_sample_offsets;  // [faces * grid * grid + 1]: light tile k's samples are [k], [k + 1]); the
+                                   //   last entry is the sample count
   LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
                                    //   (widened for rounding; empty where it cannot block a sample of that face)
   uint64_t light_capacity;         // elements of the light reference arrays
-  uint64_t* light_refs;            // [light_capacity]: (tile row << 32 | triangle ID) packed by light tile
-  uint64_t* light_refs_scratch;    // [light_capacity]
-  uint64_t* light_ref_columns;     // [faces * grid + 2]: the last bucket holds the large triangles (every sample
-                                   //   tests them), left in light_refs_scratch
-  uint64_t* light_ref_offsets;     // [faces * grid * grid + 1]: light tile k's triangles
+  uint64_t* light_refs;            // [light_capacity]: keys (light tile << 32 | triangle ID) sorted by tile, the
+                                   //   large triangles (every sample tests them) in tile faces * grid * grid
+  uint64_t* light_refs_scratch;    // [light_capacity]: the keys in triangle order
+  uint64_t* light_ref_offsets;     // [faces * grid * grid + 2]: light tile k's triangles are [k], [k + 1]); the
+                                   //   large ones after the last tile's
 
   // ---- statistics, every stage ----
   FrameCounters* counters;  // [1], zeroed at the frame's start

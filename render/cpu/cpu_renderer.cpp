@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "primitives/reference/multi_split_reference.h"
@@ -460,32 +461,29 @@ class CpuRenderer final : public Renderer {
         k.v_max = std::max(k.v_max, own.faces[f].v_max);
       }
     }
-    const uint32_t columns = static_cast<uint32_t>(size_.light_columns());
-    const uint32_t grid = static_cast<uint32_t>(size_.light_grid);
-    const SampleColumnEmitter sample_emitter{a_.shadow_origin.data(), &p.light, counters.light_faces};
-    uint64_t samples = 0;
-    prim::reference::multi_split(pixels, sample_emitter, columns, a_.light_samples_scratch.data(), pixels,
-                                 a_.light_sample_columns.data(), &samples);
-    prim::reference::segmented_split(a_.light_samples_scratch.data(), a_.light_samples.data(), pixels,
-                                     a_.light_sample_columns.data(), columns, grid,
-                                     SampleRowOf{static_cast<int>(grid)}, a_.light_sample_offsets.data());
+    const uint64_t tiles = size_.light_tiles();
+    parallel_for(pixels, threads_, kItemsPerChunk, [&](int64_t i) {
+      a_.light_samples_scratch[i] = light_sample_key(a_.shadow_origin.data(), &p.light, counters.light_faces, i);
+    });
+    sort_by_light_tile(a_.light_samples_scratch.data(), static_cast<uint64_t>(pixels), tiles + 1,
+                       a_.light_samples.data(), a_.light_sample_offsets.data());
+    const uint64_t samples = a_.light_sample_offsets[tiles];
     counters.shadow_samples = samples;
     stats.ms.shadow_samples = ms_since(t);
 
     parallel_for(T, threads_, kItemsPerChunk, [&](int64_t i) { light_box_one(p, i); });
     const LightTileEmitter triangle_emitter{a_.light_boxes.data(), T, &p.light, counters.light_faces};
     uint64_t references = 0;
-    for (;;) {
-      prim::reference::multi_split(T, triangle_emitter, columns + 1, a_.light_refs_scratch.data(),
-                                   static_cast<int64_t>(a_.light_refs.size()), a_.light_ref_columns.data(),
-                                   &references);
+    for (;;) {  // one bucket: the triangles' keys in triangle order
+      uint64_t run[2];
+      prim::reference::multi_split(T, triangle_emitter, 1, a_.light_refs_scratch.data(),
+                                   static_cast<int64_t>(a_.light_refs.size()), run, &references);
       if (references <= a_.light_refs.size()) break;
       grow_light_references(grown_reference_capacity(a_.light_refs.size(), references), references, settings);
       ++stats.frame_redone;
     }
-    prim::reference::segmented_split(a_.light_refs_scratch.data(), a_.light_refs.data(),
-                                     static_cast<int64_t>(a_.light_refs.size()), a_.light_ref_columns.data(),
-                                     columns, grid, LightRowOf{}, a_.light_ref_offsets.data());
+    sort_by_light_tile(a_.light_refs_scratch.data(), references, tiles + 2, a_.light_refs.data(),
+                       a_.light_ref_offsets.data());
     p.light_capacity = a_.light_refs.size();
     p.light_refs = a_.light_refs.data();
     p.light_refs_scratch = a_.light_refs_scratch.data();
@@ -497,6 +495,18 @@ class CpuRenderer final : public Renderer {
       counters.shadow_tests += tests;
     }
     stats.ms.shadow_test = ms_since(t);
+  }
+
+  // The n keys (stages/shadow.h: light_key), whose tiles are below `entries`, into `sorted` by tile, stably: a
+  // counting sort, whose starts are offsets[t], t < entries (the cuda backend sorts by radix and searches the runs).
+  static void sort_by_light_tile(const uint64_t* keys, uint64_t n, uint64_t entries, uint64_t* sorted,
+                                 uint64_t* offsets) {
+    std::fill(offsets, offsets + entries, uint64_t{0});
+    for (uint64_t i = 0; i < n; ++i) ++offsets[light_key_tile(keys[i])];
+    uint64_t start = 0;
+    for (uint64_t t = 0; t < entries; ++t) start += std::exchange(offsets[t], start);
+    std::vector<uint64_t> cursor(offsets, offsets + entries);
+    for (uint64_t i = 0; i < n; ++i) sorted[cursor[light_key_tile(keys[i])]++] = keys[i];
   }
 
   void grow_light_references(uint64_t capacity, uint64_t needed, const FrameSettings& s) {
@@ -518,7 +528,7 @@ class CpuRenderer final : public Renderer {
     const uint64_t light_capacity =
         size.shadows() ? std::max<uint64_t>(a_.light_refs.size(), initial_light_capacity(size, a_.indices.size() / 3)) : 0;
     const uint64_t shadow_bytes =
-        size.shadows() ? pixels * (sizeof(ShadowOrigin) + 1 + 16) + 2 * 8 * (size.light_tiles() + size.light_columns()) +
+        size.shadows() ? pixels * (sizeof(ShadowOrigin) + 1 + 16) + 2 * 8 * (size.light_tiles() + 2) +
                              16 * light_capacity + sizeof(LightBox) * size.light_faces * (a_.indices.size() / 3)
                        : 0;
     const std::string what = "the per-pixel buffers of a " + std::to_string(s.width) + "x" +
@@ -530,11 +540,9 @@ class CpuRenderer final : public Renderer {
         a_.shadow_mask.resize(pixels);
         a_.light_samples.resize(pixels);
         a_.light_samples_scratch.resize(pixels);
-        a_.light_sample_columns.resize(size.light_columns() + 1);
         a_.light_sample_offsets.resize(size.light_tiles() + 1);
-        a_.light_ref_columns.resize(size.light_columns() + 2);
         a_.light_boxes.resize(static_cast<size_t>(size.light_faces) * (a_.indices.size() / 3));
-        a_.light_ref_offsets.resize(size.light_tiles() + 1);
+        a_.light_ref_offsets.resize(size.light_tiles() + 2);
         a_.light_refs.resize(light_capacity);
         a_.light_refs_scratch.resize(light_capacity);
       }

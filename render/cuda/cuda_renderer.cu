@@ -17,6 +17,7 @@
 
 #include "prim/multi_split.h"
 #include "prim/segmented_split.h"
+#include "prim/sort.h"
 #include "render/backends.h"
 #include "render/cuda/device_arrays.h"
 #include "render/cuda/frame_graph.h"
@@ -298,25 +299,24 @@ class CudaRenderer final : public Renderer {
     // From here on the slot names the new key: a failure below must not leave it claiming arrays it lacks.
     try {
       static_assert(sizeof(glm::vec3) == sizeof(Vec3), "glm::vec3 and Vec3 are three packed floats");
-      if (d.offsets == nullptr) {
-        d_.a.displacement_offsets.release();
-      } else {
-        if (d_.a.displacement_offsets.size() != V) d_.allocate(d_.a.displacement_offsets, V, "the displacement");
-        // A pageable source: the copy has read it before the call returns.
-        SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.displacement_offsets.data(), d.offsets, V * sizeof(Vec3),
-                                            cudaMemcpyHostToDevice, stream_));
-      }
-      if (d.weights == nullptr) {
-        d_.a.displacement_weights.release();
-      } else {
-        if (d_.a.displacement_weights.size() != V) d_.allocate(d_.a.displacement_weights, V, "the displacement");
-        SLABCAST_CUDA_CHECK(cudaMemcpyAsync(d_.a.displacement_weights.data(), d.weights, V * sizeof(float),
-                                            cudaMemcpyHostToDevice, stream_));
-      }
+      place_displacement_term(d_.a.displacement_offsets, reinterpret_cast<const Vec3*>(d.offsets), V);
+      place_displacement_term(d_.a.displacement_weights, d.weights, V);
     } catch (...) {
       d_.displacement_slot = DisplacementSlot{};
       throw;
     }
+  }
+
+  // One term of the displacement: released when the frame has none, else (re)allocated to V and copied. A pageable
+  // source: the copy has read it before the call returns.
+  template <typename T>
+  void place_displacement_term(prim::DeviceBuffer<T>& term, const T* host, size_t V) {
+    if (host == nullptr) {
+      term.release();
+      return;
+    }
+    if (term.size() != V) d_.allocate(term, V, "the displacement");
+    SLABCAST_CUDA_CHECK(cudaMemcpyAsync(term.data(), host, V * sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
 
   std::vector<glm::vec3> download_vertices(const prim::DeviceBuffer<Vec3>& a) const {
@@ -410,28 +410,18 @@ class CudaRenderer final : public Renderer {
     need = std::max(need, bytes);
     if (c.shadows()) {
       const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
-      const uint32_t columns = static_cast<uint32_t>(c.light_columns()), grid = static_cast<uint32_t>(c.light_grid);
-      const SampleColumnEmitter no_samples{nullptr, nullptr, nullptr};
-      SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(pixels), no_samples, columns,
-                                                      nullptr, pixels, d_.a.light_sample_columns.data(),
-                                                      &d_.counters.data()->shadow_samples, stream_));
-      need = std::max(need, bytes);
-      SLABCAST_CUDA_CHECK(prim::segmented_split<uint64_t>(nullptr, bytes, nullptr, nullptr, pixels,
-                                                          d_.a.light_sample_columns.data(), columns, grid,
-                                                          SampleRowOf{static_cast<int>(grid)},
-                                                          d_.a.light_sample_offsets.data(), stream_, nullptr,
-                                                          kBuildSegmentedOptions));
+      const int key_end = 32 + light_tile_bits(c.light_tiles());
+      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, bytes, nullptr, nullptr, prim::ItemCount(pixels), 32,
+                                                    key_end, stream_));
       need = std::max(need, bytes);
       const int64_t light_capacity = static_cast<int64_t>(d_.a.light_refs.size());
       const LightTileEmitter no_triangles{nullptr, 0, nullptr, nullptr};
       SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_triangles,
-                                                      columns + 1, nullptr, light_capacity, d_.a.light_ref_columns.data(),
+                                                      1, nullptr, light_capacity, d_.a.light_ref_offsets.data(),
                                                       &d_.counters.data()->light_references, stream_));
       need = std::max(need, bytes);
-      SLABCAST_CUDA_CHECK(prim::segmented_split<uint64_t>(nullptr, bytes, nullptr, nullptr, light_capacity,
-                                                          d_.a.light_ref_columns.data(), columns, grid, LightRowOf{},
-                                                          d_.a.light_ref_offsets.data(), stream_, nullptr,
-                                                          kBuildSegmentedOptions));
+      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, bytes, nullptr, nullptr,
+                                                    prim::ItemCount(light_capacity, nullptr), 32, key_end, stream_));
       need = std::max(need, bytes);
     }
     d_.ensure(d_.scratch, need, "the build's scratch");
@@ -557,28 +547,30 @@ class CudaRenderer final : public Renderer {
     stage_done("shade");
   }
 
-  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their split into light tiles, the triangles' split
-  // into the same tiles (its overflow marked as L1's), the tests, the shade.
+  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys sorted by light tile, the triangles'
+  // keys in the same tiles sorted so (their overflow redoes the frame, as L1's does), the tests, the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
     FrameCounters* counters = d_.counters.data();
     const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
-    const uint32_t columns = static_cast<uint32_t>(c.light_columns()), grid = static_cast<uint32_t>(c.light_grid);
+    const uint64_t tiles = c.light_tiles();
+    const int key_end = 32 + light_tile_bits(tiles);
     record_stage_event(kTimedStages);
     shadow_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
-    const SampleColumnEmitter sample_emitter{a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces};
+    light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
+        a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels, a.light_samples_scratch.data());
+    SLABCAST_CUDA_CHECK_LAUNCH(light_sample_key_kernel);
     size_t bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(pixels), sample_emitter,
-                                                    columns, a.light_samples_scratch.data(), pixels,
-                                                    a.light_sample_columns.data(), &counters->shadow_samples, stream_));
-    bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::segmented_split(d_.scratch.data(), bytes,
-                                              static_cast<const uint64_t*>(a.light_samples_scratch.data()),
-                                              a.light_samples.data(), pixels, a.light_sample_columns.data(), columns,
-                                              grid, SampleRowOf{static_cast<int>(grid)},
-                                              a.light_sample_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data(), bytes, a.light_samples_scratch.data(),
+                                                  a.light_samples.data(), prim::ItemCount(pixels), 32, key_end,
+                                                  stream_));
+    // tiles + 1 entries: the last is where the pixels without a sample start, the sample count.
+    light_tile_offsets_kernel<<<grid_for(tiles + 1, kPixelBlock), kPixelBlock, 0, stream_>>>(
+        a.light_samples.data(), nullptr, static_cast<uint64_t>(pixels), a.light_sample_offsets.data(), tiles + 1,
+        &counters->shadow_samples);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_tile_offsets_kernel);
     stage_done("shadow samples");
 
     record_stage_event(kTimedStages + 1);
@@ -588,20 +580,23 @@ class CudaRenderer final : public Renderer {
                                             counters->light_faces};
     const uint64_t light_capacity = a.light_refs.size();
     bytes = d_.scratch.bytes();
+    // One bucket: the keys in triangle order (its two offsets land in light_ref_offsets, rewritten below).
     SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(d_.num_triangles),
-                                                    triangle_emitter, columns + 1, a.light_refs_scratch.data(),
-                                                    static_cast<int64_t>(light_capacity), a.light_ref_columns.data(),
+                                                    triangle_emitter, 1, a.light_refs_scratch.data(),
+                                                    static_cast<int64_t>(light_capacity), a.light_ref_offsets.data(),
                                                     &counters->light_references, stream_));
-    guard_overflow_kernel<<<1, 256, 0, stream_>>>(a.light_ref_columns.data(), static_cast<int>(columns) + 1,
-                                                  &counters->light_references, light_capacity,
-                                                  &counters->light_overflow);
-    SLABCAST_CUDA_CHECK_LAUNCH(guard_overflow_kernel);
+    light_refs_guard_kernel<<<1, 1, 0, stream_>>>(&counters->light_references, light_capacity,
+                                                  &counters->light_refs_sorted, &counters->light_overflow);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_refs_guard_kernel);
+    const prim::ItemCount sorted(static_cast<int64_t>(light_capacity), &counters->light_refs_sorted);
     bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::segmented_split(d_.scratch.data(), bytes,
-                                              static_cast<const uint64_t*>(a.light_refs_scratch.data()),
-                                              a.light_refs.data(), static_cast<int64_t>(light_capacity),
-                                              a.light_ref_columns.data(), columns, grid, LightRowOf{},
-                                              a.light_ref_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data(), bytes, a.light_refs_scratch.data(),
+                                                  a.light_refs.data(), sorted, 32, key_end, stream_));
+    // tiles + 2 entries: the tiles', then the large triangles' run.
+    light_tile_offsets_kernel<<<grid_for(tiles + 2, kPixelBlock), kPixelBlock, 0, stream_>>>(
+        a.light_refs.data(), &counters->light_refs_sorted, light_capacity, a.light_ref_offsets.data(), tiles + 2,
+        nullptr);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_tile_offsets_kernel);
     stage_done("shadow bin");
 
     record_stage_event(kTimedStages + 2);

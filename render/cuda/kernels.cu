@@ -55,8 +55,33 @@ __global__ void __launch_bounds__(kPixelBlock) shadow_sample_kernel(FrameParams 
   shadow_sample_block(p, item_index());
 }
 
+__global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const ShadowOrigin* samples,
+                                                                       const LightFrame* light,
+                                                                       const LightFaceKeys* faces, int64_t pixels,
+                                                                       uint64_t* keys) {
+  if (const int64_t i = item_index(); i < pixels) keys[i] = light_sample_key(samples, light, faces, i);
+}
+
 __global__ void __launch_bounds__(kTriangleBlock) light_box_kernel(FrameParams p) {
   if (const int64_t t = item_index(); t < p.num_triangles) light_box_one(p, t);
+}
+
+__global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity, uint64_t* sorted_count,
+                                        uint64_t* overflow) {
+  const bool fits = *total <= capacity;
+  *sorted_count = fits ? *total : 0;
+  if (!fits) *overflow = 1;
+}
+
+__global__ void __launch_bounds__(kPixelBlock) light_tile_offsets_kernel(const uint64_t* sorted,
+                                                                         const uint64_t* n_device, uint64_t n_max,
+                                                                         uint64_t* offsets, uint64_t entries,
+                                                                         uint64_t* count_out) {
+  const uint64_t t = static_cast<uint64_t>(item_index());
+  if (t >= entries) return;
+  const uint64_t start = light_tile_start(sorted, n_device ? *n_device : n_max, t);
+  offsets[t] = start;
+  if (t == entries - 1 && count_out) *count_out = start;
 }
 
 __global__ void __launch_bounds__(kShadowTestBlock) shadow_test_kernel(FrameParams p) {

@@ -249,7 +249,7 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
   }
   for (uint64_t base = large.begin; base < large.end; base += kWarpLanes) {
     const uint64_t r = base + static_cast<uint64_t>(lane);
-    const uint32_t round_ids = r < large.end ? light_ref_triangle(p.light_refs_scratch[r]) : 0;
+    const uint32_t round_ids = r < large.end ? light_ref_triangle(p.light_refs[r]) : 0;
     const int n = large.end - base < static_cast<uint64_t>(kWarpLanes) ? static_cast<int>(large.end - base)
                                                                         : kWarpLanes;
     for (int j = 0; j < n; ++j) {

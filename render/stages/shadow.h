@@ -1,8 +1,9 @@
 // Stage 4b, shadows (docs/architecture.md, "Shadows"): an irregular z-buffer built by the same splits as the
 // primary structure. The pixels' primary hits become the light's samples; samples and triangles are binned into
-// the same light-space tiles (a multi-split by light-tile column, then a segmented split by row, for each); every
-// sample then tests the triangles of its light tile, stopping at the first that blocks it. Shared by both backends:
-// the per-item bodies and the splits' functors are here.
+// the same light-space tiles (each emits a key per tile it goes to, light tile above and its pixel or triangle below,
+// and a stable sort by the tile packs the keys; a binary search a tile finds each tile's run); every sample then tests
+// the triangles of its light tile, stopping at the first that blocks it. Shared by both backends: the per-item bodies,
+// the keys and the runs' search are here.
 //
 // The rule. The pixel whose primary ray hits triangle T at p is in shadow when a triangle other than T crosses the
 // open segment from p to a point light, or the ray from p towards a sun. p is computed from the hit's barycentrics
@@ -92,8 +93,8 @@ SC_HD int light_cell(float x, float lo, float hi, int grid) {
   return static_cast<int>(sc_floor(s));
 }
 
-// A light tile's index: column (face * grid + cell along u) major, then row (cell along v), the order the two splits
-// produce (light_sample_offsets, light_ref_offsets).
+// A light tile's index: column (face * grid + cell along u) major, then row (cell along v), the order the sort by
+// tile produces (light_sample_offsets, light_ref_offsets).
 SC_HD uint32_t light_tile(int face, int cu, int cv, int grid) {
   return (static_cast<uint32_t>(face * grid + cu)) * static_cast<uint32_t>(grid) + static_cast<uint32_t>(cv);
 }
@@ -143,36 +144,51 @@ SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
   return sample;
 }
 
-// ---- the splits' functors ----
+// ---- the keys sorted by light tile ----
+//
+// A key is (light tile << 32 | pixel or triangle ID); sorting the keys by their upper bits, stably, packs them by tile
+// with each tile's pixels or triangles in ascending order. Tile `tiles` (= faces * grid * grid, one past the last)
+// holds what is not in any tile: the pixels without a sample, and the large triangles, which every sample tests.
 
-// A sample's payload: its light tile above, its pixel below.
-SC_HD uint64_t pack_light_sample(uint32_t tile, uint32_t pixel) { return (static_cast<uint64_t>(tile) << 32) | pixel; }
+SC_HD uint64_t light_key(uint64_t tile, uint32_t low) { return (tile << 32) | low; }
+SC_HD uint64_t light_key_tile(uint64_t key) { return key >> 32; }
+SC_HD uint64_t light_tile_count(const LightFrame& L) {
+  return static_cast<uint64_t>(L.faces) * static_cast<uint64_t>(L.grid) * static_cast<uint64_t>(L.grid);
+}
+// The bits of a key's tile (tiles 0..`tiles`): the sort's range is [32, 32 + this).
+inline int light_tile_bits(uint64_t tiles) {
+  int bits = 0;
+  while ((tiles >> bits) != 0) ++bits;
+  return bits;
+}
 
-// Samples, first split: pixel i emits its sample to its light tile's column (none for no sample). The light and the
-// bounds are read through pointers: on the cuda backend the functor is fixed in the frame graph, and the sample
-// kernel copies the frame's light to light_on_device.
-struct SampleColumnEmitter {
-  const ShadowOrigin* samples;
-  const LightFrame* light;
-  const LightFaceKeys* faces;
+// Pixel i's key: its sample's light tile, or tile `tiles` when it has no sample. The light and the bounds are read
+// through pointers: on the cuda backend the kernel is fixed in the frame graph, and the sample kernel copies the
+// frame's light to light_on_device.
+SC_HD uint64_t light_sample_key(const ShadowOrigin* samples, const LightFrame* light, const LightFaceKeys* faces,
+                                int64_t i) {
+  const LightFrame& L = *light;
+  const ShadowOrigin s = samples[i];
+  LightCoord c;
+  if (s.id == kNoHit || !light_coord(L, s.origin, c)) return light_key(light_tile_count(L), static_cast<uint32_t>(i));
+  const LightBox b = face_bounds(faces[c.face]);
+  const int cu = light_cell(c.u, b.u0, b.u1, L.grid), cv = light_cell(c.v, b.v0, b.v1, L.grid);
+  return light_key(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i));
+}
 
-  template <class Emit>
-  SC_HD void operator()(int64_t i, Emit& emit) const {
-    const ShadowOrigin s = samples[i];
-    if (s.id == kNoHit) return;
-    const LightFrame L = *light;
-    LightCoord c;
-    if (!light_coord(L, s.origin, c)) return;
-    const LightBox b = face_bounds(faces[c.face]);
-    const int cu = light_cell(c.u, b.u0, b.u1, L.grid), cv = light_cell(c.v, b.v0, b.v1, L.grid);
-    emit(static_cast<uint32_t>(c.face * L.grid + cu),
-         pack_light_sample(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i)));
+// Where tile t's run starts among n keys sorted by tile: the first key whose tile is not below t (n when none).
+SC_HD uint64_t light_tile_start(const uint64_t* sorted, uint64_t n, uint64_t t) {
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (light_key_tile(sorted[mid]) < t) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
   }
-};
-struct SampleRowOf {  // samples, second split: the row of the sample's tile
-  int grid;
-  SC_HD uint32_t operator()(const uint64_t& s) const { return static_cast<uint32_t>(s >> 32) % static_cast<uint32_t>(grid); }
-};
+  return lo;
+}
 
 // Margins that widen a triangle's light-space box against rounding (stages/shadow.h's banner): the sun's
 // coordinates are dot products of view-space points of at most a few view units (camera.h scales the scene so), off
@@ -288,6 +304,9 @@ SC_HD bool light_cells(const LightBox& box, const LightBox& fb, int grid, LightC
 // Triangles, first split: triangle i emits one reference per light tile of its boxes, column by column, face by face;
 // a large triangle (more than kLargeLightTriangle tiles in all) emits one reference to the last bucket instead, the
 // large triangles' list.
+// Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order): one for
+// every tile its box covers within the samples' bounds on every face, or, over kLargeLightTriangle tiles, one in tile
+// `tiles`, the large triangles' list.
 struct LightTileEmitter {
   const LightBox* boxes;  // [faces * triangles]
   int64_t triangles;
@@ -306,22 +325,18 @@ struct LightTileEmitter {
         tiles += static_cast<uint64_t>(cells[f].u1 - cells[f].u0 + 1) * static_cast<uint64_t>(cells[f].v1 - cells[f].v0 + 1);
       }
     }
+    const uint32_t id = static_cast<uint32_t>(i);
     if (tiles > kLargeLightTriangle) {
-      emit(static_cast<uint32_t>(n_faces * grid), static_cast<uint64_t>(i));
+      emit(0u, light_key(light_tile_count(*light), id));
       return;
     }
     for (int f = 0; f < n_faces; ++f) {
       if (!reaches[f]) continue;
       for (int cu = cells[f].u0; cu <= cells[f].u1; ++cu) {
-        for (int cv = cells[f].v0; cv <= cells[f].v1; ++cv) {
-          emit(static_cast<uint32_t>(f * grid + cu), (static_cast<uint64_t>(cv) << 32) | static_cast<uint64_t>(i));
-        }
+        for (int cv = cells[f].v0; cv <= cells[f].v1; ++cv) emit(0u, light_key(light_tile(f, cu, cv, grid), id));
       }
     }
   }
-};
-struct LightRowOf {  // triangles, second split
-  SC_HD uint32_t operator()(const uint64_t& r) const { return static_cast<uint32_t>(r >> 32); }
 };
 SC_HD uint32_t light_ref_triangle(uint64_t r) { return static_cast<uint32_t>(r); }
 
@@ -360,8 +375,7 @@ SC_HD ShadowSample shadow_sample_at(const FrameParams& p, uint64_t k) {
   return ShadowSample{pixel, tile, o.id, c, make_shadow_ray(p.light, o.origin)};
 }
 
-// A run of light references: a tile's, in light_refs, or the large triangles', in light_refs_scratch (the last
-// bucket of the triangles' first split, which the second leaves where it is).
+// A run of light references in light_refs: a tile's, or the large triangles' (after the last tile's).
 struct LightRefRange {
   uint64_t begin, end;
 };
@@ -369,8 +383,8 @@ SC_HD LightRefRange tile_light_refs(const FrameParams& p, uint32_t tile) {
   return LightRefRange{p.light_ref_offsets[tile], p.light_ref_offsets[tile + 1]};
 }
 SC_HD LightRefRange large_light_refs(const FrameParams& p) {
-  const uint64_t large = static_cast<uint64_t>(p.light.faces) * static_cast<uint64_t>(p.light.grid);
-  return LightRefRange{p.light_ref_columns[large], p.light_ref_columns[large + 1]};
+  const uint64_t large = light_tile_count(p.light);
+  return LightRefRange{p.light_ref_offsets[large], p.light_ref_offsets[large + 1]};
 }
 
 // Sample k (of the samples packed by light tile) against its tile's triangles and the large ones, stopping at the
@@ -394,7 +408,7 @@ SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& pairs) {
   }
   const LightRefRange large = large_light_refs(p);
   for (uint64_t r = large.begin; r < large.end; ++r) {
-    if (blocked_by(light_ref_triangle(p.light_refs_scratch[r]))) {
+    if (blocked_by(light_ref_triangle(p.light_refs[r]))) {
       p.shadow_mask[x.pixel] = 0;
       return;
     }

@@ -187,6 +187,24 @@ TEST(MultiSplitGpu, EveryBucketUsed) {
   }
 }
 
+TEST(MultiSplitGpu, OneBucketIsTheExpansionInInputOrder) {
+  // One bucket takes its own path (no split after the emit pass): every element's pairs in input order, pairs for
+  // other buckets dropped and counted, the overflow and the device-resident count as with several buckets.
+  const Table t = make_table(random_counts(70000, 5, 31), 1, Distribution::uniform, 32);
+  check_multi_split(t, 1);
+  check_multi_split(t, 1, Options{-1});
+  check_multi_split(t, 1, Options{0});
+  Options on_device;
+  on_device.device_count = true;
+  check_multi_split(t, 1, on_device);
+  Options captured;
+  captured.graph = true;
+  check_multi_split(t, 1, captured);
+  check_multi_split(make_table(random_counts(30000, 4, 33), 3, Distribution::uniform, 34), 1);  // 2/3 invalid
+  check_multi_split(make_table({0, 0, 40000, 0, 3}, 1, Distribution::uniform, 35), 1);
+  check_multi_split(Table{}, 1);
+}
+
 TEST(MultiSplitGpu, Skewed) {
   check_multi_split(make_table(random_counts(50000, 4, 10), 2048, Distribution::zipf, 11), 2048);
 }

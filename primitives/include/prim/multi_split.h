@@ -28,6 +28,9 @@
 // in the total, and added to *d_num_invalid (device uint64, the call adds to it) when that pointer is non-null.
 // The Workspace overload synchronises and returns cudaErrorInvalidValue if anything was invalid.
 //
+// One bucket is an expansion (every element's pairs, packed in input order): the emit pass writes d_out directly,
+// with no split after it and no scratch for the pairs (the renderer's light bin emits tile keys so, then sorts them).
+//
 // Preconditions: 1 <= num_buckets <= 2048 (else cudaErrorInvalidValue). No allocation, no host synchronisation
 // (except the Workspace overload); safe inside CUDA graph capture. The scratch size depends only on
 // num_inputs.max, num_buckets and out_capacity (plus the Payload size).

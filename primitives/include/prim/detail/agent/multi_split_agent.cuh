@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "prim/detail/core/bits.h"
@@ -25,21 +26,26 @@ __device__ __forceinline__ int64_t multi_split_num_inputs(const ItemCount& n) {
   return c <= static_cast<uint64_t>(n.max) ? static_cast<int64_t>(c) : 0;
 }
 
-// `emit` of the count pass: per-bucket histogram (shared or global), invalid pairs counted apart.
-template <bool kShared>
+// How the count pass keeps its bucket histogram: in shared memory (few buckets), in global memory, or not at all for
+// a single bucket, whose count is the block's sum of the valid pairs (one atomic a block, where a per-pair atomic on
+// one word would serialise the whole block).
+enum class HistogramIn { shared, global, block_sum };
+
+// `emit` of the count pass: per-bucket histogram, invalid pairs counted apart.
+template <HistogramIn kHist>
 struct CountingEmit {
   uint32_t num_buckets;
-  uint32_t* shared_hist;               // kShared
-  unsigned long long* global_hist;     // !kShared
+  uint32_t* shared_hist;               // HistogramIn::shared
+  unsigned long long* global_hist;     // HistogramIn::global
   uint32_t valid = 0;
   uint32_t invalid = 0;
   template <typename P>
   __device__ __forceinline__ void operator()(uint32_t bucket, const P&) {
     if (bucket < num_buckets) {
       ++valid;
-      if constexpr (kShared) {
+      if constexpr (kHist == HistogramIn::shared) {
         atomicAdd(&shared_hist[bucket], 1u);
-      } else {
+      } else if constexpr (kHist == HistogramIn::global) {
         atomicAdd(&global_hist[bucket], 1ull);
       }
     } else {
@@ -48,8 +54,9 @@ struct CountingEmit {
   }
 };
 
-// `emit` of the emit pass: valid pairs at consecutive places from the element's start.
-template <typename Payload>
+// `emit` of the emit pass: valid pairs at consecutive places from the element's start (kBuckets false: the payloads
+// only, for a single bucket).
+template <typename Payload, bool kBuckets>
 struct WritingEmit {
   uint32_t num_buckets;
   uint32_t* buckets;
@@ -58,7 +65,7 @@ struct WritingEmit {
   template <typename P>
   __device__ __forceinline__ void operator()(uint32_t bucket, const P& payload) {
     if (bucket < num_buckets) {
-      buckets[pos] = bucket;
+      if constexpr (kBuckets) buckets[pos] = bucket;
       payloads[pos] = static_cast<Payload>(payload);
       ++pos;
     }
@@ -66,10 +73,11 @@ struct WritingEmit {
 };
 
 // ---- count pass: per-element counts (0 beyond the real count) and the bucket histogram ----
-template <class Policy, bool kShared, class EmitOp>
+template <class Policy, HistogramIn kHist, class EmitOp>
 __global__ __launch_bounds__(Policy::kCountThreads) void multi_split_count_kernel(
     EmitOp emitter, ItemCount num_inputs, uint32_t num_buckets, uint32_t* counts, unsigned long long* hist,
     uint64_t* d_num_invalid) {
+  constexpr bool kShared = kHist == HistogramIn::shared;
   extern __shared__ uint32_t multi_split_hist[];
   if constexpr (kShared) {
     for (uint32_t b = threadIdx.x; b < num_buckets; b += blockDim.x) multi_split_hist[b] = 0;
@@ -77,16 +85,24 @@ __global__ __launch_bounds__(Policy::kCountThreads) void multi_split_count_kerne
   }
   const int64_t n = multi_split_num_inputs(num_inputs);
   uint32_t invalid = 0;
+  uint64_t valid = 0;  // HistogramIn::block_sum
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < num_inputs.max; i += stride) {
     uint32_t c = 0;
     if (i < n) {
-      CountingEmit<kShared> emit{num_buckets, multi_split_hist, hist};
+      CountingEmit<kHist> emit{num_buckets, multi_split_hist, hist};
       emitter(i, emit);
       c = emit.valid;
       invalid += emit.invalid;
     }
     counts[i] = c;
+    valid += c;
+  }
+  if constexpr (kHist == HistogramIn::block_sum) {
+    using Reduce = cub::BlockReduce<uint64_t, Policy::kCountThreads>;
+    __shared__ typename Reduce::TempStorage reduce;
+    const uint64_t block_valid = Reduce(reduce).Sum(valid);
+    if (threadIdx.x == 0 && block_valid > 0) atomicAdd(&hist[0], static_cast<unsigned long long>(block_valid));
   }
   if (invalid > 0 && d_num_invalid) {
     atomicAdd(reinterpret_cast<unsigned long long*>(d_num_invalid), static_cast<unsigned long long>(invalid));
@@ -128,7 +144,7 @@ __global__ __launch_bounds__(Policy::kFinalizeThreads) void multi_split_finalize
 }
 
 // ---- emit pass: each element writes its valid pairs in emission order from its start ----
-template <class Policy, class EmitOp, class Payload>
+template <class Policy, bool kBuckets, class EmitOp, class Payload>
 __global__ __launch_bounds__(Policy::kCountThreads) void multi_split_emit_kernel(
     EmitOp emitter, ItemCount num_inputs, uint32_t num_buckets, const uint64_t* starts,
     const uint64_t* d_total_emitted, int64_t out_capacity, uint32_t* buckets, Payload* payloads) {
@@ -136,7 +152,7 @@ __global__ __launch_bounds__(Policy::kCountThreads) void multi_split_emit_kernel
   const int64_t n = multi_split_num_inputs(num_inputs);
   const int64_t stride = int64_t{gridDim.x} * blockDim.x;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
-    WritingEmit<Payload> emit{num_buckets, buckets, payloads, starts[i]};
+    WritingEmit<Payload, kBuckets> emit{num_buckets, buckets, payloads, starts[i]};
     emitter(i, emit);
   }
 }

@@ -7,7 +7,9 @@
 // offsets and the total come from the count pass, so they are right also when the total exceeds the capacity
 // (then the emit pass and the split write nothing).
 //
-// The host side: count pass -> scan of per-element counts -> emit pass -> stable split of the pairs by bucket.
+// The host side: count pass -> scan of per-element counts -> emit pass -> stable split of the pairs by bucket. With one
+// bucket the emit pass's input order is the answer: it writes the output, and there is no split (an expansion:
+// every element's pairs, packed in input order).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -53,21 +55,26 @@ cudaError_t multi_split_dispatch(void* d_temp, size_t& temp_bytes, ItemCount num
   const int64_t n_max = num_inputs.max;
   const int64_t capacity = out_capacity;
 
+  // One bucket: the pairs in input order are the output, so the emit pass writes them there and nothing is split.
+  const bool one_bucket = num_buckets == 1;
+  const size_t pairs = one_bucket ? 0 : static_cast<size_t>(capacity);
   TempCarver carver(d_temp);
   uint32_t* counts = carver.take<uint32_t>(static_cast<size_t>(n_max));
   uint64_t* starts = carver.take<uint64_t>(static_cast<size_t>(n_max));
   unsigned long long* hist = carver.take<unsigned long long>(num_buckets);
   uint64_t* split_count = carver.take<uint64_t>(1);
-  uint32_t* pair_buckets = carver.take<uint32_t>(static_cast<size_t>(capacity));
-  uint32_t* sorted_buckets = carver.take<uint32_t>(static_cast<size_t>(capacity));
-  Payload* pair_payloads = carver.take<Payload>(static_cast<size_t>(capacity));
+  uint32_t* pair_buckets = carver.take<uint32_t>(pairs);
+  uint32_t* sorted_buckets = carver.take<uint32_t>(pairs);
+  Payload* pair_payloads = carver.take<Payload>(pairs);
   size_t scan_bytes = 0;
   PRIM_TRY(detail::exclusive_sum(nullptr, scan_bytes, counts, starts, n_max, stream));
   void* scan_temp = carver.take<unsigned char>(scan_bytes);
   const ItemCount split_n(capacity, split_count);
   size_t split_bytes = 0;
-  PRIM_TRY(split_identity_buckets(nullptr, split_bytes, pair_buckets, sorted_buckets, pair_payloads, d_out, split_n,
-                                  num_buckets, stream));
+  if (!one_bucket) {
+    PRIM_TRY(split_identity_buckets(nullptr, split_bytes, pair_buckets, sorted_buckets, pair_payloads, d_out, split_n,
+                                    num_buckets, stream));
+  }
   void* split_temp = carver.take<unsigned char>(split_bytes);
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
@@ -75,16 +82,19 @@ cudaError_t multi_split_dispatch(void* d_temp, size_t& temp_bytes, ItemCount num
 
   const bool shared_hist = num_buckets <= Policy::kMaxSharedHistogram;
   const int64_t blocks = std::min<int64_t>(std::max<int64_t>(ceil_div(n_max, Policy::kCountThreads), 1), Policy::kMaxGrid);
+  const dim3 grid(static_cast<unsigned>(blocks)), block(Policy::kCountThreads);
 
   // ---- count pass ----
   PRIM_TRY(cudaMemsetAsync(hist, 0, num_buckets * sizeof(unsigned long long), stream));
   if (n_max > 0) {
-    if (shared_hist) {
-      multi_split_count_kernel<Policy, true><<<static_cast<unsigned>(blocks), Policy::kCountThreads,
-                                               num_buckets * sizeof(uint32_t), stream>>>(
+    if (one_bucket) {
+      multi_split_count_kernel<Policy, HistogramIn::block_sum><<<grid, block, 0, stream>>>(
+          emitter, num_inputs, num_buckets, counts, hist, d_num_invalid);
+    } else if (shared_hist) {
+      multi_split_count_kernel<Policy, HistogramIn::shared><<<grid, block, num_buckets * sizeof(uint32_t), stream>>>(
           emitter, num_inputs, num_buckets, counts, hist, d_num_invalid);
     } else {
-      multi_split_count_kernel<Policy, false><<<static_cast<unsigned>(blocks), Policy::kCountThreads, 0, stream>>>(
+      multi_split_count_kernel<Policy, HistogramIn::global><<<grid, block, 0, stream>>>(
           emitter, num_inputs, num_buckets, counts, hist, d_num_invalid);
     }
     PRIM_TRY_LAUNCH();
@@ -96,9 +106,16 @@ cudaError_t multi_split_dispatch(void* d_temp, size_t& temp_bytes, ItemCount num
   if (n_max == 0) return cudaSuccess;
   // ---- where each element's pairs start ----
   PRIM_TRY(detail::exclusive_sum(scan_temp, scan_bytes, counts, starts, n_max, stream));
-  // ---- emit pass: pairs in input order ----
-  multi_split_emit_kernel<Policy><<<static_cast<unsigned>(blocks), Policy::kCountThreads, 0, stream>>>(
-      emitter, num_inputs, num_buckets, starts, d_total_emitted, capacity, pair_buckets, pair_payloads);
+  // ---- emit pass: pairs in input order (one bucket: straight into the output, which is then complete) ----
+  if (one_bucket) {
+    multi_split_emit_kernel<Policy, false><<<grid, block, 0, stream>>>(emitter, num_inputs, num_buckets, starts,
+                                                                        d_total_emitted, capacity, nullptr, d_out);
+    PRIM_TRY_LAUNCH();
+    return cudaSuccess;
+  }
+  multi_split_emit_kernel<Policy, true><<<grid, block, 0, stream>>>(emitter, num_inputs, num_buckets, starts,
+                                                                     d_total_emitted, capacity, pair_buckets,
+                                                                     pair_payloads);
   PRIM_TRY_LAUNCH();
   // ---- stable split of the pairs by bucket (moves nothing when they did not fit) ----
   return split_identity_buckets(split_temp, split_bytes, pair_buckets, sorted_buckets, pair_payloads, d_out, split_n,
