@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -129,8 +130,9 @@ FrameSize frame_size(const FrameSettings& s, uint64_t triangles) {
   size.tiles_y = tiles_for(s.height);
   if (frame_has_shadows(s)) {
     size.light_faces = s.light.type == LightType::sun ? 1 : kMaxLightFaces;
-    const double tiles = std::max(static_cast<double>(s.width) * s.height / kLightTileSamples,
-                                  static_cast<double>(triangles) / kLightTileTriangles) / size.light_faces;
+    const LightTileDensity d = light_tile_density();
+    const double tiles = std::max(static_cast<double>(s.width) * s.height / d.pixels,
+                                  static_cast<double>(triangles) / d.triangles) / size.light_faces;
     const int grid = static_cast<int>(std::ceil(std::sqrt(tiles)));
     size.light_grid = std::clamp(grid, 1, (kMaxLightColumns - 1) / size.light_faces);
   }
@@ -235,6 +237,21 @@ bool needs_smooth_normals(Shading shading) { return shading == Shading::phong ||
 bool sync_stages_requested() {
   const char* v = std::getenv("SLABCAST_SYNC_STAGES");
   return v != nullptr && std::strcmp(v, "0") != 0 && v[0] != '\0';
+}
+
+LightTileDensity light_tile_density() {
+  static const LightTileDensity density = [] {
+    LightTileDensity d{kLightTileSamples, kLightTileTriangles};
+    const char* v = std::getenv("SLABCAST_LIGHT_TILES");
+    double pixels = 0, triangles = 0;
+    char rest = 0;
+    if (v != nullptr && std::sscanf(v, "%lf,%lf%c", &pixels, &triangles, &rest) == 2 && pixels >= 1 &&
+        pixels <= 4096 && triangles >= 1 && triangles <= 4096) {
+      d = LightTileDensity{pixels, triangles};
+    }
+    return d;
+  }();
+  return density;
 }
 
 bool frame_graph_requested() {

@@ -185,6 +185,14 @@ inline void copy_counters(const FrameCounters& c, Shading shading, FrameStats& s
 // Whether SLABCAST_SYNC_STAGES=1 is set (debug: synchronise and check after each stage).
 bool sync_stages_requested();
 
+// Light space's tile density: a tile per `pixels` pixels of the frame, or per `triangles` triangles of the mesh
+// where that makes more (constants.h); SLABCAST_LIGHT_TILES=P,T sets both, for tuning (values in [1, 4096]; anything
+// else is ignored).
+struct LightTileDensity {
+  double pixels, triangles;
+};
+LightTileDensity light_tile_density();
+
 // Whether the cuda backend launches each frame as a CUDA graph: yes unless SLABCAST_FRAME_GRAPH=0 (to time the
 // difference, or to rule the graph out while debugging; SLABCAST_SYNC_STAGES=1 also turns it off).
 bool frame_graph_requested();
