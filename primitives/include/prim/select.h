@@ -64,10 +64,10 @@ cudaError_t select_flagged(void* d_temp, size_t& temp_bytes, const T* d_in, cons
                            uint64_t* d_num_selected, ItemCount n, cudaStream_t stream = 0,
                            uint64_t* d_num_invalid = nullptr) {
   if (n.max > 0 && d_temp != nullptr && d_flags == nullptr) return cudaErrorInvalidValue;
-  return detail::dispatch_select<detail::SelectOutput::selected, T, detail::SelectByFlags<Flag>,
-                                 detail::SelectPolicyFor<sizeof(T), true>>(
-      d_temp, temp_bytes, d_in, d_out, static_cast<T*>(nullptr), d_num_selected, n,
-      detail::SelectByFlags<Flag>{d_flags}, stream, d_num_invalid);
+  return detail::dispatch_select<detail::SelectOutput::selected>(d_temp, temp_bytes, d_in, d_out,
+                                                                 static_cast<T*>(nullptr), d_num_selected, n,
+                                                                 detail::SelectByFlags<Flag>{d_flags}, stream,
+                                                                 d_num_invalid);
 }
 
 // d_out[0, *d_num_selected) = d_in[0] and every d_in[i] with !equal(d_in[i - 1], d_in[i]), in input order.

@@ -72,6 +72,12 @@ struct SelectByFlags {
   }
 };
 
+// Whether a selector reads a flags array beside the items (its tile shape differs: SelectPolicyFor).
+template <class Selector>
+inline constexpr bool kSelectorReadsFlags = false;
+template <class Flag>
+inline constexpr bool kSelectorReadsFlags<SelectByFlags<Flag>> = true;
+
 // The first item of every run of items equal under `equal`: item 0, and each item not equal to its predecessor. The
 // predecessor of a row's lane 0 is the previous row's lane 31, that of the warp's first item the item before the warp's
 // stretch (one load by lane 0).
@@ -99,7 +105,6 @@ struct SelectRunHeads {
 
 template <class Policy, SelectOutput OUT, class T, class Selector>
 struct SelectAgent {
-  static constexpr int kThreads = Policy::BLOCK_THREADS;
   static constexpr int kItems = Policy::ITEMS_PER_THREAD;
   static constexpr int kWarps = Policy::WARPS;
   static constexpr int kWarpItems = Policy::WARP_ITEMS;
