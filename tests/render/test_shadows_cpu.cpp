@@ -1,6 +1,7 @@
 // Shadows on the cpu backend against the exact test (shadow_oracle.h), and their light-space pieces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -93,6 +94,32 @@ TEST(ShadowMath, PairCountFromPositionsIsTheWalks) {
           << n << " " << first_blocker << " " << own_at;
     }
   }
+}
+
+TEST(ShadowMath, TileStartIsTheCountOfKeysInEarlierTiles) {
+  // Keys sorted by tile, with empty tiles, long runs and a run in the tile past the last; light_tile_start(t) must
+  // be the number of keys whose tile is below t, for every t up to two past the last tile.
+  std::mt19937 rng(7);
+  for (const uint64_t tiles : {1ull, 2ull, 17ull, 1000ull}) {
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<uint64_t> keys;
+      const int n = static_cast<int>(rng() % 300);
+      for (int i = 0; i < n; ++i) {
+        const uint64_t tile = rng() % 5 == 0 ? tiles : rng() % (trial % 2 == 0 ? tiles : std::min<uint64_t>(tiles, 3));
+        keys.push_back(light_key(tile, static_cast<uint32_t>(rng())));
+      }
+      std::stable_sort(keys.begin(), keys.end(),
+                       [](uint64_t a, uint64_t b) { return light_key_tile(a) < light_key_tile(b); });
+      for (uint64_t t = 0; t <= tiles + 1; ++t) {
+        const uint64_t below = static_cast<uint64_t>(
+            std::count_if(keys.begin(), keys.end(), [&](uint64_t k) { return light_key_tile(k) < t; }));
+        ASSERT_EQ(light_tile_start(keys.data(), keys.size(), t), below) << tiles << " " << trial << " " << t;
+      }
+    }
+  }
+  EXPECT_EQ(light_tile_bits(1), 1);
+  EXPECT_EQ(light_tile_bits(262144), 19);  // 512 x 512 tiles and the one past them
+  EXPECT_EQ(light_tile_bits(2047ull * 2047), 22);
 }
 
 class CpuShadows : public ::testing::TestWithParam<int> {};
