@@ -261,7 +261,7 @@ struct FrameParams {
   // ---- stage 4b (shadows, when light.shadows; stages/shadow.h): cast output / shade input ----
   ShadowOrigin* shadow_origin;     // [view.height * view.width]: each pixel's sample
   uint8_t* shadow_mask;            // [view.height * view.width]: 0 in shadow, 255 lit, 128 no primary hit
-  LightFrame* light_on_device;     // [1] (cuda backend): this frame's light, for the splits' functors
+  LightFrame* light_on_device;     // [1] (cuda backend): this frame's light, for the keys' kernel and emitter
   uint64_t* light_samples;         // [view.height * view.width]: the pixels' keys (light tile << 32 | pixel)
                                    //   sorted by tile, the pixels without a sample last (stages/shadow.h)
   uint64_t* light_samples_scratch; // [view.height * view.width]: the keys in pixel order

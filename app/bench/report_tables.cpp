@@ -39,7 +39,7 @@ std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 19)) >> 
 
 }  // namespace
 
-// The shadow stages of the rows that have them: samples (and their split), the triangles' light-space split, the
+// The shadow stages of the rows that have them: samples (and their sort), the triangles' light-space sort, the
 // tests; the light references and shadow-ray tests per frame.
 void print_shadow_table(std::ostream& out, const std::vector<BenchRow>& rows) {
   std::vector<std::vector<std::string>> cells = {{"scene", "size", "slabs", "cast", "samples", "light bin", "test",

@@ -437,8 +437,8 @@ class CpuRenderer final : public Renderer {
   size_t device_bytes_in_use() const override { return 0; }
 
  private:
-  // Stage 4b (stages/shadow.h): the samples and their bounds, the two splits of the samples and of the triangles
-  // into light tiles (the light references grow when they overflow, and the split is redone), the tests.
+  // Stage 4b (stages/shadow.h): the samples and their bounds, the samples' and the triangles' keys sorted by light
+  // tile (the light references grow when they overflow, and their emission is redone), the tests.
   void cast_shadows(FrameParams& p, const FrameSettings& settings, FrameStats& stats, Clock::time_point& t) {
     FrameCounters& counters = counters_;
     const int64_t pixels = static_cast<int64_t>(settings.width) * settings.height;

@@ -159,7 +159,7 @@ class CudaRenderer final : public Renderer {
       const bool pieces_overflow = host_counters_->pieces > d_.a.pieces.size();
       if (host_counters_->overflow == 0 && host_counters_->light_overflow == 0 && !pieces_overflow) break;
       if (pieces_overflow) grow_pieces(settings);
-      // L1 (or the light-space split) needed more references than the buffer holds: grow it (and the scratch sized
+      // L1 (or the light-space sort) needed more references than the buffer holds: grow it (and the scratch sized
       // by it), redo the frame.
       if (host_counters_->overflow != 0 && !pieces_overflow) {  // (L1 wrote nothing when the pieces overflowed)
         grow_references(grown_reference_capacity(d_.capacity, host_counters_->references),
@@ -247,7 +247,7 @@ class CudaRenderer final : public Renderer {
 
  private:
   static constexpr int kTimedStages = 6;  // deform, bin, l1, l2, l3, cast (which shades)
-  // With shadows: + the samples, the light-space split, the tests, the shade.
+  // With shadows: + the samples, the light-space sort, the tests, the shade.
   static constexpr int kTimedStagesWithShadows = kTimedStages + 4;
   static constexpr int kEventCount = kTimedStagesWithShadows + 2;
 
@@ -360,7 +360,7 @@ class CudaRenderer final : public Renderer {
     }
   }
 
-  // After the light-space split overflowed: its arrays grow, then the scratch.
+  // After the light-space references overflowed: their arrays grow, then the scratch.
   void grow_light_references(const FrameSettings& s) {
     const uint64_t needed = host_counters_->light_references;
     const std::string what = "light-space triangle references (this " + std::to_string(s.width) + "x" +
@@ -560,7 +560,8 @@ class CudaRenderer final : public Renderer {
     shadow_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
-        a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels, a.light_samples_scratch.data());
+        a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
+        a.light_samples_scratch.data());
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_key_kernel);
     size_t bytes = d_.scratch.bytes();
     SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data(), bytes, a.light_samples_scratch.data(),

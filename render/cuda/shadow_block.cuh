@@ -17,7 +17,7 @@ namespace slabcast {
 __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_t pix) {
   __shared__ uint32_t face_keys[kMaxLightFaces * 4];  // LightFaceKeys of each face, as words
   if (threadIdx.x < kMaxLightFaces * 4) face_keys[threadIdx.x] = 0;
-  if (pix == 0) *p.light_on_device = p.light;  // for the splits' functors, fixed in the frame graph
+  if (pix == 0) *p.light_on_device = p.light;  // for the keys' kernel and emitter, fixed in the frame graph
   __syncthreads();
   LightCoord c;
   if (pix < static_cast<int64_t>(p.view.width) * p.view.height && shadow_sample_one(p, pix, c)) {

@@ -1,5 +1,5 @@
-// Stage 4b, shadows (docs/architecture.md, "Shadows"): an irregular z-buffer built by the same splits as the
-// primary structure. The pixels' primary hits become the light's samples; samples and triangles are binned into
+// Stage 4b, shadows (docs/architecture.md, "Shadows"): an irregular z-buffer built by the library's primitives, as
+// the primary structure is. The pixels' primary hits become the light's samples; samples and triangles are binned into
 // the same light-space tiles (each emits a key per tile it goes to, light tile above and its pixel or triangle below,
 // and a stable sort by the tile packs the keys; a binary search a tile finds each tile's run); every sample then tests
 // the triangles of its light tile, stopping at the first that blocks it. Shared by both backends: the per-item bodies,
@@ -301,9 +301,6 @@ SC_HD bool light_cells(const LightBox& box, const LightBox& fb, int grid, LightC
   return true;
 }
 
-// Triangles, first split: triangle i emits one reference per light tile of its boxes, column by column, face by face;
-// a large triangle (more than kLargeLightTriangle tiles in all) emits one reference to the last bucket instead, the
-// large triangles' list.
 // Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order): one for
 // every tile its box covers within the samples' bounds on every face, or, over kLargeLightTriangle tiles, one in tile
 // `tiles`, the large triangles' list.

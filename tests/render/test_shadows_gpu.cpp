@@ -53,7 +53,7 @@ TEST_F(CudaVsCpuFixture, ShadowsOfADeformingMeshFrameByFrame) {
   }
 }
 
-// A tiny light-reference buffer: the light-space split overflows, the buffers grow, the frame is redone, and the
+// A tiny light-reference buffer: the light-space references overflow, the buffers grow, the frame is redone, and the
 // result is the cpu's.
 TEST_F(CudaVsCpuFixture, LightReferencesGrowAndTheFrameIsRedone) {
   RendererOptions tiny;

@@ -10,7 +10,8 @@
 namespace prim {
 namespace detail {
 
-// One block a tile, by its index. Dynamic shared memory holds the agent's TempStorage (wide items need more than 48 KiB).
+// One block a tile, by its index. Dynamic shared memory holds the agent's TempStorage (wide items need more than
+// 48 KiB).
 template <class Policy, SelectOutput OUT, class T, class Selector>
 __global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     select_kernel(typename SelectAgent<Policy, OUT, T, Selector>::Io io, ItemCount n, Selector selector,
