@@ -499,14 +499,17 @@ class CpuRenderer final : public Renderer {
 
   // The n keys (stages/shadow.h: light_key), whose tiles are below `entries`, into `sorted` by tile, stably: a
   // counting sort, whose starts are offsets[t], t < entries (the cuda backend sorts by radix and searches the runs).
+  // The starts serve as the scatter's cursors, which leaves each at its tile's end, the next tile's start: one shift
+  // restores them, with no array of cursors beside them.
   static void sort_by_light_tile(const uint64_t* keys, uint64_t n, uint64_t entries, uint64_t* sorted,
                                  uint64_t* offsets) {
     std::fill(offsets, offsets + entries, uint64_t{0});
     for (uint64_t i = 0; i < n; ++i) ++offsets[light_key_tile(keys[i])];
     uint64_t start = 0;
     for (uint64_t t = 0; t < entries; ++t) start += std::exchange(offsets[t], start);
-    std::vector<uint64_t> cursor(offsets, offsets + entries);
-    for (uint64_t i = 0; i < n; ++i) sorted[cursor[light_key_tile(keys[i])]++] = keys[i];
+    for (uint64_t i = 0; i < n; ++i) sorted[offsets[light_key_tile(keys[i])]++] = keys[i];
+    std::copy_backward(offsets, offsets + entries - 1, offsets + entries);
+    offsets[0] = 0;
   }
 
   void grow_light_references(uint64_t capacity, uint64_t needed, const FrameSettings& s) {
