@@ -85,8 +85,11 @@ constexpr uint64_t kLargeLightTriangle = 256;
 constexpr uint64_t kInitialLightRefsPerTile = 2;
 // Shadow test (cuda): a warp takes 32 consecutive samples (in light-tile order) and loads each of their tiles'
 // triangles once for all of them (render/cuda/shadow_block.cuh); a block of kShadowTestBlock threads adds its test
-// count to the frame's in one atomic.
-constexpr int kShadowTestBlock = 256;
+// count to the frame's in one atomic. Warps take very different times (a lit sample walks its whole list), and a
+// block's resources return only when its last warp ends, so blocks are small; kShadowTestBlocksPerSm caps the
+// registers (the kernel is bound by latency, and more warps hide more of it).
+constexpr int kShadowTestBlock = 128;
+constexpr int kShadowTestBlocksPerSm = 10;
 
 // A miss in the ID buffer.
 constexpr uint32_t kNoHit = 0xFFFFFFFFu;

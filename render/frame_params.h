@@ -103,9 +103,11 @@ struct LightFaceKeys {
 };
 constexpr int kMaxLightFaces = 6;
 
-// A box in one face's light-space coordinates (stages/shadow.h); empty when u0 > u1.
+// A box in one face's light-space coordinates (stages/shadow.h); empty when u0 > u1. A triangle's box also bounds
+// its light depth from the light's side (near: no point of it is nearer the light); a face's sample bounds leave it 0.
 struct LightBox {
   float u0, u1, v0, v1;
+  float near;
 };
 
 // A shadow sample: the origin of its shadow ray (the primary hit moved off its triangle by its rounding error,
@@ -265,8 +267,8 @@ struct FrameParams {
   uint64_t* light_samples;         // [view.height * view.width]: the pixels' keys (light tile << 32 | pixel)
                                    //   sorted by tile, the pixels without a sample last (stages/shadow.h)
   uint64_t* light_samples_scratch; // [view.height * view.width]: the keys in pixel order
-  uint64_t* light_sample_offsets;  // [faces * grid * grid + 1]: light tile k's samples are [k], [k + 1]); the
-                                   //   last entry is the sample count
+  uint32_t* light_tile_depth;      // [faces * grid * grid]: the light depth of tile k's deepest sample as an
+                                   //   ordered key; 0 when it has none (stages/shadow.h: light_sample_key)
   LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
                                    //   (widened for rounding; empty where it cannot block a sample of that face)
   uint64_t light_capacity;         // elements of the light reference arrays

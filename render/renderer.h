@@ -218,7 +218,9 @@ struct FrameExtras {
 
 struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend), wall clock (cpu backend)
   float deform = 0, bin = 0, l1 = 0, l2 = 0, l3 = 0, cast = 0;
-  // Shadows (0 without): the samples and their sort; the triangles' light-space sort; the shadow rays' tests.
+  // Shadows (0 without): the samples and their sort; the triangles' light-space sort; the shadow rays' tests. The
+  // cuda backend sorts the samples beside the triangles, so there shadow_samples holds only the samples and their
+  // keys, and shadow_bin both sorts.
   float shadow_samples = 0, shadow_bin = 0, shadow_test = 0;
   float shade = 0, total = 0;
 };

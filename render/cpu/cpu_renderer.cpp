@@ -463,16 +463,27 @@ class CpuRenderer final : public Renderer {
     }
     const uint64_t tiles = size_.light_tiles();
     parallel_for(pixels, threads_, kItemsPerChunk, [&](int64_t i) {
-      a_.light_samples_scratch[i] = light_sample_key(a_.shadow_origin.data(), &p.light, counters.light_faces, i);
+      a_.light_samples_scratch[i] = light_sample_key(a_.shadow_origin.data(), &p.light, counters.light_faces, i).key;
     });
     sort_by_light_tile(a_.light_samples_scratch.data(), static_cast<uint64_t>(pixels), tiles + 1,
                        a_.light_samples.data(), a_.light_sample_offsets.data());
+    // Each tile's deepest sample (the cuda backend takes the same maximum by atomics as it makes the keys).
+    parallel_for(static_cast<int64_t>(tiles), threads_, kItemsPerChunk, [&](int64_t tile) {
+      uint32_t deepest = 0;
+      for (uint64_t k = a_.light_sample_offsets[tile]; k < a_.light_sample_offsets[tile + 1]; ++k) {
+        const int64_t pixel = static_cast<int64_t>(static_cast<uint32_t>(a_.light_samples[k]));
+        deepest = std::max(
+            deepest, light_sample_key(a_.shadow_origin.data(), &p.light, counters.light_faces, pixel).depth_key);
+      }
+      a_.light_tile_depth[tile] = deepest;
+    });
     const uint64_t samples = a_.light_sample_offsets[tiles];
     counters.shadow_samples = samples;
     stats.ms.shadow_samples = ms_since(t);
 
     parallel_for(T, threads_, kItemsPerChunk, [&](int64_t i) { light_box_one(p, i); });
-    const LightTileEmitter triangle_emitter{a_.light_boxes.data(), T, &p.light, counters.light_faces};
+    const LightTileEmitter triangle_emitter{a_.light_boxes.data(), T, &p.light, counters.light_faces,
+                                            a_.light_tile_depth.data()};
     uint64_t references = 0;
     for (;;) {  // one bucket: the triangles' keys in triangle order
       uint64_t run[2];
@@ -527,11 +538,12 @@ class CpuRenderer final : public Renderer {
     const size_t cells = static_cast<size_t>(tiles_x) * tiles_y * s.slabs;
     const uint64_t grow = pixels > a_.hit_t.size() ? (pixels - a_.hit_t.size()) * 12 : 0;  // depth, ID, test count
     const uint64_t grow_cells = cells + 1 > a_.cell_offsets.size() ? (cells + 1 - a_.cell_offsets.size()) * 8 : 0;
-    // Shadows: per pixel a sample, its mask byte and two sample slots; per light tile two offsets; the references.
+    // Shadows: per pixel a sample, its mask byte and two sample slots; per light tile two offsets and a depth; the
+    // references.
     const uint64_t light_capacity =
         size.shadows() ? std::max<uint64_t>(a_.light_refs.size(), initial_light_capacity(size, a_.indices.size() / 3)) : 0;
     const uint64_t shadow_bytes =
-        size.shadows() ? pixels * (sizeof(ShadowOrigin) + 1 + 16) + 2 * 8 * (size.light_tiles() + 2) +
+        size.shadows() ? pixels * (sizeof(ShadowOrigin) + 1 + 16) + (2 * 8 + 4) * (size.light_tiles() + 2) +
                              16 * light_capacity + sizeof(LightBox) * size.light_faces * (a_.indices.size() / 3)
                        : 0;
     const std::string what = "the per-pixel buffers of a " + std::to_string(s.width) + "x" +
@@ -544,6 +556,7 @@ class CpuRenderer final : public Renderer {
         a_.light_samples.resize(pixels);
         a_.light_samples_scratch.resize(pixels);
         a_.light_sample_offsets.resize(size.light_tiles() + 1);
+        a_.light_tile_depth.resize(size.light_tiles());
         a_.light_boxes.resize(static_cast<size_t>(size.light_faces) * (a_.indices.size() / 3));
         a_.light_ref_offsets.resize(size.light_tiles() + 2);
         a_.light_refs.resize(light_capacity);

@@ -61,18 +61,23 @@ class CudaRenderer final : public Renderer {
         sync_stages_(sync_stages_requested()),
         frame_graph_enabled_(frame_graph_requested() && !sync_stages_),
         stream_(create_stream()),
+        side_stream_(create_stream()),
         d_(stream_) {
     for (cudaEvent_t& e : events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
+    for (cudaEvent_t& e : fork_events_) SLABCAST_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (cudaEvent_t& e : resolve_events_) SLABCAST_CUDA_CHECK(cudaEventCreate(&e));
     SLABCAST_CUDA_CHECK(cudaMallocHost(&host_counters_, sizeof(FrameCounters)));
     d_.allocate(d_.counters, 1, "frame counters");
   }
   ~CudaRenderer() override {
     if (stream_) cudaStreamSynchronize(stream_);
+    if (side_stream_) cudaStreamSynchronize(side_stream_);
     graph_.release();
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    for (cudaEvent_t e : fork_events_) cudaEventDestroy(e);
     for (cudaEvent_t e : resolve_events_) cudaEventDestroy(e);
     if (host_counters_) cudaFreeHost(host_counters_);
+    if (side_stream_) cudaStreamDestroy(side_stream_);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -385,8 +390,9 @@ class CudaRenderer final : public Renderer {
     d_.size = c;
   }
 
-  // One scratch blob for every primitive of the frame (they run one after another on one stream): the largest
-  // of their size queries, which depend on the triangle count, the tile counts, the slabs and the capacity.
+  // One scratch blob for every primitive of the frame: the largest of their size queries (they run one after another
+  // on one stream), which depend on the triangle count, the tile counts, the slabs and the capacity; then, from
+  // side_scratch_offset_, the samples' sort's, which runs beside the light bin on the side stream.
   void size_scratch(const FrameSize& c) {
     size_t need = 0, bytes = 0;
     const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs, d_.num_triangles, nullptr};
@@ -408,14 +414,14 @@ class CudaRenderer final : public Renderer {
         static_cast<int64_t>(c.tiles_x) * c.tiles_y, static_cast<uint32_t>(c.slabs), SlabOfRef{},
         d_.a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
     need = std::max(need, bytes);
+    size_t side = 0;
     if (c.shadows()) {
       const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
       const int key_end = 32 + light_tile_bits(c.light_tiles());
-      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, bytes, nullptr, nullptr, prim::ItemCount(pixels), 32,
-                                                    key_end, stream_));
-      need = std::max(need, bytes);
+      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, side, nullptr, nullptr, prim::ItemCount(pixels), 32,
+                                                    key_end, side_stream_));
       const int64_t light_capacity = static_cast<int64_t>(d_.a.light_refs.size());
-      const LightTileEmitter no_triangles{nullptr, 0, nullptr, nullptr};
+      const LightTileEmitter no_triangles{nullptr, 0, nullptr, nullptr, nullptr};
       SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_triangles,
                                                       1, nullptr, light_capacity, d_.a.light_ref_offsets.data(),
                                                       &d_.counters.data()->light_references, stream_));
@@ -424,13 +430,16 @@ class CudaRenderer final : public Renderer {
                                                     prim::ItemCount(light_capacity, nullptr), 32, key_end, stream_));
       need = std::max(need, bytes);
     }
-    d_.ensure(d_.scratch, need, "the build's scratch");
+    constexpr size_t kAlign = 256;
+    side_scratch_offset_ = (need + kAlign - 1) / kAlign * kAlign;
+    d_.ensure(d_.scratch, side_scratch_offset_ + side, "the build's scratch");
   }
 
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
     if (!sync_stages_) return;
-    const cudaError_t status = cudaStreamSynchronize(stream_);
+    cudaError_t status = cudaStreamSynchronize(stream_);
+    if (status == cudaSuccess) status = cudaStreamSynchronize(side_stream_);
     if (status != cudaSuccess) {
       throw std::runtime_error(std::string("slabcast: CUDA error in stage '") + stage + "': " +
                                cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
@@ -547,8 +556,9 @@ class CudaRenderer final : public Renderer {
     stage_done("shade");
   }
 
-  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys sorted by light tile, the triangles'
-  // keys in the same tiles sorted so (their overflow redoes the frame, as L1's does), the tests, the shade.
+  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys; their sort by light tile on the side
+  // stream, beside the triangles' keys in the same tiles and their sort (their overflow redoes the frame, as L1's
+  // does): both sorts are too small to fill the GPU alone; the tests, the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
@@ -559,26 +569,27 @@ class CudaRenderer final : public Renderer {
     record_stage_event(kTimedStages);
     shadow_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
+    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_tile_depth.data(), 0, tiles * sizeof(uint32_t), stream_));
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
         a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
-        a.light_samples_scratch.data());
+        a.light_samples_scratch.data(), a.light_tile_depth.data(), &counters->shadow_samples);
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_key_kernel);
-    size_t bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data(), bytes, a.light_samples_scratch.data(),
-                                                  a.light_samples.data(), prim::ItemCount(pixels), 32, key_end,
-                                                  stream_));
-    // tiles + 1 entries: the last is where the pixels without a sample start, the sample count.
-    light_tile_offsets_kernel<<<grid_for(tiles + 1, kPixelBlock), kPixelBlock, 0, stream_>>>(
-        a.light_samples.data(), nullptr, static_cast<uint64_t>(pixels), a.light_sample_offsets.data(), tiles + 1,
-        &counters->shadow_samples);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_tile_offsets_kernel);
     stage_done("shadow samples");
 
     record_stage_event(kTimedStages + 1);
+    // Fork: the samples' sort on the side stream (the pixels without a sample sort last; the test takes the first
+    // counters->shadow_samples). Its time is in the light bin's stage, beside which it runs.
+    SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[0], stream_));
+    SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_events_[0], 0));
+    size_t bytes = d_.scratch.bytes() - side_scratch_offset_;
+    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data() + side_scratch_offset_, bytes,
+                                                  a.light_samples_scratch.data(), a.light_samples.data(),
+                                                  prim::ItemCount(pixels), 32, key_end, side_stream_));
+    SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
     light_box_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(light_box_kernel);
     const LightTileEmitter triangle_emitter{a.light_boxes.data(), d_.num_triangles, a.light_on_device.data(),
-                                            counters->light_faces};
+                                            counters->light_faces, a.light_tile_depth.data()};
     const uint64_t light_capacity = a.light_refs.size();
     bytes = d_.scratch.bytes();
     // One bucket: the keys in triangle order (its two offsets land in light_ref_offsets, rewritten below).
@@ -595,9 +606,9 @@ class CudaRenderer final : public Renderer {
                                                   a.light_refs.data(), sorted, 32, key_end, stream_));
     // tiles + 2 entries: the tiles', then the large triangles' run.
     light_tile_offsets_kernel<<<grid_for(tiles + 2, kPixelBlock), kPixelBlock, 0, stream_>>>(
-        a.light_refs.data(), &counters->light_refs_sorted, light_capacity, a.light_ref_offsets.data(), tiles + 2,
-        nullptr);
+        a.light_refs.data(), &counters->light_refs_sorted, a.light_ref_offsets.data(), tiles + 2);
     SLABCAST_CUDA_CHECK_LAUNCH(light_tile_offsets_kernel);
+    SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are sorted
     stage_done("shadow bin");
 
     record_stage_event(kTimedStages + 2);
@@ -616,6 +627,9 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_enabled_ = true;
   cudaStream_t stream_ = nullptr;
+  cudaStream_t side_stream_ = nullptr;  // the samples' sort, beside the light bin (encode_shadows)
+  cudaEvent_t fork_events_[2] = {};      // its fork from stream_ and its join back
+  size_t side_scratch_offset_ = 0;       // where in the scratch blob the side stream's primitive works
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)
   FrameGraph graph_;
   DeviceVertexSelect select_;  // select_vertices' buffers, allocated at its first call

@@ -123,8 +123,8 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(cells, sizeof(uint64_t), a.cell_offsets.size());
   count_growth(tiles, sizeof(uint32_t), a.deep_tiles.size());
   count_growth(kInitialPieceCapacity, sizeof(uint64_t), a.pieces.size());
-  // The samples' offsets: a tile each, then the sample count; the references': then the large triangles' run too.
-  const size_t light_tiles = c.shadows() ? c.light_tiles() + 1 : 0, light_runs = c.shadows() ? c.light_tiles() + 2 : 0;
+  // The references' offsets: a tile each, then the large triangles' run; the tiles' deepest samples.
+  const size_t light_runs = c.shadows() ? c.light_tiles() + 2 : 0, light_depths = c.shadows() ? c.light_tiles() : 0;
   const size_t light_boxes = c.shadows() ? static_cast<size_t>(c.light_faces) * static_cast<size_t>(num_triangles) : 0;
   const size_t shadow_pixels = c.shadows() ? pixels : 0;
   const size_t light_capacity = c.shadows() ? initial_light_capacity(c, static_cast<uint64_t>(num_triangles)) : 0;
@@ -132,7 +132,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(shadow_pixels, sizeof(uint8_t), a.shadow_mask.size());
   count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples.size());
   count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples_scratch.size());
-  count_growth(light_tiles, sizeof(uint64_t), a.light_sample_offsets.size());
+  count_growth(light_depths, sizeof(uint32_t), a.light_tile_depth.size());
   count_growth(light_runs, sizeof(uint64_t), a.light_ref_offsets.size());
   count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
   count_growth(light_boxes, sizeof(LightBox), a.light_boxes.size());
@@ -159,7 +159,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
     ensure(a.light_on_device, 1, "the frame's light");
     ensure(a.light_samples, pixels, "the shadow samples");
     ensure(a.light_samples_scratch, pixels, "the shadow samples");
-    ensure(a.light_sample_offsets, light_tiles, "light-tile offsets");
+    ensure(a.light_tile_depth, light_depths, "light-tile depths");
     ensure(a.light_ref_offsets, light_runs, "light-tile offsets");
     ensure(a.light_refs, light_capacity, "light-space triangle references");
     ensure(a.light_boxes, light_boxes, "the triangles' light-space boxes");
@@ -203,7 +203,7 @@ size_t DeviceArrays::bytes_in_use() const {
   return mesh_bytes_held() + a.column_offsets.bytes() + a.tile_offsets.bytes() + a.cell_offsets.bytes() +
          a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
-         a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_sample_offsets.bytes() +
+         a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_tile_depth.bytes() +
          a.light_refs.bytes() + a.light_refs_scratch.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
          a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
          a.displacement_weights.bytes() + sample_sums.bytes();

@@ -58,8 +58,20 @@ __global__ void __launch_bounds__(kPixelBlock) shadow_sample_kernel(FrameParams 
 __global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const ShadowOrigin* samples,
                                                                        const LightFrame* light,
                                                                        const LightFaceKeys* faces, int64_t pixels,
-                                                                       uint64_t* keys) {
-  if (const int64_t i = item_index(); i < pixels) keys[i] = light_sample_key(samples, light, faces, i);
+                                                                       uint64_t* keys, uint32_t* tile_depth,
+                                                                       uint64_t* sample_count) {
+  const int64_t i = item_index();
+  bool sample = false;
+  if (i < pixels) {
+    const LightSampleKey k = light_sample_key(samples, light, faces, i);
+    keys[i] = k.key;
+    sample = k.depth_key != 0;
+    if (sample) atomicMax(tile_depth + light_key_tile(k.key), k.depth_key);
+  }
+  const int block_samples = __syncthreads_count(sample);
+  if (threadIdx.x == 0 && block_samples != 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(sample_count), static_cast<unsigned long long>(block_samples));
+  }
 }
 
 __global__ void __launch_bounds__(kTriangleBlock) light_box_kernel(FrameParams p) {
@@ -73,18 +85,13 @@ __global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity
   if (!fits) *overflow = 1;
 }
 
-__global__ void __launch_bounds__(kPixelBlock) light_tile_offsets_kernel(const uint64_t* sorted,
-                                                                         const uint64_t* n_device, uint64_t n_max,
-                                                                         uint64_t* offsets, uint64_t entries,
-                                                                         uint64_t* count_out) {
+__global__ void __launch_bounds__(kPixelBlock) light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n,
+                                                                         uint64_t* offsets, uint64_t entries) {
   const uint64_t t = static_cast<uint64_t>(item_index());
-  if (t >= entries) return;
-  const uint64_t start = light_tile_start(sorted, n_device ? *n_device : n_max, t);
-  offsets[t] = start;
-  if (t == entries - 1 && count_out) *count_out = start;
+  if (t < entries) offsets[t] = light_tile_start(sorted, *n, t);
 }
 
-__global__ void __launch_bounds__(kShadowTestBlock) shadow_test_kernel(FrameParams p) {
+__global__ void __launch_bounds__(kShadowTestBlock, kShadowTestBlocksPerSm) shadow_test_kernel(FrameParams p) {
   shadow_test_block(p, static_cast<uint64_t>(blockIdx.x) * kShadowTestBlock);
 }
 

@@ -25,18 +25,20 @@ __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same
 constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
 // 4b. shadows (stages/shadow.h), between the sorts of the samples' and of the triangles' keys by light tile:
 __global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
-// Pixel i's key (stages/shadow.h: light_sample_key) into keys[i]; one thread a pixel, kPixelBlock.
+// Pixel i's key (stages/shadow.h: light_sample_key) into keys[i], its sample's depth key into its tile's maximum,
+// tile_depth[tile], and the samples into *sample_count (both zeroed before); one thread a pixel, kPixelBlock.
 __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const LightFrame* light,
-                                        const LightFaceKeys* faces, int64_t pixels, uint64_t* keys);
+                                        const LightFaceKeys* faces, int64_t pixels, uint64_t* keys,
+                                        uint32_t* tile_depth, uint64_t* sample_count);
 __global__ void light_box_kernel(FrameParams p);      // one thread a triangle, kTriangleBlock
 // After the triangles' keys: the count the sort takes (*total when it fits the capacity, else 0 and *overflow = 1);
 // one thread.
 __global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity, uint64_t* sorted_count,
                                         uint64_t* overflow);
-// offsets[t] = where tile t's run starts among the first n keys sorted by tile (n = *n_device, or n_max when that is
-// null), for t < entries; *count_out (if not null) = offsets[entries - 1]. One thread an entry, kPixelBlock.
-__global__ void light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n_device, uint64_t n_max,
-                                          uint64_t* offsets, uint64_t entries, uint64_t* count_out);
+// offsets[t] = where tile t's run starts among the first *n keys sorted by tile, for t < entries. One thread an
+// entry, kPixelBlock.
+__global__ void light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n, uint64_t* offsets,
+                                          uint64_t entries);
 __global__ void shadow_test_kernel(FrameParams p);    // a warp 32 samples (in light-tile order), kShadowTestBlock
 __global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
 constexpr int kPixelBlock = 256;

@@ -61,6 +61,7 @@ constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 struct ShadowTestWarp {
   ShadowRay ray[kWarpLanes];
   float u[kWarpLanes], v[kWarpLanes];  // light coordinate on the sample's face
+  float depth[kWarpLanes];              // light depth
   int face[kWarpLanes];
   uint32_t own[kWarpLanes];         // the triangle the sample lies on
   uint64_t tile_refs[kWarpLanes];   // triangles in the sample's tile: its list's large triangles start there
@@ -96,6 +97,7 @@ __device__ __forceinline__ WarpSamples load_warp_samples(const FrameParams& p, S
     w.ray[lane] = s.ray;
     w.u[lane] = s.c.u;
     w.v[lane] = s.c.v;
+    w.depth[lane] = s.c.depth;
     w.face[lane] = s.c.face;
     w.own[lane] = s.own;
     w.tile_refs[lane] = refs.end - refs.begin;
@@ -193,8 +195,8 @@ __device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t
 }
 
 // TileTriangles: the warp's list 32 positions a round. Lane j's candidates are the samples of its triangle's tile
-// that are not blocked before its position, do not lie on it and lie in its box; only a lane with candidates loads
-// the vertices. The warp stops once every sample is blocked.
+// that are not blocked before its position, do not lie on it and lie in its box (no nearer the light than it, too);
+// only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
 __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const uint64_t total = w.segment_start[ws.segments];
@@ -212,7 +214,7 @@ __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, Shadow
           w.own_at[i] = e.at;
           continue;
         }
-        if (box_holds(box, w.u[i], w.v[i])) candidates |= 1u << i;
+        if (box_holds(box, w.u[i], w.v[i], w.depth[i])) candidates |= 1u << i;
       }
     }
     TriangleVerts tv{};
@@ -235,7 +237,7 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
   bool open = mine && w.first_blocker[lane] == kNotInList;
   if (large.begin == large.end || !__any_sync(kFullWarp, open)) return;  // warp-uniform
   ShadowRay ray{};
-  float u = 0.0f, v = 0.0f;
+  float u = 0.0f, v = 0.0f, depth = 0.0f;
   uint32_t own = kNoHit;
   uint64_t tile_refs = 0;
   const LightBox* boxes = p.light_boxes;
@@ -243,6 +245,7 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
     ray = w.ray[lane];
     u = w.u[lane];
     v = w.v[lane];
+    depth = w.depth[lane];
     own = w.own[lane];
     tile_refs = w.tile_refs[lane];
     boxes += static_cast<int64_t>(w.face[lane]) * p.num_triangles;
@@ -258,7 +261,7 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
       const unsigned long long at = tile_refs + (base - large.begin) + static_cast<uint64_t>(j);
       if (id == own) {
         w.own_at[lane] = at;
-      } else if (box_holds(boxes[id], u, v) && blocks(ray, p.tri_verts[id])) {
+      } else if (box_holds(boxes[id], u, v, depth) && blocks(ray, p.tri_verts[id])) {
         w.first_blocker[lane] = at;
         open = false;
       }
@@ -284,7 +287,7 @@ __device__ __forceinline__ void shadow_test_block(const FrameParams& p, uint64_t
   static_assert(kShadowTestBlock % kWarpLanes == 0, "whole warps");
   __shared__ ShadowTestWarp warps[kShadowTestBlock / kWarpLanes];
   __shared__ unsigned long long block_tests;
-  const uint64_t samples = p.light_sample_offsets[static_cast<uint64_t>(p.light.faces) * p.light.grid * p.light.grid];
+  const uint64_t samples = p.counters->shadow_samples;  // the first of light_samples, in tile order
   if (first >= samples) return;  // block-uniform: the grid is sized by the pixels, an upper bound
   if (threadIdx.x == 0) block_tests = 0;
   __syncthreads();

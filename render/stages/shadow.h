@@ -2,8 +2,9 @@
 // the primary structure is. The pixels' primary hits become the light's samples; samples and triangles are binned into
 // the same light-space tiles (each emits a key per tile it goes to, light tile above and its pixel or triangle below,
 // and a stable sort by the tile packs the keys; a binary search a tile finds each tile's run); every sample then tests
-// the triangles of its light tile, stopping at the first that blocks it. Shared by both backends: the per-item bodies,
-// the keys and the runs' search are here.
+// the triangles of its light tile, stopping at the first that blocks it. A triangle goes only to the tiles that hold a
+// sample it can block: one no nearer the light than the triangle's nearest point (light depth, below). Shared by both
+// backends: the per-item bodies, the keys and the runs' search are here.
 //
 // The rule. The pixel whose primary ray hits triangle T at p is in shadow when a triangle other than T crosses the
 // open segment from p to a point light, or the ray from p towards a sun. p is computed from the hit's barycentrics
@@ -18,6 +19,15 @@
 // component. Each face's grid (LightFrame::grid tiles a side) is fitted to the bounds of its samples. A triangle
 // goes to every tile its projection, widened by a margin for rounding, overlaps: on a cube face, the triangle
 // clipped to the face's pyramid first (a triangle can reach behind the light).
+//
+// Light depth. A point's depth is its distance from the light along the light's axis: for a sun, along the sun's
+// direction, away from the sun; on a cube face, along the face's axis. Every point of a shadow ray between its
+// origin and the light is shallower than the origin (for a sun, -dot(p + t dir, dir) = -dot(p, dir) - t; towards a
+// point light, the axis distance shrinks in proportion), so a triangle whose every point lies deeper than a sample
+// cannot block it. Each triangle's box carries its nearest depth on the face (its smallest vertex depth, the depth
+// being linear over the triangle), lowered by a margin far above the rounding of either depth; each tile keeps its
+// deepest sample's depth. A triangle skips the tiles all of whose samples lie above it, and a sample the triangles
+// of its tile that lie below it: both only leave out triangles that cannot block, so the mask is unchanged.
 #pragma once
 #include <cstdint>
 
@@ -44,7 +54,11 @@ SC_HD float from_ordered_key(uint32_t key) {
 struct LightCoord {
   int face;
   float u, v;
+  float depth;  // light depth (the banner), view units
 };
+
+// A sun's light depth of q: its distance along the sun's direction (a unit vector), away from the sun.
+SC_HD float sun_depth(const LightFrame& L, Vec3 q) { return -dot(q, L.direction); }
 
 // Where a point q (view units) lies in light space; false when it has no direction from the light (q is the point
 // light itself) or is not finite.
@@ -53,7 +67,8 @@ SC_HD bool light_coord(const LightFrame& L, Vec3 q, LightCoord& c) {
     c.face = 0;
     c.u = dot(q, L.axis_u);
     c.v = dot(q, L.axis_v);
-    return sc_isfinite(c.u) && sc_isfinite(c.v);
+    c.depth = sun_depth(L, q);
+    return sc_isfinite(c.u) && sc_isfinite(c.v) && sc_isfinite(c.depth);
   }
   const Vec3 d = q - L.position;
   const float ax = sc_abs(d.x), ay = sc_abs(d.y), az = sc_abs(d.z);
@@ -64,14 +79,15 @@ SC_HD bool light_coord(const LightFrame& L, Vec3 q, LightCoord& c) {
   c.face = 2 * axis + (w < 0.0f ? 1 : 0);
   c.u = sc_div(component(d, axis == 2 ? 0 : axis + 1), aw);
   c.v = sc_div(component(d, axis == 0 ? 2 : axis - 1), aw);
+  c.depth = aw;
   return true;
 }
 
 // A face's sample bounds from its keys (no sample: an empty box, lo > hi).
 SC_HD LightBox face_bounds(const LightFaceKeys& k) {
-  if (k.u_max == 0) return LightBox{1.0f, 0.0f, 1.0f, 0.0f};
+  if (k.u_max == 0) return LightBox{1.0f, 0.0f, 1.0f, 0.0f, 0.0f};
   return LightBox{from_ordered_key(~k.u_min), from_ordered_key(k.u_max), from_ordered_key(~k.v_min),
-                  from_ordered_key(k.v_max)};
+                  from_ordered_key(k.v_max), 0.0f};
 }
 SC_HD void accumulate_face(LightFaceKeys& k, float u, float v) {
   const uint32_t u_lo = ~ordered_key(u), u_hi = ordered_key(u), v_lo = ~ordered_key(v), v_hi = ordered_key(v);
@@ -162,18 +178,25 @@ inline int light_tile_bits(uint64_t tiles) {
   return bits;
 }
 
-// Pixel i's key: its sample's light tile, or tile `tiles` when it has no sample. The light and the bounds are read
-// through pointers: on the cuda backend the kernel is fixed in the frame graph, and the sample kernel copies the
-// frame's light to light_on_device.
-SC_HD uint64_t light_sample_key(const ShadowOrigin* samples, const LightFrame* light, const LightFaceKeys* faces,
-                                int64_t i) {
+// Pixel i's key: its sample's light tile, or tile `tiles` when it has no sample; and its sample's light depth as an
+// ordered key, which the tile's deepest sample keeps (light_tile_depth; 0 when it has no sample: every finite float's
+// ordered key is above 0). The light and the bounds are read through pointers: on the cuda backend the kernel is
+// fixed in the frame graph, and the sample kernel copies the frame's light to light_on_device.
+struct LightSampleKey {
+  uint64_t key;
+  uint32_t depth_key;
+};
+SC_HD LightSampleKey light_sample_key(const ShadowOrigin* samples, const LightFrame* light, const LightFaceKeys* faces,
+                                      int64_t i) {
   const LightFrame& L = *light;
   const ShadowOrigin s = samples[i];
   LightCoord c;
-  if (s.id == kNoHit || !light_coord(L, s.origin, c)) return light_key(light_tile_count(L), static_cast<uint32_t>(i));
+  if (s.id == kNoHit || !light_coord(L, s.origin, c)) {
+    return LightSampleKey{light_key(light_tile_count(L), static_cast<uint32_t>(i)), 0};
+  }
   const LightBox b = face_bounds(faces[c.face]);
   const int cu = light_cell(c.u, b.u0, b.u1, L.grid), cv = light_cell(c.v, b.v0, b.v1, L.grid);
-  return light_key(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i));
+  return LightSampleKey{light_key(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i)), ordered_key(c.depth)};
 }
 
 // Where tile t's run starts among n keys sorted by tile: the first key whose tile is not below t (n when none).
@@ -195,6 +218,7 @@ SC_HD uint64_t light_tile_start(const uint64_t* sorted, uint64_t n, uint64_t t) 
 // by a few ulps; a cube face's are ratios in [-1, 1], off by a few ulps of their inputs' ratio, more for a point
 // clipped near the light, where the box then covers the whole face.
 constexpr float kSunMargin = 1.0f / 65536.0f;        // view units, times max(1, the largest coordinate)
+constexpr float kDepthMargin = 1.0f / 65536.0f;      // light depth (view units), times max(1, the largest |depth|)
 constexpr float kCubeMargin = 1.0f / 4096.0f;        // face coordinates
 constexpr float kCubeNearLight = 1.0f / 256.0f;      // a clipped corner this close to the light (relative): whole face
 
@@ -211,6 +235,8 @@ SC_HD bool cube_face_box(Vec3 light, int f, Vec3 a, Vec3 b, Vec3 c, LightBox& bo
   const Vec3 q[3] = {a - light, b - light, c - light};
   for (int k = 0; k < 3; ++k) poly[k] = Vec3{component(q[k], ku), component(q[k], kv), sign * component(q[k], axis)};
   if (poly[0].z <= 0.0f && poly[1].z <= 0.0f && poly[2].z <= 0.0f) return false;  // behind the face's plane
+  // The nearest depth (w, as light_coord's samples have it) over the whole triangle, clipped or not.
+  const float near = sc_min(poly[0].z, sc_min(poly[1].z, poly[2].z));
   // Clip by the four planes w - u >= 0, w + u >= 0, w - v >= 0, w + v >= 0 (Sutherland-Hodgman).
   for (int plane = 0; plane < 4 && n > 0; ++plane) {
     const float su = plane == 0 ? -1.0f : (plane == 1 ? 1.0f : 0.0f);
@@ -231,11 +257,12 @@ SC_HD bool cube_face_box(Vec3 light, int f, Vec3 a, Vec3 b, Vec3 c, LightBox& bo
   if (n == 0) return false;
   float size = 0.0f;
   for (int k = 0; k < 3; ++k) size = sc_max(size, sc_max(sc_abs(q[k].x), sc_max(sc_abs(q[k].y), sc_abs(q[k].z))));
-  box = LightBox{INFINITY, -INFINITY, INFINITY, -INFINITY};
+  const float near_bound = near - kDepthMargin * sc_max(1.0f, size);
+  box = LightBox{INFINITY, -INFINITY, INFINITY, -INFINITY, near_bound};
   for (int k = 0; k < n; ++k) {
     const float w = poly[k].z;
     if (!(w > kCubeNearLight * size)) {  // a corner at (or by rounding behind) the light: the whole face
-      box = LightBox{-1.0f, 1.0f, -1.0f, 1.0f};
+      box = LightBox{-1.0f, 1.0f, -1.0f, 1.0f, near_bound};
       return true;
     }
     const float u = sc_clamp(sc_div(poly[k].x, w), -1.0f, 1.0f), v = sc_clamp(sc_div(poly[k].y, w), -1.0f, 1.0f);
@@ -261,8 +288,12 @@ SC_HD bool can_block(const TriangleVerts& t) {
   return finite && (n.x != 0.0f || n.y != 0.0f || n.z != 0.0f);
 }
 
-SC_HD LightBox empty_light_box() { return LightBox{1.0f, 0.0f, 1.0f, 0.0f}; }
-SC_HD bool box_holds(const LightBox& b, float u, float v) { return u >= b.u0 && u <= b.u1 && v >= b.v0 && v <= b.v1; }
+SC_HD LightBox empty_light_box() { return LightBox{1.0f, 0.0f, 1.0f, 0.0f, INFINITY}; }
+// Whether the box's triangle can block a sample at (u, v) and light depth `depth` of its face: the sample lies in its
+// projection's box and no nearer the light than its nearest point.
+SC_HD bool box_holds(const LightBox& b, float u, float v, float depth) {
+  return u >= b.u0 && u <= b.u1 && v >= b.v0 && v <= b.v1 && b.near <= depth;
+}
 
 // Triangle i's box on each face of light space (empty where it cannot block: a hidden duplicate, a degenerate or
 // non-finite triangle, a face it does not reach). Hidden duplicates (mesh_duplicates.h) are copies of a triangle that
@@ -280,8 +311,12 @@ SC_HD void light_box_one(const FrameParams& p, int64_t i) {
       const float size = sc_max(1.0f, sc_max(sc_max(sc_max(sc_abs(ua), sc_abs(ub)), sc_max(sc_abs(uc), sc_abs(va))),
                                              sc_max(sc_abs(vb), sc_abs(vc))));
       const float margin = kSunMargin * size;
+      const float da = sun_depth(L, t.a), db = sun_depth(L, t.b), dc = sun_depth(L, t.c);
+      const float depth_margin =
+          kDepthMargin * sc_max(1.0f, sc_max(sc_abs(da), sc_max(sc_abs(db), sc_abs(dc))));
       box = LightBox{sc_min(ua, sc_min(ub, uc)) - margin, sc_max(ua, sc_max(ub, uc)) + margin,
-                     sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin};
+                     sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin,
+                     sc_min(da, sc_min(db, dc)) - depth_margin};
     } else if (blocks_at_all && !cube_face_box(L.position, f, t.a, t.b, t.c, box)) {
       box = empty_light_box();
     }
@@ -301,14 +336,20 @@ SC_HD bool light_cells(const LightBox& box, const LightBox& fb, int grid, LightC
   return true;
 }
 
+// Whether a tile whose deepest sample has depth key `tile_depth` (light_sample_key; 0: no sample) holds a sample that
+// a triangle whose nearest depth bound is `near` can block.
+SC_HD bool tile_reaches(uint32_t tile_depth, float near) { return tile_depth != 0 && ordered_key(near) <= tile_depth; }
+
 // Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order): one for
-// every tile its box covers within the samples' bounds on every face, or, over kLargeLightTriangle tiles, one in tile
-// `tiles`, the large triangles' list.
+// every tile its box covers within the samples' bounds on every face and that holds a sample no nearer the light than
+// the triangle (tile_reaches); or, over kLargeLightTriangle tiles covered, one in tile `tiles`, the large triangles'
+// list.
 struct LightTileEmitter {
   const LightBox* boxes;  // [faces * triangles]
   int64_t triangles;
   const LightFrame* light;
   const LightFaceKeys* faces;
+  const uint32_t* tile_depth;  // [tiles]: each tile's deepest sample's depth key (light_sample_key)
 
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
@@ -329,8 +370,12 @@ struct LightTileEmitter {
     }
     for (int f = 0; f < n_faces; ++f) {
       if (!reaches[f]) continue;
+      const float near = boxes[static_cast<int64_t>(f) * triangles + i].near;
       for (int cu = cells[f].u0; cu <= cells[f].u1; ++cu) {
-        for (int cv = cells[f].v0; cv <= cells[f].v1; ++cv) emit(0u, light_key(light_tile(f, cu, cv, grid), id));
+        for (int cv = cells[f].v0; cv <= cells[f].v1; ++cv) {
+          const uint32_t t = light_tile(f, cu, cv, grid);
+          if (tile_reaches(tile_depth[t], near)) emit(0u, light_key(t, id));
+        }
       }
     }
   }
@@ -367,7 +412,7 @@ SC_HD ShadowSample shadow_sample_at(const FrameParams& p, uint64_t k) {
   const uint64_t s = p.light_samples[k];
   const uint32_t pixel = static_cast<uint32_t>(s), tile = static_cast<uint32_t>(s >> 32);
   const ShadowOrigin o = p.shadow_origin[pixel];
-  LightCoord c{0, 0.0f, 0.0f};
+  LightCoord c{0, 0.0f, 0.0f, 0.0f};
   light_coord(p.light, o.origin, c);  // true: it made the sample
   return ShadowSample{pixel, tile, o.id, c, make_shadow_ray(p.light, o.origin)};
 }
@@ -386,15 +431,15 @@ SC_HD LightRefRange large_light_refs(const FrameParams& p) {
 
 // Sample k (of the samples packed by light tile) against its tile's triangles and the large ones, stopping at the
 // first that blocks it; writes 0 to its mask when one does. A triangle whose box on the sample's face leaves out the
-// sample's coordinate is not tested: the segment cannot cross it (the same guarantee that put it in the tile). Adds
-// the (sample, triangle) pairs it looked at, those included, to `pairs`.
+// sample's coordinate, or lies wholly deeper than the sample, is not tested: the segment cannot cross it (the same
+// guarantees that put it in the tile). Adds the (sample, triangle) pairs it looked at, those included, to `pairs`.
 SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& pairs) {
   const ShadowSample x = shadow_sample_at(p, k);
   const LightBox* boxes = p.light_boxes + static_cast<int64_t>(x.c.face) * p.num_triangles;
   const auto blocked_by = [&](uint32_t id) {
     if (id == x.own) return false;  // a triangle never shadows its own points
     ++pairs;
-    return box_holds(boxes[id], x.c.u, x.c.v) && blocks(x.ray, p.tri_verts[id]);
+    return box_holds(boxes[id], x.c.u, x.c.v, x.c.depth) && blocks(x.ray, p.tri_verts[id]);
   };
   const LightRefRange tile = tile_light_refs(p, x.tile);
   for (uint64_t r = tile.begin; r < tile.end; ++r) {

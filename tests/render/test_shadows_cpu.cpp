@@ -69,6 +69,104 @@ TEST(ShadowMath, CubeFaceBoxesHoldTheirTrianglesDirections) {
   }
 }
 
+// A sun along (1, 2, 1) and a point light, as make_light_frame sets them up (unit direction, orthonormal axes).
+LightFrame test_light(LightKind kind) {
+  LightFrame L;
+  L.kind = kind;
+  L.faces = kind == LightKind::sun ? 1 : kMaxLightFaces;
+  if (kind == LightKind::sun) {
+    L.direction = normalize_or_zero(Vec3{1.0f, 2.0f, 1.0f});
+    L.axis_u = normalize_or_zero(cross(L.direction, Vec3{0.0f, 0.0f, 1.0f}));
+    L.axis_v = cross(L.direction, L.axis_u);
+  } else {
+    L.position = Vec3{0.3f, -0.2f, 0.1f};
+  }
+  return L;
+}
+
+// Triangle tv's box on each face of L (stages/shadow.h: light_box_one).
+std::vector<LightBox> boxes_of(const LightFrame& L, TriangleVerts tv) {
+  std::vector<LightBox> boxes(kMaxLightFaces);
+  FrameParams p{};
+  p.light = L;
+  p.tri_verts = &tv;
+  p.num_triangles = 1;
+  p.light_boxes = boxes.data();
+  light_box_one(p, 0);
+  return boxes;
+}
+
+// A triangle that blocks a sample has, on the sample's face, a box that holds the sample's coordinate and light depth
+// (the test and the tiles leave nothing out that blocks); a triangle wholly deeper than the sample, by a hundredth of
+// the scene, has a box that leaves the sample out by its depth (the bound does cull).
+TEST(ShadowMath, LightDepthBoundsKeepEveryBlockerAndLeaveOutWhatLiesBeyond) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f), small(-0.05f, 0.05f), along(0.01f, 0.99f);
+  for (const LightKind kind : {LightKind::sun, LightKind::point}) {
+    const LightFrame L = test_light(kind);
+    int blocking = 0, beyond_checked = 0;
+    for (int i = 0; i < 4000; ++i) {
+      const Vec3 p{u(rng), u(rng), u(rng)};
+      LightCoord c;
+      if (!light_coord(L, p, c)) continue;
+      // x on the shadow ray (towards the light), y beyond p (away from it), each a triangle's centroid.
+      const float s = along(rng);
+      const Vec3 x = kind == LightKind::sun ? p + L.direction * (2.0f * s) : L.position + (p - L.position) * s;
+      const Vec3 y =
+          kind == LightKind::sun ? p - L.direction * (0.01f + s) : L.position + (p - L.position) * (1.01f + s);
+      const float k = i % 2 ? 1.0f : 10.0f;
+      const Vec3 a{small(rng) * k, small(rng) * k, small(rng) * k}, b{small(rng) * k, small(rng) * k, small(rng) * k};
+      const TriangleVerts front{x + a, x + b, x - a - b}, behind{y + a, y + b, y - a - b};
+      if (blocks(make_shadow_ray(L, p), front)) {
+        ++blocking;
+        const LightBox box = boxes_of(L, front)[static_cast<size_t>(c.face)];
+        EXPECT_TRUE(box_holds(box, c.u, c.v, c.depth)) << i << ": near " << box.near << " depth " << c.depth;
+      }
+      // The behind triangle's depth on the sample's face, in double: when every corner lies deeper than the sample
+      // by more than a thousandth, its bound must leave the sample out.
+      double corners_min = INFINITY;
+      for (const Vec3 v : {behind.a, behind.b, behind.c}) {
+        double depth = 0.0;
+        if (kind == LightKind::sun) {
+          depth = -(double(v.x) * L.direction.x + double(v.y) * L.direction.y + double(v.z) * L.direction.z);
+        } else {
+          const double d[3] = {double(v.x) - L.position.x, double(v.y) - L.position.y, double(v.z) - L.position.z};
+          depth = (c.face & 1 ? -1.0 : 1.0) * d[c.face / 2];
+        }
+        corners_min = std::min(corners_min, depth);
+      }
+      const LightBox beyond = boxes_of(L, behind)[static_cast<size_t>(c.face)];
+      if (corners_min > double(c.depth) + 1e-3 && beyond.u0 <= beyond.u1) {
+        ++beyond_checked;
+        EXPECT_GT(beyond.near, c.depth) << i;
+      }
+    }
+    EXPECT_GT(blocking, 3000) << "most centroids on the ray block it";
+    EXPECT_GT(beyond_checked, 1000);
+  }
+}
+
+// A triangle goes to the tiles its box covers that hold a sample no nearer the light than its nearest point: not to
+// a tile without samples, nor to one whose samples all lie nearer the light; to one whose deepest sample lies at its
+// near bound or deeper.
+TEST(ShadowMath, TrianglesGoOnlyToTilesWithASampleTheyCanBlock) {
+  LightFrame L = test_light(LightKind::sun);
+  L.grid = 2;
+  LightFaceKeys faces[kMaxLightFaces] = {};
+  accumulate_face(faces[0], 0.0f, 0.0f);
+  accumulate_face(faces[0], 1.0f, 1.0f);
+  const LightBox box{-0.5f, 1.5f, -0.5f, 1.5f, 0.5f};  // over all four tiles
+  const uint32_t tile_depth[4] = {0, ordered_key(0.4f), ordered_key(0.5f), ordered_key(3.0f)};
+  const LightTileEmitter emitter{&box, 1, &L, faces, tile_depth};
+  std::vector<uint64_t> keys;
+  auto emit = [&](uint32_t bucket, uint64_t key) {
+    EXPECT_EQ(bucket, 0u);
+    keys.push_back(key);
+  };
+  emitter(0, emit);
+  EXPECT_EQ(keys, (std::vector<uint64_t>{light_key(2, 0), light_key(3, 0)}));
+}
+
 // The cuda test takes a sample's pairs out of list order and counts them from where its first blocker and its own
 // triangle lie (shadow_pairs_looked_at): the same count as shadow_test_one's walk, which stops at the first blocker
 // and leaves its own triangle out, for lists with and without either, the own triangle before, after or without a
