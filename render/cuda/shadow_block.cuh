@@ -195,8 +195,8 @@ __device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t
 }
 
 // TileTriangles: the warp's list 32 positions a round. Lane j's candidates are the samples of its triangle's tile
-// that are not blocked before its position, do not lie on it and lie in its box (no nearer the light than it, too);
-// only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
+// that are not blocked before its position, do not lie on it, lie in its box and lie no nearer the light than its
+// nearest point (box_holds); only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
 __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const uint64_t total = w.segment_start[ws.segments];
