@@ -245,9 +245,13 @@ LightTileDensity light_tile_density() {
     const char* v = std::getenv("SLABCAST_LIGHT_TILES");
     double pixels = 0, triangles = 0;
     char rest = 0;
-    if (v != nullptr && std::sscanf(v, "%lf,%lf%c", &pixels, &triangles, &rest) == 2 && pixels >= 1 &&
-        pixels <= 4096 && triangles >= 1 && triangles <= 4096) {
+    if (v == nullptr) return d;
+    if (std::sscanf(v, "%lf,%lf%c", &pixels, &triangles, &rest) == 2 && pixels >= 1 && pixels <= 4096 &&
+        triangles >= 1 && triangles <= 4096) {
       d = LightTileDensity{pixels, triangles};
+    } else {
+      std::fprintf(stderr, "slabcast: SLABCAST_LIGHT_TILES=%s ignored: expected P,T (a light tile per P pixels or T "
+                   "triangles, each 1..4096); using %g,%g\n", v, d.pixels, d.triangles);
     }
     return d;
   }();

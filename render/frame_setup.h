@@ -189,7 +189,7 @@ bool sync_stages_requested();
 
 // Light space's tile density: a tile per `pixels` pixels of the frame, or per `triangles` triangles of the mesh
 // where that makes more (constants.h); SLABCAST_LIGHT_TILES=P,T sets both, for tuning (values in [1, 4096]; anything
-// else is ignored).
+// else is ignored, with a warning on stderr).
 struct LightTileDensity {
   double pixels, triangles;
 };
