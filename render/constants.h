@@ -80,16 +80,12 @@ constexpr int kLightTileSamples = 4;
 constexpr int kLightTileTriangles = 8;
 constexpr int kMaxLightColumns = 2048;
 constexpr uint64_t kLargeLightTriangle = 256;
-// Light-space references a frame first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
+// Light-space references the cpu backend first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
 // (a floor under the scene covers every tile).
 constexpr uint64_t kInitialLightRefsPerTile = 2;
-// Shadow test (cuda): a warp takes 32 consecutive samples (in light-tile order) and loads each of their tiles'
-// triangles once for all of them (render/cuda/shadow_block.cuh); a block of kShadowTestBlock threads adds its test
-// count to the frame's in one atomic. Warps take very different times (a lit sample walks its whole list), and a
-// block's resources return only when its last warp ends, so blocks are small; kShadowTestBlocksPerSm caps the
-// registers (the kernel is bound by latency, and more warps hide more of it).
+// Shadow test (cuda): a thread a triangle, the samples of its warp's tiles dealt over the warp's lanes
+// (render/cuda/shadow_block.cuh); a block of kShadowTestBlock threads adds its counts to the frame's in one atomic each.
 constexpr int kShadowTestBlock = 128;
-constexpr int kShadowTestBlocksPerSm = 10;
 
 // A miss in the ID buffer.
 constexpr uint32_t kNoHit = 0xFFFFFFFFu;

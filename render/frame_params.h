@@ -117,6 +117,13 @@ struct alignas(16) ShadowOrigin {
   uint32_t id;
 };
 
+// A shadow sample as the cuda backend's test reads it, in light-tile order: its light coordinate on its tile's face and
+// its pixel (stages/shadow.h: light_sample_coord).
+struct alignas(16) LightSampleCoord {
+  float u, v, depth;
+  uint32_t pixel;
+};
+
 // Integer statistics accumulated during a frame (integer atomics only: deterministic).
 struct FrameCounters {
   uint64_t binned;             // triangles that survived culling
@@ -131,10 +138,10 @@ struct FrameCounters {
   uint64_t pieces;             // large triangles' columns listed by the bin stage (also beyond piece_capacity)
   uint64_t l1_inputs;          // cuda backend: L1's inputs, the triangles and the pieces
   uint64_t shadow_samples;     // pixels with a primary hit sent to the light
-  uint64_t light_references;   // triangle references in light tiles (also when over capacity)
-  uint64_t light_overflow;     // 1 when the light references needed more than their capacity
-  uint64_t light_refs_sorted;  // the light references the sort packs: all of them, or none after an overflow
-  uint64_t shadow_tests;       // shadow-ray triangle tests
+  uint64_t light_references;   // triangle references in light tiles, a large triangle's one (also when over
+                               //   the cpu backend's capacity)
+  uint64_t light_large;        // cuda backend: entries of FrameParams::light_large
+  uint64_t shadow_tests;       // (sample, triangle) pairs of the light tiles (stages/shadow.h: shadow_test_one)
   uint64_t max_ray_tests;      // the most ray-triangle tests of one pixel: the ray_tests view's scale (the cuda
                                //   caster finds it for that view only, the cpu backend always)
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
@@ -271,6 +278,12 @@ struct FrameParams {
                                    //   ordered key; 0 when it has none (stages/shadow.h: light_sample_key)
   LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
                                    //   (widened for rounding; empty where it cannot block a sample of that face)
+  // the cuda backend's test (stages/shadow.h, render/cuda/shadow_block.cuh)
+  uint64_t* light_sample_offsets;  // [faces * grid * grid + 1]: light tile k's samples are [k], [k + 1]) of
+                                   //   light_samples; the sample count last
+  LightSampleCoord* light_sample_coords;  // [view.height * view.width]: the samples in light_samples' order
+  uint32_t* light_large;           // [num_triangles]: the large triangles (counters->light_large of them, any order)
+  // the cpu backend's test
   uint64_t light_capacity;         // elements of the light reference arrays
   uint64_t* light_refs;            // [light_capacity]: keys (light tile << 32 | triangle ID) sorted by tile, the
                                    //   large triangles (every sample tests them) in tile faces * grid * grid

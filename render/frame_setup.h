@@ -112,9 +112,11 @@ struct FrameArrays {
   Array<uint8_t> shadow_mask;
   Array<LightFrame> light_on_device;  // cuda backend
   Array<uint64_t> light_samples, light_samples_scratch;
-  Array<uint64_t> light_sample_offsets;  // cpu backend: tile k's samples are [k], [k + 1]), the sample count last
+  Array<uint64_t> light_sample_offsets;  // tile k's samples are [k], [k + 1]), the sample count last
   Array<uint32_t> light_tile_depth;
-  Array<uint64_t> light_refs, light_refs_scratch, light_ref_offsets;
+  Array<LightSampleCoord> light_sample_coords;  // cuda backend
+  Array<uint32_t> light_large;                  // cuda backend
+  Array<uint64_t> light_refs, light_refs_scratch, light_ref_offsets;  // cpu backend
   Array<LightBox> light_boxes;
 };
 
@@ -266,6 +268,9 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.light_samples_scratch = a.light_samples_scratch.data();
   p.light_tile_depth = a.light_tile_depth.data();
   p.light_boxes = a.light_boxes.data();
+  p.light_sample_offsets = a.light_sample_offsets.data();
+  p.light_sample_coords = a.light_sample_coords.data();
+  p.light_large = a.light_large.data();
   p.light_capacity = a.light_refs.size();
   p.light_refs = a.light_refs.data();
   p.light_refs_scratch = a.light_refs_scratch.data();

@@ -162,15 +162,13 @@ class CudaRenderer final : public Renderer {
       SLABCAST_CUDA_CHECK(cudaEventRecord(events_[kEventCount - 1], stream_));
       SLABCAST_CUDA_CHECK(cudaEventSynchronize(events_[kEventCount - 1]));  // the frame's one wait
       const bool pieces_overflow = host_counters_->pieces > d_.a.pieces.size();
-      if (host_counters_->overflow == 0 && host_counters_->light_overflow == 0 && !pieces_overflow) break;
+      if (host_counters_->overflow == 0 && !pieces_overflow) break;
       if (pieces_overflow) grow_pieces(settings);
-      // L1 (or the light-space sort) needed more references than the buffer holds: grow it (and the scratch sized
-      // by it), redo the frame.
+      // L1 needed more references than the buffer holds: grow it (and the scratch sized by it), redo the frame.
       if (host_counters_->overflow != 0 && !pieces_overflow) {  // (L1 wrote nothing when the pieces overflowed)
         grow_references(grown_reference_capacity(d_.capacity, host_counters_->references),
                         host_counters_->references, settings);
       }
-      if (host_counters_->light_overflow != 0) grow_light_references(settings);
       ++stats.frame_redone;
     }
 
@@ -365,21 +363,6 @@ class CudaRenderer final : public Renderer {
     }
   }
 
-  // After the light-space references overflowed: their arrays grow, then the scratch.
-  void grow_light_references(const FrameSettings& s) {
-    const uint64_t needed = host_counters_->light_references;
-    const std::string what = "light-space triangle references (this " + std::to_string(s.width) + "x" +
-                             std::to_string(s.height) + " frame's shadows make " + std::to_string(needed) + ")";
-    const FrameSize size = d_.size;
-    d_.grow_light_references(grown_reference_capacity(d_.a.light_refs.size(), needed), what);
-    try {
-      size_scratch(size);
-    } catch (const OutOfMemory& e) {
-      d_.size = FrameSize{};
-      throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn");
-    }
-  }
-
   // Frame-size dependent buffers; allocates only when the size, slab count or light space changes (not inside a
   // frame).
   void configure(const FrameSize& c) {
@@ -392,7 +375,7 @@ class CudaRenderer final : public Renderer {
 
   // One scratch blob for every primitive of the frame: the largest of their size queries (they run one after another
   // on one stream), which depend on the triangle count, the tile counts, the slabs and the capacity; then, from
-  // side_scratch_offset_, the samples' sort's, which runs beside the light bin on the side stream.
+  // side_scratch_offset_, the samples' sort's, which runs beside the triangles' light boxes on the side stream.
   void size_scratch(const FrameSize& c) {
     size_t need = 0, bytes = 0;
     const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs, d_.num_triangles, nullptr};
@@ -420,15 +403,6 @@ class CudaRenderer final : public Renderer {
       const int key_end = 32 + light_tile_bits(c.light_tiles());
       SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, side, nullptr, nullptr, prim::ItemCount(pixels), 32,
                                                     key_end, side_stream_));
-      const int64_t light_capacity = static_cast<int64_t>(d_.a.light_refs.size());
-      const LightTileEmitter no_triangles{nullptr, 0, nullptr, nullptr, nullptr};
-      SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_triangles,
-                                                      1, nullptr, light_capacity, d_.a.light_ref_offsets.data(),
-                                                      &d_.counters.data()->light_references, stream_));
-      need = std::max(need, bytes);
-      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, bytes, nullptr, nullptr,
-                                                    prim::ItemCount(light_capacity, nullptr), 32, key_end, stream_));
-      need = std::max(need, bytes);
     }
     constexpr size_t kAlign = 256;
     side_scratch_offset_ = (need + kAlign - 1) / kAlign * kAlign;
@@ -450,8 +424,7 @@ class CudaRenderer final : public Renderer {
     return FrameGraph::Shape{p.need_smooth_normals,  d_.size.width,       d_.size.height,
                              d_.size.slabs,          d_.num_triangles,    d_.num_vertices,
                              d_.capacity,            d_.generation(),     d_.size.light_faces,
-                             d_.size.light_grid,     d_.a.light_refs.size(),
-                             shades_after_cast(p.shading, p.light.shadows)};
+                             d_.size.light_grid,     shades_after_cast(p.shading, p.light.shadows)};
   }
 
   // The stage timing events; inside a capture they become event-record nodes of the graph.
@@ -557,8 +530,8 @@ class CudaRenderer final : public Renderer {
   }
 
   // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys; their sort by light tile on the side
-  // stream, beside the triangles' keys in the same tiles and their sort (their overflow redoes the frame, as L1's
-  // does): both sorts are too small to fill the GPU alone; the tests, the shade.
+  // stream, beside the triangles' light boxes; each tile's run of samples and their coordinates in tile order; the
+  // tests, a triangle against the samples of its tiles, then every sample against the large triangles; the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
@@ -577,8 +550,7 @@ class CudaRenderer final : public Renderer {
     stage_done("shadow samples");
 
     record_stage_event(kTimedStages + 1);
-    // Fork: the samples' sort on the side stream (the pixels without a sample sort last; the test takes the first
-    // counters->shadow_samples). Its time is in the light bin's stage, beside which it runs.
+    // Fork: the samples' sort on the side stream (the pixels without a sample sort last), beside the boxes.
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[0], stream_));
     SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_events_[0], 0));
     size_t bytes = d_.scratch.bytes() - side_scratch_offset_;
@@ -588,34 +560,19 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
     light_box_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(light_box_kernel);
-    const LightTileEmitter triangle_emitter{a.light_boxes.data(), d_.num_triangles, a.light_on_device.data(),
-                                            counters->light_faces, a.light_tile_depth.data()};
-    const uint64_t light_capacity = a.light_refs.size();
-    bytes = d_.scratch.bytes();
-    // One bucket: the keys in triangle order (its two offsets land in light_ref_offsets, rewritten below).
-    SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(d_.num_triangles),
-                                                    triangle_emitter, 1, a.light_refs_scratch.data(),
-                                                    static_cast<int64_t>(light_capacity), a.light_ref_offsets.data(),
-                                                    &counters->light_references, stream_));
-    light_refs_guard_kernel<<<1, 1, 0, stream_>>>(&counters->light_references, light_capacity,
-                                                  &counters->light_refs_sorted, &counters->light_overflow);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_refs_guard_kernel);
-    const prim::ItemCount sorted(static_cast<int64_t>(light_capacity), &counters->light_refs_sorted);
-    bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data(), bytes, a.light_refs_scratch.data(),
-                                                  a.light_refs.data(), sorted, 32, key_end, stream_));
-    // tiles + 2 entries: the tiles', then the large triangles' run.
-    light_tile_offsets_kernel<<<grid_for(tiles + 2, kPixelBlock), kPixelBlock, 0, stream_>>>(
-        a.light_refs.data(), &counters->light_refs_sorted, a.light_ref_offsets.data(), tiles + 2);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_tile_offsets_kernel);
     SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are sorted
+    light_sample_runs_kernel<<<grid_for(std::max<int64_t>(pixels, static_cast<int64_t>(tiles) + 1), kPixelBlock),
+                               kPixelBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_sample_runs_kernel);
     stage_done("shadow bin");
 
     record_stage_event(kTimedStages + 2);
-    // 32 samples a warp over the pixels, an upper bound of their count (which is on the device): the blocks past the
-    // samples return at once.
-    shadow_test_kernel<<<grid_for(pixels, kShadowTestBlock), kShadowTestBlock, 0, stream_>>>(p);
-    SLABCAST_CUDA_CHECK_LAUNCH(shadow_test_kernel);
+    static const int variant = std::getenv("SLABCAST_EXP_VARIANT") ? std::atoi(std::getenv("SLABCAST_EXP_VARIANT")) : 0;
+    shadow_triangle_variant(variant)<<<grid_for(d_.num_triangles, kShadowTestBlock), kShadowTestBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(shadow_triangle_kernel);
+    // A thread a pixel, an upper bound of the samples (whose count is on the device).
+    shadow_large_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(shadow_large_kernel);
     stage_done("shadow test");
 
     record_stage_event(kTimedStages + 3);
@@ -627,7 +584,7 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_enabled_ = true;
   cudaStream_t stream_ = nullptr;
-  cudaStream_t side_stream_ = nullptr;  // the samples' sort, beside the light bin (encode_shadows)
+  cudaStream_t side_stream_ = nullptr;  // the samples' sort, beside the light boxes (encode_shadows)
   cudaEvent_t fork_events_[2] = {};      // its fork from stream_ and its join back
   size_t side_scratch_offset_ = 0;       // where in the scratch blob the side stream's primitive works
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)

@@ -123,20 +123,20 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(cells, sizeof(uint64_t), a.cell_offsets.size());
   count_growth(tiles, sizeof(uint32_t), a.deep_tiles.size());
   count_growth(kInitialPieceCapacity, sizeof(uint64_t), a.pieces.size());
-  // The references' offsets: a tile each, then the large triangles' run; the tiles' deepest samples.
-  const size_t light_runs = c.shadows() ? c.light_tiles() + 2 : 0, light_depths = c.shadows() ? c.light_tiles() : 0;
+  // The samples' runs: a tile each, then the sample count; the tiles' deepest samples; the large triangles' list.
+  const size_t light_runs = c.shadows() ? c.light_tiles() + 1 : 0, light_depths = c.shadows() ? c.light_tiles() : 0;
   const size_t light_boxes = c.shadows() ? static_cast<size_t>(c.light_faces) * static_cast<size_t>(num_triangles) : 0;
   const size_t shadow_pixels = c.shadows() ? pixels : 0;
-  const size_t light_capacity = c.shadows() ? initial_light_capacity(c, static_cast<uint64_t>(num_triangles)) : 0;
+  const size_t light_large = c.shadows() ? static_cast<size_t>(num_triangles) : 0;
   count_growth(shadow_pixels, sizeof(ShadowOrigin), a.shadow_origin.size());
   count_growth(shadow_pixels, sizeof(uint8_t), a.shadow_mask.size());
   count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples.size());
   count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples_scratch.size());
   count_growth(light_depths, sizeof(uint32_t), a.light_tile_depth.size());
-  count_growth(light_runs, sizeof(uint64_t), a.light_ref_offsets.size());
-  count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
+  count_growth(light_runs, sizeof(uint64_t), a.light_sample_offsets.size());
+  count_growth(shadow_pixels, sizeof(LightSampleCoord), a.light_sample_coords.size());
+  count_growth(light_large, sizeof(uint32_t), a.light_large.size());
   count_growth(light_boxes, sizeof(LightBox), a.light_boxes.size());
-  count_growth(light_capacity, sizeof(uint64_t), a.light_refs_scratch.size());
   const std::string what = "the per-pixel buffers of a " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                            " frame";
   size_t free_bytes = 0, total_bytes = 0;
@@ -160,32 +160,10 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
     ensure(a.light_samples, pixels, "the shadow samples");
     ensure(a.light_samples_scratch, pixels, "the shadow samples");
     ensure(a.light_tile_depth, light_depths, "light-tile depths");
-    ensure(a.light_ref_offsets, light_runs, "light-tile offsets");
-    ensure(a.light_refs, light_capacity, "light-space triangle references");
+    ensure(a.light_sample_offsets, light_runs, "light-tile offsets");
+    ensure(a.light_sample_coords, pixels, "the shadow samples");
+    ensure(a.light_large, light_large, "the large triangles' list");
     ensure(a.light_boxes, light_boxes, "the triangles' light-space boxes");
-    ensure(a.light_refs_scratch, light_capacity, "light-space triangle references");
-  }
-}
-
-void DeviceArrays::grow_light_references(uint64_t new_capacity, const std::string& what) {
-  const uint64_t bytes = 2 * new_capacity * sizeof(uint64_t);
-  const uint64_t held = a.light_refs.bytes() + a.light_refs_scratch.bytes();
-  const uint64_t old_capacity = a.light_refs.size();
-  size_t free_bytes = 0, total_bytes = 0;
-  SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (bytes > free_bytes + held) {
-    throw OutOfMemory(out_of_memory_message("GPU", mesh_name, bytes - held, what, free_bytes, total_bytes) +
-                      "; this frame is not drawn");
-  }
-  try {
-    allocate(a.light_refs, new_capacity, what);
-    allocate(a.light_refs_scratch, new_capacity, what);
-  } catch (const OutOfMemory& e) {
-    a.light_refs.release();
-    a.light_refs_scratch.release();
-    size = FrameSize{};  // the next render reserves the frame's buffers again
-    throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn (" + std::to_string(old_capacity) +
-                      " references were held)");
   }
 }
 
@@ -204,7 +182,7 @@ size_t DeviceArrays::bytes_in_use() const {
          a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_tile_depth.bytes() +
-         a.light_refs.bytes() + a.light_refs_scratch.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
+         a.light_sample_offsets.bytes() + a.light_sample_coords.bytes() + a.light_large.bytes() + a.light_boxes.bytes() +
          a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
          a.displacement_weights.bytes() + sample_sums.bytes();
 }

@@ -72,10 +72,6 @@ class DeviceArrays {
   // cannot fit even in place of the old ones (frames of the previous size still render).
   void reserve_frame(const FrameSize& frame);
 
-  // After the light references overflowed: both light reference arrays grow to `capacity` (the caller sizes the
-  // scratch again); as grow_references.
-  void grow_light_references(uint64_t capacity, const std::string& what);
-
   size_t mesh_bytes_held() const;
   size_t bytes_in_use() const;  // everything above
 

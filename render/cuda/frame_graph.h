@@ -28,13 +28,12 @@ class FrameGraph {
     uint64_t capacity = 0;
     uint64_t buffers_generation = 0;
     int light_faces = 0, light_grid = 0;  // shadows (0: none)
-    uint64_t light_capacity = 0;
     bool shade_kernel = false;  // the frame is shaded by a kernel of its own (stages/shade.h: shades_after_cast)
     bool operator==(const Shape& o) const {
       return smooth_normals == o.smooth_normals && width == o.width && height == o.height && slabs == o.slabs &&
              triangles == o.triangles && vertices == o.vertices && capacity == o.capacity &&
              buffers_generation == o.buffers_generation && light_faces == o.light_faces &&
-             light_grid == o.light_grid && light_capacity == o.light_capacity && shade_kernel == o.shade_kernel;
+             light_grid == o.light_grid && shade_kernel == o.shade_kernel;
     }
   };
 

@@ -78,21 +78,31 @@ __global__ void __launch_bounds__(kTriangleBlock) light_box_kernel(FrameParams p
   if (const int64_t t = item_index(); t < p.num_triangles) light_box_one(p, t);
 }
 
-__global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity, uint64_t* sorted_count,
-                                        uint64_t* overflow) {
-  const bool fits = *total <= capacity;
-  *sorted_count = fits ? *total : 0;
-  if (!fits) *overflow = 1;
+__global__ void __launch_bounds__(kPixelBlock) light_sample_runs_kernel(FrameParams p) {
+  const int64_t i = item_index();
+  const uint64_t samples = p.counters->shadow_samples, entries = light_tile_count(p.light) + 1;
+  const int64_t pixels = static_cast<int64_t>(p.view.width) * p.view.height;
+  if (static_cast<uint64_t>(i) < entries) p.light_sample_offsets[i] = light_tile_start(p.light_samples, samples, i);
+  if (i < pixels && static_cast<uint64_t>(i) < samples) p.light_sample_coords[i] = light_sample_coord(p, i);
 }
 
-__global__ void __launch_bounds__(kPixelBlock) light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n,
-                                                                         uint64_t* offsets, uint64_t entries) {
-  const uint64_t t = static_cast<uint64_t>(item_index());
-  if (t < entries) offsets[t] = light_tile_start(sorted, *n, t);
+template <bool kStrided, int kPairsInFlight, int kMinBlocks>
+__global__ void __launch_bounds__(kShadowTestBlock, kMinBlocks) shadow_triangle_kernel(FrameParams p) {
+  shadow_triangle_block<kStrided, kPairsInFlight>(p);
+}
+ShadowTriangleKernel shadow_triangle_variant(int v) {
+  switch (v) {
+    case 1: return shadow_triangle_kernel<true, 1, 1>;
+    case 2: return shadow_triangle_kernel<true, 2, 1>;
+    case 3: return shadow_triangle_kernel<false, 2, 1>;
+    case 4: return shadow_triangle_kernel<false, 2, 10>;
+    case 5: return shadow_triangle_kernel<true, 2, 10>;
+    default: return shadow_triangle_kernel<false, 1, 1>;
+  }
 }
 
-__global__ void __launch_bounds__(kShadowTestBlock, kShadowTestBlocksPerSm) shadow_test_kernel(FrameParams p) {
-  shadow_test_block(p, static_cast<uint64_t>(blockIdx.x) * kShadowTestBlock);
+__global__ void __launch_bounds__(kPixelBlock) shadow_large_kernel(FrameParams p) {
+  shadow_large_one(p, static_cast<uint64_t>(item_index()));
 }
 
 __global__ void __launch_bounds__(kPixelBlock) shade_kernel(FrameParams p, CastTarget target) {

@@ -23,7 +23,7 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
 __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
 constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
-// 4b. shadows (stages/shadow.h), between the sorts of the samples' and of the triangles' keys by light tile:
+// 4b. shadows (stages/shadow.h): the samples, their keys, their sort by light tile, then the tests:
 __global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
 // Pixel i's key (stages/shadow.h: light_sample_key) into keys[i], its sample's depth key into its tile's maximum,
 // tile_depth[tile], and the samples into *sample_count (both zeroed before); one thread a pixel, kPixelBlock.
@@ -31,15 +31,13 @@ __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const Light
                                         const LightFaceKeys* faces, int64_t pixels, uint64_t* keys,
                                         uint32_t* tile_depth, uint64_t* sample_count);
 __global__ void light_box_kernel(FrameParams p);      // one thread a triangle, kTriangleBlock
-// After the triangles' keys: the count the sort takes (*total when it fits the capacity, else 0 and *overflow = 1);
-// one thread.
-__global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity, uint64_t* sorted_count,
-                                        uint64_t* overflow);
-// offsets[t] = where tile t's run starts among the first *n keys sorted by tile, for t < entries. One thread an
-// entry, kPixelBlock.
-__global__ void light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n, uint64_t* offsets,
-                                          uint64_t entries);
-__global__ void shadow_test_kernel(FrameParams p);    // a warp 32 samples (in light-tile order), kShadowTestBlock
+// After the samples' sort: each light tile's run among the samples (and the sample count after the last tile's) and
+// each sample's coordinates in light-tile order (stages/shadow.h: light_sample_coord). One thread a tile and a pixel,
+// kPixelBlock.
+__global__ void light_sample_runs_kernel(FrameParams p);
+using ShadowTriangleKernel = void (*)(FrameParams);
+ShadowTriangleKernel shadow_triangle_variant(int v);  // one thread a triangle, kShadowTestBlock
+__global__ void shadow_large_kernel(FrameParams p);     // one thread a sample (in light-tile order), kPixelBlock
 __global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
 constexpr int kPixelBlock = 256;
 // 6. resolve (samples > 1): sample k's frame into the sums, the average after the last; one thread a pixel, kPixelBlock

@@ -1,7 +1,7 @@
 // The shadow stage's blocks on the GPU (stages/shadow.h has the per-item bodies both backends share): the samples,
 // whose block folds the faces' light-space bounds into one atomic per key and block, and the test, whose warps each
-// take 32 samples and load their tiles' triangles once for all of them, and whose block sums its test count into one
-// atomic.
+// take 32 triangles and deal the samples of their light tiles over their lanes, and whose block sums its counts into
+// one atomic each.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -35,277 +35,192 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 
 // ---- the test ----
 //
-// One thread a sample, walking its tile's list from global memory, makes three dependent loads a pair (the
-// reference, the triangle's box, its vertices) and waits on them: the tests themselves are cheap. The samples are
-// packed by light tile, so a warp's 32 consecutive samples lie in a few tiles (runs of one tile, its segments), and the
-// warp takes those tiles' lists together, 32 references a round: lane j loads reference j of the round, its box and,
-// when a sample of its tile lies in the box, its vertices, so that one load serves every sample of that tile in the
-// warp, and the next round's references are in flight during this round's tests. The (sample, triangle) pairs that
-// pass the box test are spread evenly over the lanes (a triangle over many of the warp's samples would otherwise hold
-// its lane), the triangle coming by shuffles. The lanes take the pairs out of list order, so a sample keeps the
-// smallest list position of a triangle found to block it (a shared-memory atomicMin), and no pair before that position
-// is skipped: the mask is the sequential walk's, and so is the count, computed from that position
-// (stages/shadow.h: shadow_pairs_looked_at). The warp leaves the tiles' lists once each of its samples is blocked.
-// Then the large triangles, which every sample takes after its tile's: lane i walks them in list order for its own
-// sample, 32 references loaded a round, each box and triangle loaded by all lanes at once (the same address for the
-// samples of one face: one load for the warp, and the same few for every warp, so they stay in cache). A tile
-// without samples is never looked at, and a tile with more samples than a warp is shared by as many warps as its
-// samples fill, each loading its list once.
+// A thread a triangle. A thread that walked its triangle's tiles and tested each tile's samples itself would leave
+// most of its warp idle: the tiles a triangle reaches, and the samples a tile holds, vary from one to hundreds. So a
+// warp's 32 triangles take their tiles in rounds: in a round each lane takes its triangle's next tile (LightTiles'
+// walk), the warp lays the samples of those tiles end to end (a scan of their counts) and deals them out 32 at a
+// time, the pair's triangle and box coming from its lane by shuffles. A sample's coordinates are read in light-tile
+// order (light_sample_coords), so a tile's samples are one or two cache lines; its origin only when the box holds it.
+// A pair needs no order: a sample is in shadow when any of its pairs blocks, and a sample already in shadow skips its
+// remaining ray tests (the mask, which other warps write, read as it is). The large triangles are tested after, a
+// thread a sample against each of them.
 
 constexpr int kWarpLanes = 32;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
-// A warp's samples in shared memory, entry i for sample first + i (lane i loads it). Segment s is a run of the samples
-// in one tile: samples [segment_first[s], segment_first[s + 1]), whose tile's triangles light_refs[segment_refs[s] ..]
-// are positions [segment_start[s], segment_start[s + 1]) of the warp's list, the segments' lists one after the other.
-struct ShadowTestWarp {
-  ShadowRay ray[kWarpLanes];
-  float u[kWarpLanes], v[kWarpLanes];  // light coordinate on the sample's face
-  float depth[kWarpLanes];              // light depth
-  int face[kWarpLanes];
-  uint32_t own[kWarpLanes];         // the triangle the sample lies on
-  uint64_t tile_refs[kWarpLanes];   // triangles in the sample's tile: its list's large triangles start there
-  unsigned long long first_blocker[kWarpLanes];  // smallest position in the sample's list of a triangle found to
-                                                 //   block it (kNotInList: none yet)
-  unsigned long long own_at[kWarpLanes];         // position of its own triangle in its list (kNotInList: not met)
-  uint64_t segment_refs[kWarpLanes];
-  uint64_t segment_start[kWarpLanes + 1];
-  int segment_first[kWarpLanes + 1];
+// The pairs whose box test passed, waiting for their ray tests: a warp tests 32 at a time, one a lane, so that the
+// ray test, the dear part, runs on full warps (a round's passing pairs are few and scattered over its lanes).
+struct ShadowCandidates {
+  uint32_t pixel[2 * kWarpLanes];
+  uint32_t id[2 * kWarpLanes];
+  int count;
 };
 
-struct WarpSamples {
-  int count;       // the warp's samples: lanes [0, count)
-  int segments;
-  uint32_t pixel;  // the lane's sample's pixel
-};
-
-// LoadSamples: lane i's sample into the warp's storage, and the warp's segments: a sample whose tile differs from the
-// previous lane's starts one, and a scan of the segments' list lengths over their first lanes places their lists.
-__device__ __forceinline__ WarpSamples load_warp_samples(const FrameParams& p, ShadowTestWarp& w, uint64_t first,
-                                                         uint64_t samples) {
+// The first `n` (<= 32) candidates, a lane each.
+__device__ __forceinline__ void test_candidates(const FrameParams& p, const ShadowCandidates& q, int n) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  const int count = samples - first < static_cast<uint64_t>(kWarpLanes) ? static_cast<int>(samples - first)
-                                                                       : kWarpLanes;
-  const bool mine = lane < count;
-  uint32_t tile = 0, pixel = 0;
-  LightRefRange refs{0, 0};
-  if (mine) {
-    const ShadowSample s = shadow_sample_at(p, first + static_cast<uint64_t>(lane));
-    tile = s.tile;
-    pixel = s.pixel;
-    refs = tile_light_refs(p, s.tile);
-    w.ray[lane] = s.ray;
-    w.u[lane] = s.c.u;
-    w.v[lane] = s.c.v;
-    w.depth[lane] = s.c.depth;
-    w.face[lane] = s.c.face;
-    w.own[lane] = s.own;
-    w.tile_refs[lane] = refs.end - refs.begin;
-    w.first_blocker[lane] = kNotInList;
-    w.own_at[lane] = kNotInList;
+  if (lane < n) shadow_test_candidate(p, q.pixel[lane], q.id[lane]);
+}
+
+// Adds each lane's candidate (when `pass`) to the warp's queue and tests 32 once it holds as many. Every lane of the
+// warp calls it.
+__device__ __forceinline__ void queue_candidate(const FrameParams& p, ShadowCandidates& q, bool pass, uint32_t pixel,
+                                                uint32_t id) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
+  const uint32_t passing = __ballot_sync(kFullWarp, pass);
+  if (passing == 0) return;
+  const int count = q.count;
+  if (pass) {
+    const int at = count + __popc(passing & ((1u << lane) - 1u));
+    q.pixel[at] = pixel;
+    q.id[at] = id;
   }
-  const uint32_t previous = __shfl_up_sync(kFullWarp, tile, 1);
-  const bool head = mine && (lane == 0 || tile != previous);
-  const uint32_t heads = __ballot_sync(kFullWarp, head);
-  const int segment = __popc(heads & (kFullWarp >> (kWarpLanes - 1 - lane))) - 1;
-  const int segments = __popc(heads);
-  uint64_t end = head ? refs.end - refs.begin : 0;  // inclusive scan of the heads' lengths
-  for (int d = 1; d < kWarpLanes; d *= 2) {
-    const uint64_t below = __shfl_up_sync(kFullWarp, end, d);
-    if (lane >= d) end += below;
-  }
-  if (head) {
-    w.segment_refs[segment] = refs.begin;
-    w.segment_start[segment] = end - (refs.end - refs.begin);
-    w.segment_first[segment] = lane;
-  }
-  if (lane == kWarpLanes - 1) {
-    w.segment_start[segments] = end;
-    w.segment_first[segments] = count;
-  }
+  const int total = count + __popc(passing);
   __syncwarp();
-  return WarpSamples{count, segments, pixel};
-}
-
-// Position q of the warp's list: its reference, its position in its samples' lists, and those samples.
-struct TileEntry {
-  uint64_t ref;  // into light_refs
-  unsigned long long at;
-  int first, last;  // samples [first, last)
-  bool valid;       // false past the list's end
-};
-__device__ __forceinline__ TileEntry tile_entry(const ShadowTestWarp& w, int segments, uint64_t q) {
-  if (q >= w.segment_start[segments]) return TileEntry{0, 0, 0, 0, false};
-  int s = 0;  // the last segment that starts at or before q (an empty one before it starts there too)
-  for (int step = kWarpLanes / 2; step > 0; step /= 2) {
-    if (s + step < segments && w.segment_start[s + step] <= q) s += step;
+  if (total < kWarpLanes) {
+    if (lane == 0) q.count = total;
+    __syncwarp();
+    return;
   }
-  const uint64_t at = q - w.segment_start[s];
-  return TileEntry{w.segment_refs[s] + at, at, w.segment_first[s], w.segment_first[s + 1], true};
-}
-
-__device__ __forceinline__ Vec3 shfl_vec3(Vec3 a, int lane) {
-  return Vec3{__shfl_sync(kFullWarp, a.x, lane), __shfl_sync(kFullWarp, a.y, lane), __shfl_sync(kFullWarp, a.z, lane)};
-}
-
-// The position of set bit r (from 0, counted from the lowest) of mask, which has more than r set bits.
-__device__ __forceinline__ int nth_set_bit(uint32_t mask, uint32_t r) {
-  int at = 0;
-  for (int width = kWarpLanes / 2; width > 0; width /= 2) {
-    const uint32_t low = static_cast<uint32_t>(__popc(mask & ((1u << width) - 1u)));
-    if (r >= low) {  // in the upper half of the bits left
-      r -= low;
-      mask >>= width;
-      at += width;
-    }
+  test_candidates(p, q, kWarpLanes);
+  __syncwarp();
+  if (lane < total - kWarpLanes) {  // the rest down to the front
+    q.pixel[lane] = q.pixel[kWarpLanes + lane];
+    q.id[lane] = q.id[kWarpLanes + lane];
   }
-  return at;
+  if (lane == 0) q.count = total - kWarpLanes;
+  __syncwarp();
 }
 
-// TestPairs: the lanes' candidates (bit i of lane j's: sample i against lane j's triangle `tv`, at list position
-// `at`) spread over the warp: pair k of the round's (lane by lane, bit by bit) goes to lane k % 32, which finds lane
-// j by a binary search over the lanes' exclusive sums and takes the triangle from it by shuffles. A pair that blocks
-// lowers its sample's first blocker to its position. Every lane of the warp calls it.
-__device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t candidates, const TriangleVerts& tv,
-                                                     unsigned long long at) {
+// The warp's pairs of one round: lane j's tile holds `count` samples from `begin` (0 when the lane has no tile this
+// round), its triangle is `id`, whose box on the tile's face is `box`. A lane takes kPairsInFlight pairs at a time,
+// their coordinates loaded together; those in the box go to the queue. Every lane of the warp calls it.
+template <int kPairsInFlight>
+__device__ __forceinline__ void test_round_pairs(const FrameParams& p, ShadowCandidates& q, uint64_t begin,
+                                                 uint32_t count, uint32_t id, const LightBox& box) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  const uint32_t mine = static_cast<uint32_t>(__popc(candidates));
-  uint32_t start = mine;
+  uint32_t start = count;  // inclusive, then exclusive scan of the counts
   for (int d = 1; d < kWarpLanes; d *= 2) {
     const uint32_t below = __shfl_up_sync(kFullWarp, start, d);
     if (lane >= d) start += below;
   }
-  const uint32_t pairs = __shfl_sync(kFullWarp, start, kWarpLanes - 1);
-  start -= mine;
-  for (uint32_t k0 = 0; k0 < pairs; k0 += kWarpLanes) {
-    const uint32_t k = k0 + static_cast<uint32_t>(lane);
-    int j = 0;  // the last lane whose pairs start at or before k: the one that holds pair k
-    for (int step = kWarpLanes / 2; step > 0; step /= 2) {
-      if (__shfl_sync(kFullWarp, start, j + step) <= k) j += step;
+  const uint32_t total = __shfl_sync(kFullWarp, start, kWarpLanes - 1);
+  start -= count;
+  for (uint32_t k0 = 0; k0 < total; k0 += kWarpLanes * kPairsInFlight) {
+    uint64_t sample[kPairsInFlight];
+    int owner[kPairsInFlight];
+#pragma unroll
+    for (int u = 0; u < kPairsInFlight; ++u) {
+      const uint32_t k = k0 + static_cast<uint32_t>(u * kWarpLanes + lane);
+      int j = 0;  // the last lane whose samples start at or before k: the one that holds pair k
+      for (int step = kWarpLanes / 2; step > 0; step /= 2) {
+        if (__shfl_sync(kFullWarp, start, j + step) <= k) j += step;
+      }
+      owner[u] = j;
+      sample[u] = __shfl_sync(kFullWarp, begin, j) + (k - __shfl_sync(kFullWarp, start, j));
     }
-    const uint32_t mask = __shfl_sync(kFullWarp, candidates, j);
-    const uint32_t r = k - __shfl_sync(kFullWarp, start, j);
-    const TriangleVerts t{shfl_vec3(tv.a, j), shfl_vec3(tv.b, j), shfl_vec3(tv.c, j)};
-    const unsigned long long pair_at = __shfl_sync(kFullWarp, at, j);
-    if (k < pairs) {
-      const int i = nth_set_bit(mask, r);
-      if (blocks(w.ray[i], t)) atomicMin(&w.first_blocker[i], pair_at);
+    LightSampleCoord c[kPairsInFlight];
+#pragma unroll
+    for (int u = 0; u < kPairsInFlight; ++u) {
+      if (k0 + static_cast<uint32_t>(u * kWarpLanes + lane) < total) c[u] = p.light_sample_coords[sample[u]];
+    }
+#pragma unroll
+    for (int u = 0; u < kPairsInFlight; ++u) {
+      const int j = owner[u];
+      const uint32_t pair_id = __shfl_sync(kFullWarp, id, j);
+      const LightBox b{__shfl_sync(kFullWarp, box.u0, j), __shfl_sync(kFullWarp, box.u1, j),
+                       __shfl_sync(kFullWarp, box.v0, j), __shfl_sync(kFullWarp, box.v1, j),
+                       __shfl_sync(kFullWarp, box.near, j)};
+      const bool pass =
+          k0 + static_cast<uint32_t>(u * kWarpLanes + lane) < total && box_holds(b, c[u].u, c[u].v, c[u].depth);
+      queue_candidate(p, q, pass, c[u].pixel, pair_id);
     }
   }
 }
 
-// TileTriangles: the warp's list 32 positions a round. Lane j's candidates are the samples of its triangle's tile
-// that are not blocked before its position, do not lie on it, lie in its box and lie no nearer the light than its
-// nearest point (box_holds); only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
-__device__ __forceinline__ void test_tile_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  const uint64_t total = w.segment_start[ws.segments];
-  TileEntry e = tile_entry(w, ws.segments, static_cast<uint64_t>(lane));
-  uint32_t id = e.valid ? light_ref_triangle(p.light_refs[e.ref]) : 0;
-  for (uint64_t base = 0; base < total; base += kWarpLanes) {
-    const TileEntry next = tile_entry(w, ws.segments, base + kWarpLanes + static_cast<uint64_t>(lane));
-    const uint32_t next_id = next.valid ? light_ref_triangle(p.light_refs[next.ref]) : 0;
-    uint32_t candidates = 0;
-    if (e.valid) {
-      const LightBox box = p.light_boxes[static_cast<int64_t>(w.face[e.first]) * p.num_triangles + id];  // one face
-      for (int i = e.first; i < e.last; ++i) {
-        if (w.first_blocker[i] < e.at) continue;  // blocked in an earlier round
-        if (w.own[i] == id) {                     // a triangle never shadows its own points, nor counts
-          w.own_at[i] = e.at;
-          continue;
-        }
-        if (box_holds(box, w.u[i], w.v[i], w.depth[i])) candidates |= 1u << i;
+// The test's block: a thread a triangle, its tiles' samples dealt over its warp. With kStrided, lane l of warp w takes
+// triangle l * warps + w (a warp's triangles from 32 parts of the mesh) instead of 32 w + l. Counts the references
+// (a tile reached, or a large triangle's entry on the list) and the pairs (the samples of the tiles reached) into one
+// atomic each. Every thread of the block calls this.
+template <bool kStrided, int kPairsInFlight>
+__device__ __forceinline__ void shadow_triangle_block(const FrameParams& p) {
+  __shared__ unsigned long long block_refs, block_pairs;
+  __shared__ ShadowCandidates candidates[kShadowTestBlock / kWarpLanes];
+  ShadowCandidates& q = candidates[threadIdx.x / kWarpLanes];
+  if (threadIdx.x == 0) {
+    block_refs = 0;
+    block_pairs = 0;
+  }
+  if (threadIdx.x % kWarpLanes == 0) q.count = 0;
+  __syncthreads();
+  const int64_t thread = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / kWarpLanes);
+  const int64_t i = kStrided ? (thread % kWarpLanes) * warps + thread / kWarpLanes : thread;
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
+  LightTileWalk walk{};
+  bool walking = false;
+  unsigned long long refs = 0, pairs = 0;
+  if (i < p.num_triangles) {
+    if (tiles.covered(i) > kLargeLightTriangle) {
+      p.light_large[atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->light_large), 1ull)] =
+          static_cast<uint32_t>(i);
+      refs = 1;
+    } else {
+      walk = tiles.start(i);
+      walking = true;
+    }
+  }
+  while (__any_sync(kFullWarp, walking)) {
+    uint64_t begin = 0;
+    uint32_t count = 0, tile = 0;
+    if (walking) {
+      walking = tiles.next(walk, i, tile);
+      if (walking) {
+        begin = p.light_sample_offsets[tile];
+        count = static_cast<uint32_t>(p.light_sample_offsets[tile + 1] - begin);
+        ++refs;
+        pairs += count;
       }
     }
-    TriangleVerts tv{};
-    if (candidates != 0) tv = p.tri_verts[id];
-    test_candidate_pairs(w, candidates, tv, e.at);
-    __syncwarp();
-    if (__all_sync(kFullWarp, lane >= ws.count || w.first_blocker[lane] != kNotInList)) break;
-    e = next;
-    id = next_id;
+    test_round_pairs<kPairsInFlight>(p, q, begin, count, static_cast<uint32_t>(i), walk.box);
+  }
+  test_candidates(p, q, q.count);  // the last few
+  for (int d = kWarpLanes / 2; d > 0; d /= 2) {
+    refs += __shfl_xor_sync(kFullWarp, refs, d);
+    pairs += __shfl_xor_sync(kFullWarp, pairs, d);
+  }
+  if (threadIdx.x % kWarpLanes == 0) {
+    if (refs != 0) atomicAdd(&block_refs, refs);
+    if (pairs != 0) atomicAdd(&block_pairs, pairs);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (block_refs != 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->light_references), block_refs);
+    if (block_pairs != 0) atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->shadow_tests), block_pairs);
   }
 }
 
-// LargeTriangles: each sample not blocked by its tile's triangles walks the large ones in list order, 32 references
-// loaded a round (lane j loads the round's j-th), then each triangle's box (on the lane's face) and vertices loaded by
-// every lane at once.
-__device__ __forceinline__ void test_large_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  const LightRefRange large = large_light_refs(p);
-  const bool mine = lane < ws.count;
-  bool open = mine && w.first_blocker[lane] == kNotInList;
-  if (large.begin == large.end || !__any_sync(kFullWarp, open)) return;  // warp-uniform
-  ShadowRay ray{};
-  float u = 0.0f, v = 0.0f, depth = 0.0f;
-  uint32_t own = kNoHit;
-  uint64_t tile_refs = 0;
-  const LightBox* boxes = p.light_boxes;
-  if (mine) {
-    ray = w.ray[lane];
-    u = w.u[lane];
-    v = w.v[lane];
-    depth = w.depth[lane];
-    own = w.own[lane];
-    tile_refs = w.tile_refs[lane];
-    boxes += static_cast<int64_t>(w.face[lane]) * p.num_triangles;
+// Sample k (in light-tile order) against the large triangles, unless it is in shadow already; the first thread adds
+// every sample's pairs with them to the count.
+__device__ __forceinline__ void shadow_large_one(const FrameParams& p, uint64_t k) {
+  const uint64_t samples = p.counters->shadow_samples, large = p.counters->light_large;
+  if (k == 0 && large != 0) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->shadow_tests),
+              static_cast<unsigned long long>(samples * large));
   }
-  for (uint64_t base = large.begin; base < large.end; base += kWarpLanes) {
-    const uint64_t r = base + static_cast<uint64_t>(lane);
-    const uint32_t round_ids = r < large.end ? light_ref_triangle(p.light_refs[r]) : 0;
-    const int n = large.end - base < static_cast<uint64_t>(kWarpLanes) ? static_cast<int>(large.end - base)
-                                                                        : kWarpLanes;
-    for (int j = 0; j < n; ++j) {
-      const uint32_t id = __shfl_sync(kFullWarp, round_ids, j);
-      if (!open) continue;
-      const unsigned long long at = tile_refs + (base - large.begin) + static_cast<uint64_t>(j);
-      if (id == own) {
-        w.own_at[lane] = at;
-      } else if (box_holds(boxes[id], u, v, depth) && blocks(ray, p.tri_verts[id])) {
-        w.first_blocker[lane] = at;
-        open = false;
-      }
+  if (k >= samples || large == 0) return;
+  const LightSampleCoord c = p.light_sample_coords[k];
+  if (p.shadow_mask[c.pixel] == 0) return;
+  const ShadowOrigin o = p.shadow_origin[c.pixel];
+  const uint64_t face = light_key_tile(p.light_samples[k]) / (static_cast<uint64_t>(p.light.grid) * p.light.grid);
+  const LightBox* boxes = p.light_boxes + static_cast<int64_t>(face) * p.num_triangles;
+  const ShadowRay ray = make_shadow_ray(p.light, o.origin);
+  for (uint64_t r = 0; r < large; ++r) {
+    const uint32_t id = p.light_large[r];
+    if (id != o.id && box_holds(boxes[id], c.u, c.v, c.depth) && blocks(ray, p.tri_verts[id])) {
+      p.shadow_mask[c.pixel] = 0;
+      return;
     }
-    if (!__any_sync(kFullWarp, open)) break;
-  }
-}
-
-// Finish: the lane's sample's mask and its test count.
-__device__ __forceinline__ uint64_t finish_warp_sample(const FrameParams& p, const ShadowTestWarp& w,
-                                                       const WarpSamples& ws) {
-  const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
-  if (lane >= ws.count) return 0;
-  const unsigned long long first_blocker = w.first_blocker[lane];
-  if (first_blocker != kNotInList) p.shadow_mask[ws.pixel] = 0;
-  const LightRefRange large = large_light_refs(p);
-  return shadow_pairs_looked_at(w.tile_refs[lane] + (large.end - large.begin), first_blocker, w.own_at[lane]);
-}
-
-// The test's block: kShadowTestBlock / 32 warps, each on the 32 samples from `first` + 32 times its index (stages/
-// shadow.h: shadow_test_one is the same test one sample at a time). Every thread of the block calls this.
-__device__ __forceinline__ void shadow_test_block(const FrameParams& p, uint64_t first) {
-  static_assert(kShadowTestBlock % kWarpLanes == 0, "whole warps");
-  __shared__ ShadowTestWarp warps[kShadowTestBlock / kWarpLanes];
-  __shared__ unsigned long long block_tests;
-  const uint64_t samples = p.counters->shadow_samples;  // the first of light_samples, in tile order
-  if (first >= samples) return;  // block-uniform: the grid is sized by the pixels, an upper bound
-  if (threadIdx.x == 0) block_tests = 0;
-  __syncthreads();
-  const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;
-  const uint64_t warp_first = first + static_cast<uint64_t>(warp) * kWarpLanes;
-  unsigned long long tests = 0;
-  if (warp_first < samples) {  // warp-uniform
-    ShadowTestWarp& w = warps[warp];
-    const WarpSamples ws = load_warp_samples(p, w, warp_first, samples);
-    test_tile_triangles(p, w, ws);
-    test_large_triangles(p, w, ws);
-    tests = finish_warp_sample(p, w, ws);
-  }
-  for (int d = kWarpLanes / 2; d > 0; d /= 2) tests += __shfl_xor_sync(kFullWarp, tests, d);
-  if (threadIdx.x % kWarpLanes == 0 && tests != 0) atomicAdd(&block_tests, tests);
-  __syncthreads();
-  if (threadIdx.x == 0 && block_tests != 0) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(&p.counters->shadow_tests), block_tests);
   }
 }
 
