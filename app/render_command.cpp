@@ -103,7 +103,7 @@ void print_stats(std::ostream& out, const FrameStats& s, const FrameSettings& f)
   if (frame_has_shadows(f)) {
     row("shadow samples", s.shadow_samples, ratio(100.0 * double(s.shadow_samples), double(rays), of_rays));
     row("light references", s.light_references, ratio(double(s.light_references), double(s.triangles_in * samples), " per triangle"));
-    row("shadow-ray tests", s.shadow_tests, ratio(double(s.shadow_tests), double(s.shadow_samples), " per sample"));
+    row("shadow pairs", s.shadow_tests, ratio(double(s.shadow_tests), double(s.shadow_samples), " per sample"));
   }
   if (s.frame_redone > 0) row("frame redone", uint64_t(s.frame_redone), "(buffers grew)");
   if (is_heat_view(f.shading)) out << heat_legend(f.shading, s.heat_max) << "\n";

@@ -131,10 +131,10 @@ struct FrameCounters {
   uint64_t pieces;             // large triangles' columns listed by the bin stage (also beyond piece_capacity)
   uint64_t l1_inputs;          // cuda backend: L1's inputs, the triangles and the pieces
   uint64_t shadow_samples;     // pixels with a primary hit sent to the light
-  uint64_t light_references;   // triangle references in light tiles (also when over capacity)
+  uint64_t light_references;   // triangle references in light tiles, a large triangle's one (also when over
+                               //   capacity)
   uint64_t light_overflow;     // 1 when the light references needed more than their capacity
-  uint64_t light_refs_sorted;  // the light references the sort packs: all of them, or none after an overflow
-  uint64_t shadow_tests;       // shadow-ray triangle tests
+  uint64_t shadow_tests;       // (sample, triangle) pairs of the light tiles (stages/shadow.h: shadow_test_one)
   uint64_t max_ray_tests;      // the most ray-triangle tests of one pixel: the ray_tests view's scale (the cuda
                                //   caster finds it for that view only, the cpu backend always)
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
@@ -272,9 +272,11 @@ struct FrameParams {
   LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
                                    //   (widened for rounding; empty where it cannot block a sample of that face)
   uint64_t light_capacity;         // elements of the light reference arrays
-  uint64_t* light_refs;            // [light_capacity]: keys (light tile << 32 | triangle ID) sorted by tile, the
-                                   //   large triangles (every sample tests them) in tile faces * grid * grid
-  uint64_t* light_refs_scratch;    // [light_capacity]: the keys in triangle order
+  uint64_t* light_refs;            // [light_capacity]: keys (light tile << 32 | triangle ID) packed by tile, the
+                                   //   large triangles (every sample tests them) in tile faces * grid * grid; the
+                                   //   cpu backend sorts them, the cuda backend scatters them in no set order
+                                   //   within a tile (render/cuda/shadow_block.cuh)
+  uint64_t* light_refs_scratch;    // [light_capacity] (cpu backend): the keys in triangle order
   uint64_t* light_ref_offsets;     // [faces * grid * grid + 2]: light tile k's triangles are [k], [k + 1]); the
                                    //   large ones after the last tile's
 

@@ -218,9 +218,10 @@ struct FrameExtras {
 
 struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend), wall clock (cpu backend)
   float deform = 0, bin = 0, l1 = 0, l2 = 0, l3 = 0, cast = 0;
-  // Shadows (0 without): the samples and their sort; the triangles' light-space sort; the shadow rays' tests. The
-  // cuda backend sorts the samples beside the triangles, so there shadow_samples holds only the samples and their
-  // keys, and shadow_bin both sorts.
+  // Shadows (0 without): the samples and their sort by light tile; the triangles' light-space boxes and binning; the
+  // shadow rays' tests. The cuda backend bins no triangles: shadow_samples holds the samples and their keys,
+  // shadow_bin their sort (beside the triangles' boxes) and their coordinates in tile order, and shadow_test each
+  // triangle's walk over its light tiles with the tests.
   float shadow_samples = 0, shadow_bin = 0, shadow_test = 0;
   float shade = 0, total = 0;
 };
@@ -245,8 +246,12 @@ struct FrameStats {
   uint64_t ray_triangle_tests = 0;
   uint64_t pixels_hit = 0;
   uint64_t shadow_samples = 0;      // shadows: pixels whose hit was tested against the light
-  uint64_t light_references = 0;    // shadows: triangle references in light-space tiles
-  uint64_t shadow_tests = 0;        // shadows: shadow-ray triangle tests (each sample stops at its first blocker)
+  uint64_t light_references = 0;    // shadows: triangle references in light-space tiles (a large triangle's one)
+  // Shadows: the (sample, triangle) pairs of light space: every triangle with every sample of each light tile it
+  // reaches, every large triangle with every sample. A pair's ray is tested only where the triangle's light box holds
+  // the sample and the sample is not yet known to be in shadow, but the count is the same however a backend orders
+  // its tests.
+  uint64_t shadow_tests = 0;
   // The heat views' scale: the count drawn red, the frame's most ray tests of a pixel (ray_tests) or references of
   // a tile (tile_triangles, = max_refs_per_tile); 0 for the other views. Zero is blue, log scale in between.
   uint64_t heat_max = 0;

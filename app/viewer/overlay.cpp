@@ -113,7 +113,7 @@ void stats_section(Session& s) {
     if (frame_has_shadows(s.settings)) {
       ImGui::Text("shadow samples       %s", grouped(st.shadow_samples).c_str());
       ImGui::Text("light references     %s", grouped(st.light_references).c_str());
-      ImGui::Text("shadow-ray tests     %s", grouped(st.shadow_tests).c_str());
+      ImGui::Text("shadow pairs         %s", grouped(st.shadow_tests).c_str());
     }
     if (st.frame_redone > 0) ImGui::Text("frame redone         %d (buffers grew)", st.frame_redone);
     if (s.cuda_available) {

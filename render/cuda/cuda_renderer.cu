@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "prim/multi_split.h"
+#include "prim/scan.h"
 #include "prim/segmented_split.h"
 #include "prim/sort.h"
 #include "render/backends.h"
@@ -164,8 +165,8 @@ class CudaRenderer final : public Renderer {
       const bool pieces_overflow = host_counters_->pieces > d_.a.pieces.size();
       if (host_counters_->overflow == 0 && host_counters_->light_overflow == 0 && !pieces_overflow) break;
       if (pieces_overflow) grow_pieces(settings);
-      // L1 (or the light-space sort) needed more references than the buffer holds: grow it (and the scratch sized
-      // by it), redo the frame.
+      // L1 (or the light-space references) needed more references than the buffer holds: grow it (and the scratch
+      // sized by it), redo the frame.
       if (host_counters_->overflow != 0 && !pieces_overflow) {  // (L1 wrote nothing when the pieces overflowed)
         grow_references(grown_reference_capacity(d_.capacity, host_counters_->references),
                         host_counters_->references, settings);
@@ -365,7 +366,7 @@ class CudaRenderer final : public Renderer {
     }
   }
 
-  // After the light-space references overflowed: their arrays grow, then the scratch.
+  // After the light-space references overflowed: their array grows, then the scratch.
   void grow_light_references(const FrameSettings& s) {
     const uint64_t needed = host_counters_->light_references;
     const std::string what = "light-space triangle references (this " + std::to_string(s.width) + "x" +
@@ -392,7 +393,7 @@ class CudaRenderer final : public Renderer {
 
   // One scratch blob for every primitive of the frame: the largest of their size queries (they run one after another
   // on one stream), which depend on the triangle count, the tile counts, the slabs and the capacity; then, from
-  // side_scratch_offset_, the samples' sort's, which runs beside the light bin on the side stream.
+  // side_scratch_offset_, the samples' sort's, which runs beside the triangles' light references on the side stream.
   void size_scratch(const FrameSize& c) {
     size_t need = 0, bytes = 0;
     const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs, d_.num_triangles, nullptr};
@@ -420,14 +421,8 @@ class CudaRenderer final : public Renderer {
       const int key_end = 32 + light_tile_bits(c.light_tiles());
       SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, side, nullptr, nullptr, prim::ItemCount(pixels), 32,
                                                     key_end, side_stream_));
-      const int64_t light_capacity = static_cast<int64_t>(d_.a.light_refs.size());
-      const LightTileEmitter no_triangles{nullptr, 0, nullptr, nullptr, nullptr};
-      SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(nullptr, bytes, prim::ItemCount(d_.num_triangles), no_triangles,
-                                                      1, nullptr, light_capacity, d_.a.light_ref_offsets.data(),
-                                                      &d_.counters.data()->light_references, stream_));
-      need = std::max(need, bytes);
-      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, bytes, nullptr, nullptr,
-                                                    prim::ItemCount(light_capacity, nullptr), 32, key_end, stream_));
+      SLABCAST_CUDA_CHECK(prim::inclusive_sum<uint64_t, uint64_t>(nullptr, bytes, nullptr, nullptr,
+                                                                  static_cast<int64_t>(c.light_tiles()) + 2, stream_));
       need = std::max(need, bytes);
     }
     constexpr size_t kAlign = 256;
@@ -557,8 +552,9 @@ class CudaRenderer final : public Renderer {
   }
 
   // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys; their sort by light tile on the side
-  // stream, beside the triangles' keys in the same tiles and their sort (their overflow redoes the frame, as L1's
-  // does): both sorts are too small to fill the GPU alone; the tests, the shade.
+  // stream, beside the triangles' boxes and references in the same tiles (a count, a scan and a scatter:
+  // render/cuda/shadow_block.cuh; their overflow redoes the frame, as L1's does), neither of which fills the GPU
+  // alone; the tests, the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
@@ -588,26 +584,15 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
     light_box_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(light_box_kernel);
-    const LightTileEmitter triangle_emitter{a.light_boxes.data(), d_.num_triangles, a.light_on_device.data(),
-                                            counters->light_faces, a.light_tile_depth.data()};
-    const uint64_t light_capacity = a.light_refs.size();
-    bytes = d_.scratch.bytes();
-    // One bucket: the keys in triangle order (its two offsets land in light_ref_offsets, rewritten below).
-    SLABCAST_CUDA_CHECK(prim::multi_split<uint64_t>(d_.scratch.data(), bytes, prim::ItemCount(d_.num_triangles),
-                                                    triangle_emitter, 1, a.light_refs_scratch.data(),
-                                                    static_cast<int64_t>(light_capacity), a.light_ref_offsets.data(),
-                                                    &counters->light_references, stream_));
-    light_refs_guard_kernel<<<1, 1, 0, stream_>>>(&counters->light_references, light_capacity,
-                                                  &counters->light_refs_sorted, &counters->light_overflow);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_refs_guard_kernel);
-    const prim::ItemCount sorted(static_cast<int64_t>(light_capacity), &counters->light_refs_sorted);
-    bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data(), bytes, a.light_refs_scratch.data(),
-                                                  a.light_refs.data(), sorted, 32, key_end, stream_));
-    // tiles + 2 entries: the tiles', then the large triangles' run.
-    light_tile_offsets_kernel<<<grid_for(tiles + 2, kPixelBlock), kPixelBlock, 0, stream_>>>(
-        a.light_refs.data(), &counters->light_refs_sorted, a.light_ref_offsets.data(), tiles + 2);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_tile_offsets_kernel);
+    // tiles + 2 entries: the tiles', the large triangles' and the total.
+    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
+    light_ref_count_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_kernel);
+    bytes = side_scratch_offset_;  // the side stream's sort works past it
+    SLABCAST_CUDA_CHECK(prim::inclusive_sum(d_.scratch.data(), bytes, a.light_ref_offsets.data(),
+                                            a.light_ref_offsets.data(), static_cast<int64_t>(tiles) + 2, stream_));
+    light_ref_scatter_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_kernel);
     SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are sorted
     stage_done("shadow bin");
 

@@ -136,7 +136,6 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(light_runs, sizeof(uint64_t), a.light_ref_offsets.size());
   count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
   count_growth(light_boxes, sizeof(LightBox), a.light_boxes.size());
-  count_growth(light_capacity, sizeof(uint64_t), a.light_refs_scratch.size());
   const std::string what = "the per-pixel buffers of a " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                            " frame";
   size_t free_bytes = 0, total_bytes = 0;
@@ -163,13 +162,12 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
     ensure(a.light_ref_offsets, light_runs, "light-tile offsets");
     ensure(a.light_refs, light_capacity, "light-space triangle references");
     ensure(a.light_boxes, light_boxes, "the triangles' light-space boxes");
-    ensure(a.light_refs_scratch, light_capacity, "light-space triangle references");
   }
 }
 
 void DeviceArrays::grow_light_references(uint64_t new_capacity, const std::string& what) {
-  const uint64_t bytes = 2 * new_capacity * sizeof(uint64_t);
-  const uint64_t held = a.light_refs.bytes() + a.light_refs_scratch.bytes();
+  const uint64_t bytes = new_capacity * sizeof(uint64_t);
+  const uint64_t held = a.light_refs.bytes();
   const uint64_t old_capacity = a.light_refs.size();
   size_t free_bytes = 0, total_bytes = 0;
   SLABCAST_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -179,10 +177,8 @@ void DeviceArrays::grow_light_references(uint64_t new_capacity, const std::strin
   }
   try {
     allocate(a.light_refs, new_capacity, what);
-    allocate(a.light_refs_scratch, new_capacity, what);
   } catch (const OutOfMemory& e) {
     a.light_refs.release();
-    a.light_refs_scratch.release();
     size = FrameSize{};  // the next render reserves the frame's buffers again
     throw OutOfMemory(std::string(e.what()) + "; this frame is not drawn (" + std::to_string(old_capacity) +
                       " references were held)");
@@ -204,7 +200,7 @@ size_t DeviceArrays::bytes_in_use() const {
          a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_tile_depth.bytes() +
-         a.light_refs.bytes() + a.light_refs_scratch.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
+         a.light_refs.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
          a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
          a.displacement_weights.bytes() + sample_sums.bytes();
 }

@@ -78,17 +78,12 @@ __global__ void __launch_bounds__(kTriangleBlock) light_box_kernel(FrameParams p
   if (const int64_t t = item_index(); t < p.num_triangles) light_box_one(p, t);
 }
 
-__global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity, uint64_t* sorted_count,
-                                        uint64_t* overflow) {
-  const bool fits = *total <= capacity;
-  *sorted_count = fits ? *total : 0;
-  if (!fits) *overflow = 1;
+__global__ void __launch_bounds__(kTriangleBlock) light_ref_count_kernel(FrameParams p) {
+  if (const int64_t t = item_index(); t < p.num_triangles) light_ref_count_one(p, t);
 }
 
-__global__ void __launch_bounds__(kPixelBlock) light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n,
-                                                                         uint64_t* offsets, uint64_t entries) {
-  const uint64_t t = static_cast<uint64_t>(item_index());
-  if (t < entries) offsets[t] = light_tile_start(sorted, *n, t);
+__global__ void __launch_bounds__(kTriangleBlock) light_ref_scatter_kernel(FrameParams p) {
+  light_ref_scatter_one(p, item_index());
 }
 
 __global__ void __launch_bounds__(kShadowTestBlock, kShadowTestBlocksPerSm) shadow_test_kernel(FrameParams p) {

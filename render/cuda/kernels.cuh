@@ -23,7 +23,8 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
 __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
 constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
-// 4b. shadows (stages/shadow.h), between the sorts of the samples' and of the triangles' keys by light tile:
+// 4b. shadows (stages/shadow.h): the samples, their keys (sorted by light tile beside the next), the triangles'
+// boxes and references, the test:
 __global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
 // Pixel i's key (stages/shadow.h: light_sample_key) into keys[i], its sample's depth key into its tile's maximum,
 // tile_depth[tile], and the samples into *sample_count (both zeroed before); one thread a pixel, kPixelBlock.
@@ -31,14 +32,10 @@ __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const Light
                                         const LightFaceKeys* faces, int64_t pixels, uint64_t* keys,
                                         uint32_t* tile_depth, uint64_t* sample_count);
 __global__ void light_box_kernel(FrameParams p);      // one thread a triangle, kTriangleBlock
-// After the triangles' keys: the count the sort takes (*total when it fits the capacity, else 0 and *overflow = 1);
-// one thread.
-__global__ void light_refs_guard_kernel(const uint64_t* total, uint64_t capacity, uint64_t* sorted_count,
-                                        uint64_t* overflow);
-// offsets[t] = where tile t's run starts among the first *n keys sorted by tile, for t < entries. One thread an
-// entry, kPixelBlock.
-__global__ void light_tile_offsets_kernel(const uint64_t* sorted, const uint64_t* n, uint64_t* offsets,
-                                          uint64_t entries);
+// The triangles' light references by a count, a scan and a scatter (render/cuda/shadow_block.cuh): one thread a
+// triangle, kTriangleBlock.
+__global__ void light_ref_count_kernel(FrameParams p);
+__global__ void light_ref_scatter_kernel(FrameParams p);
 __global__ void shadow_test_kernel(FrameParams p);    // a warp 32 samples (in light-tile order), kShadowTestBlock
 __global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
 constexpr int kPixelBlock = 256;

@@ -1,7 +1,7 @@
 // The shadow stage's blocks on the GPU (stages/shadow.h has the per-item bodies both backends share): the samples,
-// whose block folds the faces' light-space bounds into one atomic per key and block, and the test, whose warps each
-// take 32 samples and load their tiles' triangles once for all of them, and whose block sums its test count into one
-// atomic.
+// whose block folds the faces' light-space bounds into one atomic per key and block; the triangles' references,
+// packed by light tile by a count, a scan and a scatter; and the test, whose warps each take 32 samples and load their
+// tiles' triangles once for all of them, and whose block sums its pair count into one atomic.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -33,6 +33,48 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
   }
 }
 
+// ---- the triangles' references ----
+//
+// Packed by light tile without a sort: each triangle counts one in each tile it reaches (LightTiles; tile `tiles` for
+// a large one) into light_ref_offsets, an inclusive scan in place turns the counts into each tile's end, and each
+// triangle then takes a slot in each tile by an atomic decrement of its end, which leaves the tile's start there
+// (tile `tiles + 1`, never decremented, keeps the total). A tile's triangles so come in no set order, and nothing
+// depends on it: the mask asks only whether any triangle of a sample's list blocks it, and the pair count is the
+// lists' lengths (stages/shadow.h: shadow_test_one).
+
+__device__ __forceinline__ void light_ref_count_one(const FrameParams& p, int64_t i) {
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
+  unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
+  if (tiles.covered(i) > kLargeLightTriangle) {
+    atomicAdd(counts + light_tile_count(p.light), 1ull);
+    return;
+  }
+  LightTileWalk w = tiles.start(i);
+  uint32_t t = 0;
+  while (tiles.next(w, i, t)) atomicAdd(counts + t, 1ull);
+}
+
+// Every thread of the grid calls this (i past the triangles included). The first records the total and whether it
+// fits; with no room, no triangle is scattered (the frame is redone with more) and the test tests nothing.
+__device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int64_t i) {
+  const uint64_t large = light_tile_count(p.light), total = p.light_ref_offsets[large + 1];
+  if (i == 0) {
+    p.counters->light_references = total;
+    if (total > p.light_capacity) p.counters->light_overflow = 1;
+  }
+  if (i >= p.num_triangles || total > p.light_capacity) return;
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
+  unsigned long long* ends = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
+  const uint32_t id = static_cast<uint32_t>(i);
+  if (tiles.covered(i) > kLargeLightTriangle) {
+    p.light_refs[atomicAdd(ends + large, ~0ull) - 1] = light_key(large, id);
+    return;
+  }
+  LightTileWalk w = tiles.start(i);
+  uint32_t t = 0;
+  while (tiles.next(w, i, t)) p.light_refs[atomicAdd(ends + t, ~0ull) - 1] = light_key(t, id);
+}
+
 // ---- the test ----
 //
 // One thread a sample, walking its tile's list from global memory, makes three dependent loads a pair (the
@@ -42,10 +84,8 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 // when a sample of its tile lies in the box, its vertices, so that one load serves every sample of that tile in the
 // warp, and the next round's references are in flight during this round's tests. The (sample, triangle) pairs that
 // pass the box test are spread evenly over the lanes (a triangle over many of the warp's samples would otherwise hold
-// its lane), the triangle coming by shuffles. The lanes take the pairs out of list order, so a sample keeps the
-// smallest list position of a triangle found to block it (a shared-memory atomicMin), and no pair before that position
-// is skipped: the mask is the sequential walk's, and so is the count, computed from that position
-// (stages/shadow.h: shadow_pairs_looked_at). The warp leaves the tiles' lists once each of its samples is blocked.
+// its lane), the triangle coming by shuffles. A sample found blocked takes no more pairs, and the warp leaves the
+// tiles' lists once each of its samples is blocked.
 // Then the large triangles, which every sample takes after its tile's: lane i walks them in list order for its own
 // sample, 32 references loaded a round, each box and triangle loaded by all lanes at once (the same address for the
 // samples of one face: one load for the warp, and the same few for every warp, so they stay in cache). A tile
@@ -54,6 +94,7 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 
 constexpr int kWarpLanes = 32;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
+constexpr unsigned long long kNotInList = ~0ull;  // no blocker found (ShadowTestWarp::first_blocker)
 
 // A warp's samples in shared memory, entry i for sample first + i (lane i loads it). Segment s is a run of the samples
 // in one tile: samples [segment_first[s], segment_first[s + 1]), whose tile's triangles light_refs[segment_refs[s] ..]
@@ -67,7 +108,6 @@ struct ShadowTestWarp {
   uint64_t tile_refs[kWarpLanes];   // triangles in the sample's tile: its list's large triangles start there
   unsigned long long first_blocker[kWarpLanes];  // smallest position in the sample's list of a triangle found to
                                                  //   block it (kNotInList: none yet)
-  unsigned long long own_at[kWarpLanes];         // position of its own triangle in its list (kNotInList: not met)
   uint64_t segment_refs[kWarpLanes];
   uint64_t segment_start[kWarpLanes + 1];
   int segment_first[kWarpLanes + 1];
@@ -102,7 +142,6 @@ __device__ __forceinline__ WarpSamples load_warp_samples(const FrameParams& p, S
     w.own[lane] = s.own;
     w.tile_refs[lane] = refs.end - refs.begin;
     w.first_blocker[lane] = kNotInList;
-    w.own_at[lane] = kNotInList;
   }
   const uint32_t previous = __shfl_up_sync(kFullWarp, tile, 1);
   const bool head = mine && (lane == 0 || tile != previous);
@@ -195,8 +234,8 @@ __device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t
 }
 
 // TileTriangles: the warp's list 32 positions a round. Lane j's candidates are the samples of its triangle's tile
-// that are not blocked before its position, do not lie on it, lie in its box and lie no nearer the light than its
-// nearest point (box_holds); only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
+// that are not blocked, do not lie on it, lie in its box and lie no nearer the light than its nearest point
+// (box_holds); only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
 __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const uint64_t total = w.segment_start[ws.segments];
@@ -209,11 +248,7 @@ __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, Shadow
     if (e.valid) {
       const LightBox box = p.light_boxes[static_cast<int64_t>(w.face[e.first]) * p.num_triangles + id];  // one face
       for (int i = e.first; i < e.last; ++i) {
-        if (w.first_blocker[i] < e.at) continue;  // blocked in an earlier round
-        if (w.own[i] == id) {                     // a triangle never shadows its own points, nor counts
-          w.own_at[i] = e.at;
-          continue;
-        }
+        if (w.first_blocker[i] != kNotInList || w.own[i] == id) continue;  // blocked; its own triangle
         if (box_holds(box, w.u[i], w.v[i], w.depth[i])) candidates |= 1u << i;
       }
     }
@@ -239,7 +274,6 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
   ShadowRay ray{};
   float u = 0.0f, v = 0.0f, depth = 0.0f;
   uint32_t own = kNoHit;
-  uint64_t tile_refs = 0;
   const LightBox* boxes = p.light_boxes;
   if (mine) {
     ray = w.ray[lane];
@@ -247,7 +281,6 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
     v = w.v[lane];
     depth = w.depth[lane];
     own = w.own[lane];
-    tile_refs = w.tile_refs[lane];
     boxes += static_cast<int64_t>(w.face[lane]) * p.num_triangles;
   }
   for (uint64_t base = large.begin; base < large.end; base += kWarpLanes) {
@@ -258,11 +291,8 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
     for (int j = 0; j < n; ++j) {
       const uint32_t id = __shfl_sync(kFullWarp, round_ids, j);
       if (!open) continue;
-      const unsigned long long at = tile_refs + (base - large.begin) + static_cast<uint64_t>(j);
-      if (id == own) {
-        w.own_at[lane] = at;
-      } else if (box_holds(boxes[id], u, v, depth) && blocks(ray, p.tri_verts[id])) {
-        w.first_blocker[lane] = at;
+      if (id != own && box_holds(boxes[id], u, v, depth) && blocks(ray, p.tri_verts[id])) {
+        w.first_blocker[lane] = w.tile_refs[lane] + (base - large.begin) + static_cast<uint64_t>(j);
         open = false;
       }
     }
@@ -270,15 +300,14 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
   }
 }
 
-// Finish: the lane's sample's mask and its test count.
+// Finish: the lane's sample's mask and its pairs, its list's length.
 __device__ __forceinline__ uint64_t finish_warp_sample(const FrameParams& p, const ShadowTestWarp& w,
                                                        const WarpSamples& ws) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   if (lane >= ws.count) return 0;
-  const unsigned long long first_blocker = w.first_blocker[lane];
-  if (first_blocker != kNotInList) p.shadow_mask[ws.pixel] = 0;
+  if (w.first_blocker[lane] != kNotInList) p.shadow_mask[ws.pixel] = 0;
   const LightRefRange large = large_light_refs(p);
-  return shadow_pairs_looked_at(w.tile_refs[lane] + (large.end - large.begin), first_blocker, w.own_at[lane]);
+  return w.tile_refs[lane] + (large.end - large.begin);
 }
 
 // The test's block: kShadowTestBlock / 32 warps, each on the 32 samples from `first` + 32 times its index (stages/
@@ -288,7 +317,8 @@ __device__ __forceinline__ void shadow_test_block(const FrameParams& p, uint64_t
   __shared__ ShadowTestWarp warps[kShadowTestBlock / kWarpLanes];
   __shared__ unsigned long long block_tests;
   const uint64_t samples = p.counters->shadow_samples;  // the first of light_samples, in tile order
-  if (first >= samples) return;  // block-uniform: the grid is sized by the pixels, an upper bound
+  // Block-uniform: the grid is sized by the pixels, an upper bound; after an overflow the frame is redone.
+  if (first >= samples || p.counters->light_overflow != 0) return;
   if (threadIdx.x == 0) block_tests = 0;
   __syncthreads();
   const int warp = static_cast<int>(threadIdx.x) / kWarpLanes;

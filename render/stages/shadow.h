@@ -1,10 +1,11 @@
 // Stage 4b, shadows (docs/architecture.md, "Shadows"): an irregular z-buffer built by the library's primitives, as
 // the primary structure is. The pixels' primary hits become the light's samples; samples and triangles are binned into
-// the same light-space tiles (each emits a key per tile it goes to, light tile above and its pixel or triangle below,
-// and a stable sort by the tile packs the keys; a binary search a tile finds each tile's run); every sample then tests
+// the same light-space tiles (a key per sample and per tile a triangle reaches, light tile above and its pixel or
+// triangle below: the samples' keys are packed by a stable sort by the tile, the triangles' by a count, a scan and a
+// scatter, stable on the cpu backend and in no set order within a tile on the cuda backend); every sample then tests
 // the triangles of its light tile, stopping at the first that blocks it. A triangle goes only to the tiles that hold a
 // sample it can block: one no nearer the light than the triangle's nearest point (light depth, below). Shared by both
-// backends: the per-item bodies, the keys and the runs' search are here.
+// backends: the per-item bodies, the keys and the walk over a triangle's tiles are here.
 //
 // The rule. The pixel whose primary ray hits triangle T at p is in shadow when a triangle other than T crosses the
 // open segment from p to a point light, or the ray from p towards a sun. p is computed from the hit's barycentrics
@@ -199,20 +200,6 @@ SC_HD LightSampleKey light_sample_key(const ShadowOrigin* samples, const LightFr
   return LightSampleKey{light_key(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i)), ordered_key(c.depth)};
 }
 
-// Where tile t's run starts among n keys sorted by tile: the first key whose tile is not below t (n when none).
-SC_HD uint64_t light_tile_start(const uint64_t* sorted, uint64_t n, uint64_t t) {
-  uint64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const uint64_t mid = lo + (hi - lo) / 2;
-    if (light_key_tile(sorted[mid]) < t) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 // Margins that widen a triangle's light-space box against rounding (stages/shadow.h's banner): the sun's
 // coordinates are dot products of view-space points of at most a few view units (camera.h scales the scene so), off
 // by a few ulps; a cube face's are ratios in [-1, 1], off by a few ulps of their inputs' ratio, more for a point
@@ -340,44 +327,89 @@ SC_HD bool light_cells(const LightBox& box, const LightBox& fb, int grid, LightC
 // a triangle whose nearest depth bound is `near` can block.
 SC_HD bool tile_reaches(uint32_t tile_depth, float near) { return tile_depth != 0 && ordered_key(near) <= tile_depth; }
 
-// Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order): one for
-// every tile its box covers within the samples' bounds on every face and that holds a sample no nearer the light than
-// the triangle (tile_reaches); or, over kLargeLightTriangle tiles covered, one in tile `tiles`, the large triangles'
-// list.
-struct LightTileEmitter {
+// The light tiles a triangle reaches: every tile its box covers within the samples' bounds on every face that holds a
+// sample no nearer the light than the triangle (tile_reaches), face by face, then column by column, then row by row.
+// Both backends walk them with these: the cpu backend's emitter (below) into keys, the cuda backend's test
+// (render/cuda/shadow_block.cuh) tile by tile, so both reach the same tiles.
+struct LightTileWalk {
+  int face;          // the face walked (faces: done)
+  LightCells cells;  // the triangle's cells on it
+  int cu, cv;        // the next cell to look at
+  LightBox box;      // the triangle's box on it
+};
+
+struct LightTiles {
   const LightBox* boxes;  // [faces * triangles]
   int64_t triangles;
   const LightFrame* light;
   const LightFaceKeys* faces;
   const uint32_t* tile_depth;  // [tiles]: each tile's deepest sample's depth key (light_sample_key)
 
+  // The tiles triangle i's boxes cover on all faces, before light depth: over kLargeLightTriangle it is a large one.
+  SC_HD uint64_t covered(int64_t i) const {
+    uint64_t tiles = 0;
+    for (int f = 0; f < light->faces; ++f) {
+      LightCells c;
+      if (light_cells(boxes[static_cast<int64_t>(f) * triangles + i], face_bounds(faces[f]), light->grid, c)) {
+        tiles += static_cast<uint64_t>(c.u1 - c.u0 + 1) * static_cast<uint64_t>(c.v1 - c.v0 + 1);
+      }
+    }
+    return tiles;
+  }
+  SC_HD LightTileWalk start(int64_t i) const {
+    LightTileWalk w{-1, LightCells{0, 0, 0, 0}, 0, 0, empty_light_box()};
+    enter_next_face(w, i);
+    return w;
+  }
+  // The walk's next tile reached; false when there is none.
+  SC_HD bool next(LightTileWalk& w, int64_t i, uint32_t& tile) const {
+    while (w.face < light->faces) {
+      if (w.cu > w.cells.u1) {
+        enter_next_face(w, i);
+        continue;
+      }
+      const uint32_t t = light_tile(w.face, w.cu, w.cv, light->grid);
+      if (++w.cv > w.cells.v1) {
+        w.cv = w.cells.v0;
+        ++w.cu;
+      }
+      if (tile_reaches(tile_depth[t], w.box.near)) {
+        tile = t;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  SC_HD void enter_next_face(LightTileWalk& w, int64_t i) const {
+    for (++w.face; w.face < light->faces; ++w.face) {
+      w.box = boxes[static_cast<int64_t>(w.face) * triangles + i];
+      if (light_cells(w.box, face_bounds(faces[w.face]), light->grid, w.cells)) {
+        w.cu = w.cells.u0;
+        w.cv = w.cells.v0;
+        return;
+      }
+    }
+  }
+};
+
+// Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order; the cpu
+// backend): one for every tile it reaches (LightTiles); or, over kLargeLightTriangle tiles covered, one in tile
+// `tiles`, the large triangles' list.
+struct LightTileEmitter {
+  LightTiles tiles;
+
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
-    const int n_faces = light->faces, grid = light->grid;
-    uint64_t tiles = 0;
-    LightCells cells[kMaxLightFaces];
-    bool reaches[kMaxLightFaces];
-    for (int f = 0; f < n_faces; ++f) {
-      reaches[f] = light_cells(boxes[static_cast<int64_t>(f) * triangles + i], face_bounds(faces[f]), grid, cells[f]);
-      if (reaches[f]) {
-        tiles += static_cast<uint64_t>(cells[f].u1 - cells[f].u0 + 1) * static_cast<uint64_t>(cells[f].v1 - cells[f].v0 + 1);
-      }
-    }
     const uint32_t id = static_cast<uint32_t>(i);
-    if (tiles > kLargeLightTriangle) {
-      emit(0u, light_key(light_tile_count(*light), id));
+    if (tiles.covered(i) > kLargeLightTriangle) {
+      emit(0u, light_key(light_tile_count(*tiles.light), id));
       return;
     }
-    for (int f = 0; f < n_faces; ++f) {
-      if (!reaches[f]) continue;
-      const float near = boxes[static_cast<int64_t>(f) * triangles + i].near;
-      for (int cu = cells[f].u0; cu <= cells[f].u1; ++cu) {
-        for (int cv = cells[f].v0; cv <= cells[f].v1; ++cv) {
-          const uint32_t t = light_tile(f, cu, cv, grid);
-          if (tile_reaches(tile_depth[t], near)) emit(0u, light_key(t, id));
-        }
-      }
-    }
+    LightTileWalk w = tiles.start(i);
+    uint32_t t = 0;
+    while (tiles.next(w, i, t)) emit(0u, light_key(t, id));
   }
 };
 SC_HD uint32_t light_ref_triangle(uint64_t r) { return static_cast<uint32_t>(r); }
@@ -432,40 +464,31 @@ SC_HD LightRefRange large_light_refs(const FrameParams& p) {
 // Sample k (of the samples packed by light tile) against its tile's triangles and the large ones, stopping at the
 // first that blocks it; writes 0 to its mask when one does. A triangle whose box on the sample's face leaves out the
 // sample's coordinate, or lies wholly deeper than the sample, is not tested: the segment cannot cross it (the same
-// guarantees that put it in the tile). Adds the (sample, triangle) pairs it looked at, those included, to `pairs`.
+// guarantees that put it in the tile). Adds the sample's pairs to `pairs`: its list's length, its tile's triangles
+// and the large ones (the frame's pair count, shadow_tests, is the same however a backend walks the pairs, and
+// wherever it stops).
 SC_HD void shadow_test_one(const FrameParams& p, uint64_t k, uint64_t& pairs) {
   const ShadowSample x = shadow_sample_at(p, k);
   const LightBox* boxes = p.light_boxes + static_cast<int64_t>(x.c.face) * p.num_triangles;
   const auto blocked_by = [&](uint32_t id) {
     if (id == x.own) return false;  // a triangle never shadows its own points
-    ++pairs;
     return box_holds(boxes[id], x.c.u, x.c.v, x.c.depth) && blocks(x.ray, p.tri_verts[id]);
   };
   const LightRefRange tile = tile_light_refs(p, x.tile);
+  const LightRefRange large = large_light_refs(p);
+  pairs += (tile.end - tile.begin) + (large.end - large.begin);
   for (uint64_t r = tile.begin; r < tile.end; ++r) {
     if (blocked_by(light_ref_triangle(p.light_refs[r]))) {
       p.shadow_mask[x.pixel] = 0;
       return;
     }
   }
-  const LightRefRange large = large_light_refs(p);
   for (uint64_t r = large.begin; r < large.end; ++r) {
     if (blocked_by(light_ref_triangle(p.light_refs[r]))) {
       p.shadow_mask[x.pixel] = 0;
       return;
     }
   }
-}
-
-// A sample's list is its tile's triangles, then the large ones (n in all); shadow_test_one looks at them in that
-// order up to and including the first that blocks, its own triangle left out, and counts the pairs it looked at.
-// This is the same count from where in the list the first blocker and the own triangle lie (kNotInList: nowhere), for
-// a test that takes the pairs in another order. A triangle is in a sample's list at most once: it makes one
-// reference a tile (LightTileEmitter), and a large one none but its entry on the large list.
-constexpr uint64_t kNotInList = ~uint64_t(0);
-SC_HD uint64_t shadow_pairs_looked_at(uint64_t n, uint64_t first_blocker, uint64_t own_at) {
-  if (first_blocker == kNotInList) return n - (own_at == kNotInList ? 0 : 1);
-  return first_blocker + 1 - (own_at < first_blocker ? 1 : 0);
 }
 
 }  // namespace slabcast

@@ -103,7 +103,7 @@ TEST(CliExe, RenderWritesTheShadowMask) {
                                           "--size", "96x80", "--light", "sun:1,2,0.5", "--out", dir + "/f.png",
                                           "--ids", dir + "/f.ids", "--shadow-mask", dir + "/m.pgm"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  for (const char* line : {"shadow samples", "light references", "shadow-ray tests", "shadow test", "m.pgm"}) {
+  for (const char* line : {"shadow samples", "light references", "shadow pairs", "shadow test", "m.pgm"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << " missing from\n" << r.out;
   }
   const GrayImage mask = read_pgm(dir + "/m.pgm");

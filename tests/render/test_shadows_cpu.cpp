@@ -157,7 +157,7 @@ TEST(ShadowMath, TrianglesGoOnlyToTilesWithASampleTheyCanBlock) {
   accumulate_face(faces[0], 1.0f, 1.0f);
   const LightBox box{-0.5f, 1.5f, -0.5f, 1.5f, 0.5f};  // over all four tiles
   const uint32_t tile_depth[4] = {0, ordered_key(0.4f), ordered_key(0.5f), ordered_key(3.0f)};
-  const LightTileEmitter emitter{&box, 1, &L, faces, tile_depth};
+  const LightTileEmitter emitter{LightTiles{&box, 1, &L, faces, tile_depth}};
   std::vector<uint64_t> keys;
   auto emit = [&](uint32_t bucket, uint64_t key) {
     EXPECT_EQ(bucket, 0u);
@@ -167,54 +167,63 @@ TEST(ShadowMath, TrianglesGoOnlyToTilesWithASampleTheyCanBlock) {
   EXPECT_EQ(keys, (std::vector<uint64_t>{light_key(2, 0), light_key(3, 0)}));
 }
 
-// The cuda test takes a sample's pairs out of list order and counts them from where its first blocker and its own
-// triangle lie (shadow_pairs_looked_at): the same count as shadow_test_one's walk, which stops at the first blocker
-// and leaves its own triangle out, for lists with and without either, the own triangle before, after or without a
-// blocker, empty lists included.
-TEST(ShadowMath, PairCountFromPositionsIsTheWalks) {
+// The walk over a triangle's light tiles (LightTiles: the cuda test's, tile by tile) reaches exactly the tiles a
+// double loop over every face's cells finds, once each, face by face and column by column: for triangles whose boxes
+// miss some faces, cover one cell or many, on faces with samples or without, over tiles with and without samples
+// deep enough.
+TEST(ShadowMath, TileWalkReachesEveryTileOfTheTriangleOnceInOrder) {
   std::mt19937 rng(6);
-  for (int n = 0; n < 40; ++n) {
-    for (int trial = 0; trial < 200; ++trial) {
-      const uint64_t own_at = rng() % 3 == 0 || n == 0 ? kNotInList : rng() % n;
-      std::vector<bool> blocking(n);
-      const int rarity = 1 + static_cast<int>(rng() % 8);  // from one pair in 4 blocking to one in 32
-      for (int i = 0; i < n; ++i) blocking[i] = static_cast<uint64_t>(i) != own_at && rng() % (rarity * 4) == 0;
-      uint64_t walked = 0, first_blocker = kNotInList;
-      for (int i = 0; i < n; ++i) {
-        if (static_cast<uint64_t>(i) == own_at) continue;
-        ++walked;
-        if (blocking[i]) {
-          first_blocker = static_cast<uint64_t>(i);
-          break;
-        }
+  std::uniform_real_distribution<float> coord(-1.2f, 1.2f);
+  for (const LightKind kind : {LightKind::sun, LightKind::point}) {
+    LightFrame L = test_light(kind);
+    L.grid = 5;
+    const int64_t triangles = 40;
+    for (int trial = 0; trial < 100; ++trial) {
+      LightFaceKeys faces[kMaxLightFaces] = {};
+      for (int f = 0; f < L.faces; ++f) {
+        if (rng() % 4 == 0) continue;  // a face without samples
+        accumulate_face(faces[f], -1.0f + 0.1f * static_cast<float>(rng() % 5), -1.0f);
+        accumulate_face(faces[f], 1.0f, 1.0f - 0.1f * static_cast<float>(rng() % 5));
       }
-      EXPECT_EQ(shadow_pairs_looked_at(static_cast<uint64_t>(n), first_blocker, own_at), walked)
-          << n << " " << first_blocker << " " << own_at;
+      std::vector<uint32_t> tile_depth(light_tile_count(L));
+      for (uint32_t& d : tile_depth) d = rng() % 3 == 0 ? 0 : ordered_key(static_cast<float>(rng() % 4));
+      std::vector<LightBox> boxes(static_cast<size_t>(L.faces) * triangles);
+      for (LightBox& b : boxes) {
+        const float u0 = coord(rng), v0 = coord(rng);
+        const float w = rng() % 3 == 0 ? 0.01f : 0.6f * static_cast<float>(rng() % 4);
+        b = rng() % 5 == 0 ? empty_light_box() : LightBox{u0, u0 + w, v0, v0 + w, static_cast<float>(rng() % 4)};
+      }
+      const LightTiles tiles{boxes.data(), triangles, &L, faces, tile_depth.data()};
+      for (int64_t i = 0; i < triangles; ++i) {
+        std::vector<uint32_t> expected;
+        uint64_t covered = 0;
+        for (int f = 0; f < L.faces; ++f) {
+          const LightBox& b = boxes[static_cast<size_t>(f * triangles + i)];
+          LightCells c;
+          if (!light_cells(b, face_bounds(faces[f]), L.grid, c)) continue;
+          covered += static_cast<uint64_t>(c.u1 - c.u0 + 1) * static_cast<uint64_t>(c.v1 - c.v0 + 1);
+          for (int cu = c.u0; cu <= c.u1; ++cu) {
+            for (int cv = c.v0; cv <= c.v1; ++cv) {
+              const uint32_t t = light_tile(f, cu, cv, L.grid);
+              if (tile_reaches(tile_depth[t], b.near)) expected.push_back(t);
+            }
+          }
+        }
+        std::vector<uint32_t> walked;
+        LightTileWalk w = tiles.start(i);
+        uint32_t t = 0;
+        while (tiles.next(w, i, t)) {
+          walked.push_back(t);
+          ASSERT_LE(walked.size(), expected.size() + 1) << "the walk does not end";
+        }
+        EXPECT_EQ(walked, expected) << (kind == LightKind::sun ? "sun" : "point") << " trial " << trial << " " << i;
+        EXPECT_EQ(tiles.covered(i), covered);
+      }
     }
   }
 }
 
-TEST(ShadowMath, TileStartIsTheCountOfKeysInEarlierTiles) {
-  // Keys sorted by tile, with empty tiles, long runs and a run in the tile past the last; light_tile_start(t) must
-  // be the number of keys whose tile is below t, for every t up to two past the last tile.
-  std::mt19937 rng(7);
-  for (const uint64_t tiles : {1ull, 2ull, 17ull, 1000ull}) {
-    for (int trial = 0; trial < 50; ++trial) {
-      std::vector<uint64_t> keys;
-      const int n = static_cast<int>(rng() % 300);
-      for (int i = 0; i < n; ++i) {
-        const uint64_t tile = rng() % 5 == 0 ? tiles : rng() % (trial % 2 == 0 ? tiles : std::min<uint64_t>(tiles, 3));
-        keys.push_back(light_key(tile, static_cast<uint32_t>(rng())));
-      }
-      std::stable_sort(keys.begin(), keys.end(),
-                       [](uint64_t a, uint64_t b) { return light_key_tile(a) < light_key_tile(b); });
-      for (uint64_t t = 0; t <= tiles + 1; ++t) {
-        const uint64_t below = static_cast<uint64_t>(
-            std::count_if(keys.begin(), keys.end(), [&](uint64_t k) { return light_key_tile(k) < t; }));
-        ASSERT_EQ(light_tile_start(keys.data(), keys.size(), t), below) << tiles << " " << trial << " " << t;
-      }
-    }
-  }
+TEST(ShadowMath, TileBitsHoldEveryTileAndTheOnePastThem) {
   EXPECT_EQ(light_tile_bits(1), 1);
   EXPECT_EQ(light_tile_bits(262144), 19);  // 512 x 512 tiles and the one past them
   EXPECT_EQ(light_tile_bits(2047ull * 2047), 22);
