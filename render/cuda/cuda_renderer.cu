@@ -552,7 +552,7 @@ class CudaRenderer final : public Renderer {
   }
 
   // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys; their sort by light tile on the side
-  // stream, beside the triangles' boxes and references in the same tiles (a count, a scan and a scatter:
+  // stream, beside the triangles' light boxes and references in the same tiles (a count, a scan and a scatter:
   // render/cuda/shadow_block.cuh; their overflow redoes the frame, as L1's does), neither of which fills the GPU
   // alone; the tests, the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
@@ -582,8 +582,6 @@ class CudaRenderer final : public Renderer {
                                                   a.light_samples_scratch.data(), a.light_samples.data(),
                                                   prim::ItemCount(pixels), 32, key_end, side_stream_));
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
-    light_box_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_box_kernel);
     // tiles + 2 entries: the tiles', the large triangles' and the total.
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
     light_ref_count_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);

@@ -59,9 +59,9 @@ void FrameGraph::capture(const FrameParams& p, const Shape& shape, cudaStream_t 
   SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   template_ = graph;  // kept: its nodes name the executable graph's nodes to update
   // The frame launches deform, bin and the two casters once, the two normal kernels when the shading needs them, with
-  // shadows the sample, light box, reference count and scatter, and test kernels, and the shade kernel with shadows
-  // or in the heat views.
-  const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 5 : 0) +
+  // shadows the sample, light box and reference count, reference scatter and test kernels, and the shade kernel with
+  // shadows or in the heat views.
+  const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 4 : 0) +
                           (shades_after_cast(p.shading, p.light.shadows) ? 1 : 0);
   const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, expected);
   const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
@@ -92,7 +92,6 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
                                  reinterpret_cast<const void*>(vertex_normal_kernel),
                                  reinterpret_cast<const void*>(bin_kernel),
                                  reinterpret_cast<const void*>(shadow_sample_kernel),
-                                 reinterpret_cast<const void*>(light_box_kernel),
                                  reinterpret_cast<const void*>(light_ref_count_kernel),
                                  reinterpret_cast<const void*>(light_ref_scatter_kernel),
                                  reinterpret_cast<const void*>(shadow_test_kernel)};

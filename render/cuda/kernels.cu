@@ -74,12 +74,11 @@ __global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const Sha
   }
 }
 
-__global__ void __launch_bounds__(kTriangleBlock) light_box_kernel(FrameParams p) {
-  if (const int64_t t = item_index(); t < p.num_triangles) light_box_one(p, t);
-}
-
 __global__ void __launch_bounds__(kTriangleBlock) light_ref_count_kernel(FrameParams p) {
-  if (const int64_t t = item_index(); t < p.num_triangles) light_ref_count_one(p, t);
+  if (const int64_t t = item_index(); t < p.num_triangles) {
+    light_box_one(p, t);  // the walk, the scatter and the test read it back
+    light_ref_count_one(p, t);
+  }
 }
 
 __global__ void __launch_bounds__(kTriangleBlock) light_ref_scatter_kernel(FrameParams p) {

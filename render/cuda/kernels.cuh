@@ -31,9 +31,8 @@ __global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPi
 __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const LightFrame* light,
                                         const LightFaceKeys* faces, int64_t pixels, uint64_t* keys,
                                         uint32_t* tile_depth, uint64_t* sample_count);
-__global__ void light_box_kernel(FrameParams p);      // one thread a triangle, kTriangleBlock
-// The triangles' light references by a count, a scan and a scatter (render/cuda/shadow_block.cuh): one thread a
-// triangle, kTriangleBlock.
+// The triangles' light references by a count, a scan and a scatter (render/cuda/shadow_block.cuh); the count writes
+// the triangles' light boxes first. One thread a triangle, kTriangleBlock.
 __global__ void light_ref_count_kernel(FrameParams p);
 __global__ void light_ref_scatter_kernel(FrameParams p);
 __global__ void shadow_test_kernel(FrameParams p);    // a warp 32 samples (in light-tile order), kShadowTestBlock
