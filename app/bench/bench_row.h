@@ -21,7 +21,7 @@ struct BenchRow {
 
   // Per-stage times, ms (median and p99 over the timed frames). build = l1 + l2 + l3 of each frame.
   Summary deform, bin, l1, l2, l3, build, cast, shade, total;
-  // With shadows: the shadow stages (samples, light-space sort, tests) and their sum.
+  // With shadows: the shadow stages (samples, light bin, tests) and their sum.
   bool shadows = false;
   Summary shadow_samples, shadow_bin, shadow_test, shadow;
   // The host's wall time of one Renderer::render call, ms: building and launching the frame (on the cuda backend:

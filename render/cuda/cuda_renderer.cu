@@ -253,7 +253,7 @@ class CudaRenderer final : public Renderer {
 
  private:
   static constexpr int kTimedStages = 6;  // deform, bin, l1, l2, l3, cast (which shades)
-  // With shadows: + the samples, the light-space sort, the tests, the shade.
+  // With shadows: + the samples, the light bin, the tests, the shade.
   static constexpr int kTimedStagesWithShadows = kTimedStages + 4;
   static constexpr int kEventCount = kTimedStagesWithShadows + 2;
 
@@ -610,7 +610,7 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_enabled_ = true;
   cudaStream_t stream_ = nullptr;
-  cudaStream_t side_stream_ = nullptr;  // the samples' sort, beside the light bin (encode_shadows)
+  cudaStream_t side_stream_ = nullptr;  // the samples' sort, beside the triangles' references (encode_shadows)
   cudaEvent_t fork_events_[2] = {};      // its fork from stream_ and its join back
   size_t side_scratch_offset_ = 0;       // where in the scratch blob the side stream's primitive works
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)

@@ -161,11 +161,13 @@ SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
   return sample;
 }
 
-// ---- the keys sorted by light tile ----
+// ---- the keys packed by light tile ----
 //
 // A key is (light tile << 32 | pixel or triangle ID); sorting the keys by their upper bits, stably, packs them by tile
-// with each tile's pixels or triangles in ascending order. Tile `tiles` (= faces * grid * grid, one past the last)
-// holds what is not in any tile: the pixels without a sample, and the large triangles, which every sample tests.
+// with each tile's pixels or triangles in ascending order (the cuda backend packs the triangles' by a scatter instead,
+// in no set order within a tile: render/cuda/shadow_block.cuh). Tile `tiles` (= faces * grid * grid, one past the
+// last) holds what is not in any tile: the pixels without a sample, and the large triangles, which every sample
+// tests.
 
 SC_HD uint64_t light_key(uint64_t tile, uint32_t low) { return (tile << 32) | low; }
 SC_HD uint64_t light_key_tile(uint64_t key) { return key >> 32; }
