@@ -42,22 +42,20 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 // depends on it: the mask asks only whether any triangle of a sample's list blocks it, and the pair count is the
 // lists' lengths (stages/shadow.h: shadow_test_one).
 
+// A triangle that reaches no tile gets empty boxes, so that the scatter passes it at once (its boxes are read only by
+// the walks: no list holds it, so the test never reads them).
 __device__ __forceinline__ void light_ref_count_one(const FrameParams& p, int64_t i) {
   const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
   unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
-  if (tiles.covered(i) > kLargeLightTriangle) {
-    atomicAdd(counts + light_tile_count(p.light), 1ull);
-    return;
+  if (tiles.for_each_reached(i, [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); }) == 0) {
+    for (int f = 0; f < p.light.faces; ++f) p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = empty_light_box();
   }
-  LightTileWalk w = tiles.start(i);
-  uint32_t t = 0;
-  while (tiles.next(w, i, t)) atomicAdd(counts + t, 1ull);
 }
 
 // Every thread of the grid calls this (i past the triangles included). The first records the total and whether it
 // fits; with no room, no triangle is scattered (the frame is redone with more) and the test tests nothing.
 __device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int64_t i) {
-  const uint64_t large = light_tile_count(p.light), total = p.light_ref_offsets[large + 1];
+  const uint64_t total = p.light_ref_offsets[light_tile_count(p.light) + 1];
   if (i == 0) {
     p.counters->light_references = total;
     if (total > p.light_capacity) p.counters->light_overflow = 1;
@@ -66,13 +64,7 @@ __device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int6
   const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
   unsigned long long* ends = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
   const uint32_t id = static_cast<uint32_t>(i);
-  if (tiles.covered(i) > kLargeLightTriangle) {
-    p.light_refs[atomicAdd(ends + large, ~0ull) - 1] = light_key(large, id);
-    return;
-  }
-  LightTileWalk w = tiles.start(i);
-  uint32_t t = 0;
-  while (tiles.next(w, i, t)) p.light_refs[atomicAdd(ends + t, ~0ull) - 1] = light_key(t, id);
+  tiles.for_each_reached(i, [&](uint64_t tile) { p.light_refs[atomicAdd(ends + tile, ~0ull) - 1] = light_key(tile, id); });
 }
 
 // ---- the test ----
@@ -94,7 +86,6 @@ __device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int6
 
 constexpr int kWarpLanes = 32;
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
-constexpr unsigned long long kNotInList = ~0ull;  // no blocker found (ShadowTestWarp::first_blocker)
 
 // A warp's samples in shared memory, entry i for sample first + i (lane i loads it). Segment s is a run of the samples
 // in one tile: samples [segment_first[s], segment_first[s + 1]), whose tile's triangles light_refs[segment_refs[s] ..]
@@ -105,9 +96,7 @@ struct ShadowTestWarp {
   float depth[kWarpLanes];              // light depth
   int face[kWarpLanes];
   uint32_t own[kWarpLanes];         // the triangle the sample lies on
-  uint64_t tile_refs[kWarpLanes];   // triangles in the sample's tile: its list's large triangles start there
-  unsigned long long first_blocker[kWarpLanes];  // smallest position in the sample's list of a triangle found to
-                                                 //   block it (kNotInList: none yet)
+  uint64_t tile_refs[kWarpLanes];   // triangles in the sample's tile
   uint64_t segment_refs[kWarpLanes];
   uint64_t segment_start[kWarpLanes + 1];
   int segment_first[kWarpLanes + 1];
@@ -117,6 +106,7 @@ struct WarpSamples {
   int count;       // the warp's samples: lanes [0, count)
   int segments;
   uint32_t pixel;  // the lane's sample's pixel
+  uint32_t all;    // bit i for each sample i of the warp
 };
 
 // LoadSamples: lane i's sample into the warp's storage, and the warp's segments: a sample whose tile differs from the
@@ -141,7 +131,6 @@ __device__ __forceinline__ WarpSamples load_warp_samples(const FrameParams& p, S
     w.face[lane] = s.c.face;
     w.own[lane] = s.own;
     w.tile_refs[lane] = refs.end - refs.begin;
-    w.first_blocker[lane] = kNotInList;
   }
   const uint32_t previous = __shfl_up_sync(kFullWarp, tile, 1);
   const bool head = mine && (lane == 0 || tile != previous);
@@ -163,24 +152,22 @@ __device__ __forceinline__ WarpSamples load_warp_samples(const FrameParams& p, S
     w.segment_first[segments] = count;
   }
   __syncwarp();
-  return WarpSamples{count, segments, pixel};
+  return WarpSamples{count, segments, pixel, count == kWarpLanes ? kFullWarp : (1u << count) - 1u};
 }
 
-// Position q of the warp's list: its reference, its position in its samples' lists, and those samples.
+// Position q of the warp's list: its reference and its samples.
 struct TileEntry {
-  uint64_t ref;  // into light_refs
-  unsigned long long at;
+  uint64_t ref;     // into light_refs
   int first, last;  // samples [first, last)
   bool valid;       // false past the list's end
 };
 __device__ __forceinline__ TileEntry tile_entry(const ShadowTestWarp& w, int segments, uint64_t q) {
-  if (q >= w.segment_start[segments]) return TileEntry{0, 0, 0, 0, false};
+  if (q >= w.segment_start[segments]) return TileEntry{0, 0, 0, false};
   int s = 0;  // the last segment that starts at or before q (an empty one before it starts there too)
   for (int step = kWarpLanes / 2; step > 0; step /= 2) {
     if (s + step < segments && w.segment_start[s + step] <= q) s += step;
   }
-  const uint64_t at = q - w.segment_start[s];
-  return TileEntry{w.segment_refs[s] + at, at, w.segment_first[s], w.segment_first[s + 1], true};
+  return TileEntry{w.segment_refs[s] + (q - w.segment_start[s]), w.segment_first[s], w.segment_first[s + 1], true};
 }
 
 __device__ __forceinline__ Vec3 shfl_vec3(Vec3 a, int lane) {
@@ -201,12 +188,12 @@ __device__ __forceinline__ int nth_set_bit(uint32_t mask, uint32_t r) {
   return at;
 }
 
-// TestPairs: the lanes' candidates (bit i of lane j's: sample i against lane j's triangle `tv`, at list position
-// `at`) spread over the warp: pair k of the round's (lane by lane, bit by bit) goes to lane k % 32, which finds lane
-// j by a binary search over the lanes' exclusive sums and takes the triangle from it by shuffles. A pair that blocks
-// lowers its sample's first blocker to its position. Every lane of the warp calls it.
-__device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t candidates, const TriangleVerts& tv,
-                                                     unsigned long long at) {
+// TestPairs: the lanes' candidates (bit i of lane j's: sample i against lane j's triangle `tv`) spread over the
+// warp: pair k of the round's (lane by lane, bit by bit) goes to lane k % 32, which finds lane j by a binary search
+// over the lanes' exclusive sums and takes the triangle from it by shuffles. Returns the samples found blocked (bit
+// i for sample i), the same in every lane. Every lane of the warp calls it.
+__device__ __forceinline__ uint32_t test_candidate_pairs(const ShadowTestWarp& w, uint32_t candidates,
+                                                         const TriangleVerts& tv) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const uint32_t mine = static_cast<uint32_t>(__popc(candidates));
   uint32_t start = mine;
@@ -216,6 +203,7 @@ __device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t
   }
   const uint32_t pairs = __shfl_sync(kFullWarp, start, kWarpLanes - 1);
   start -= mine;
+  uint32_t blocked = 0;
   for (uint32_t k0 = 0; k0 < pairs; k0 += kWarpLanes) {
     const uint32_t k = k0 + static_cast<uint32_t>(lane);
     int j = 0;  // the last lane whose pairs start at or before k: the one that holds pair k
@@ -225,22 +213,27 @@ __device__ __forceinline__ void test_candidate_pairs(ShadowTestWarp& w, uint32_t
     const uint32_t mask = __shfl_sync(kFullWarp, candidates, j);
     const uint32_t r = k - __shfl_sync(kFullWarp, start, j);
     const TriangleVerts t{shfl_vec3(tv.a, j), shfl_vec3(tv.b, j), shfl_vec3(tv.c, j)};
-    const unsigned long long pair_at = __shfl_sync(kFullWarp, at, j);
+    uint32_t found = 0;
     if (k < pairs) {
       const int i = nth_set_bit(mask, r);
-      if (blocks(w.ray[i], t)) atomicMin(&w.first_blocker[i], pair_at);
+      if (blocks(w.ray[i], t)) found = 1u << i;
     }
+    blocked |= __reduce_or_sync(kFullWarp, found);
   }
+  return blocked;
 }
 
 // TileTriangles: the warp's list 32 positions a round. Lane j's candidates are the samples of its triangle's tile
 // that are not blocked, do not lie on it, lie in its box and lie no nearer the light than its nearest point
-// (box_holds); only a lane with candidates loads the vertices. The warp stops once every sample is blocked.
-__device__ __forceinline__ void test_tile_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
+// (box_holds); only a lane with candidates loads the vertices. The warp stops once every sample is blocked. Returns
+// the samples blocked (bit i for sample i), the same in every lane.
+__device__ __forceinline__ uint32_t test_tile_triangles(const FrameParams& p, const ShadowTestWarp& w,
+                                                        const WarpSamples& ws) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const uint64_t total = w.segment_start[ws.segments];
   TileEntry e = tile_entry(w, ws.segments, static_cast<uint64_t>(lane));
   uint32_t id = e.valid ? light_ref_triangle(p.light_refs[e.ref]) : 0;
+  uint32_t blocked = 0;
   for (uint64_t base = 0; base < total; base += kWarpLanes) {
     const TileEntry next = tile_entry(w, ws.segments, base + kWarpLanes + static_cast<uint64_t>(lane));
     const uint32_t next_id = next.valid ? light_ref_triangle(p.light_refs[next.ref]) : 0;
@@ -248,29 +241,30 @@ __device__ __forceinline__ void test_tile_triangles(const FrameParams& p, Shadow
     if (e.valid) {
       const LightBox box = p.light_boxes[static_cast<int64_t>(w.face[e.first]) * p.num_triangles + id];  // one face
       for (int i = e.first; i < e.last; ++i) {
-        if (w.first_blocker[i] != kNotInList || w.own[i] == id) continue;  // blocked; its own triangle
+        if ((blocked >> i & 1u) != 0 || w.own[i] == id) continue;  // blocked; its own triangle
         if (box_holds(box, w.u[i], w.v[i], w.depth[i])) candidates |= 1u << i;
       }
     }
     TriangleVerts tv{};
     if (candidates != 0) tv = p.tri_verts[id];
-    test_candidate_pairs(w, candidates, tv, e.at);
-    __syncwarp();
-    if (__all_sync(kFullWarp, lane >= ws.count || w.first_blocker[lane] != kNotInList)) break;
+    blocked |= test_candidate_pairs(w, candidates, tv);
+    if (blocked == ws.all) break;
     e = next;
     id = next_id;
   }
+  return blocked;
 }
 
 // LargeTriangles: each sample not blocked by its tile's triangles walks the large ones in list order, 32 references
 // loaded a round (lane j loads the round's j-th), then each triangle's box (on the lane's face) and vertices loaded by
-// every lane at once.
-__device__ __forceinline__ void test_large_triangles(const FrameParams& p, ShadowTestWarp& w, const WarpSamples& ws) {
+// every lane at once. Returns the samples blocked, those passed in included, the same in every lane.
+__device__ __forceinline__ uint32_t test_large_triangles(const FrameParams& p, const ShadowTestWarp& w,
+                                                         const WarpSamples& ws, uint32_t blocked) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   const LightRefRange large = large_light_refs(p);
   const bool mine = lane < ws.count;
-  bool open = mine && w.first_blocker[lane] == kNotInList;
-  if (large.begin == large.end || !__any_sync(kFullWarp, open)) return;  // warp-uniform
+  bool open = mine && (blocked >> lane & 1u) == 0;
+  if (large.begin == large.end || blocked == ws.all) return blocked;  // warp-uniform
   ShadowRay ray{};
   float u = 0.0f, v = 0.0f, depth = 0.0f;
   uint32_t own = kNoHit;
@@ -291,21 +285,19 @@ __device__ __forceinline__ void test_large_triangles(const FrameParams& p, Shado
     for (int j = 0; j < n; ++j) {
       const uint32_t id = __shfl_sync(kFullWarp, round_ids, j);
       if (!open) continue;
-      if (id != own && box_holds(boxes[id], u, v, depth) && blocks(ray, p.tri_verts[id])) {
-        w.first_blocker[lane] = w.tile_refs[lane] + (base - large.begin) + static_cast<uint64_t>(j);
-        open = false;
-      }
+      if (id != own && box_holds(boxes[id], u, v, depth) && blocks(ray, p.tri_verts[id])) open = false;
     }
     if (!__any_sync(kFullWarp, open)) break;
   }
+  return blocked | __ballot_sync(kFullWarp, mine && !open);
 }
 
 // Finish: the lane's sample's mask and its pairs, its list's length.
 __device__ __forceinline__ uint64_t finish_warp_sample(const FrameParams& p, const ShadowTestWarp& w,
-                                                       const WarpSamples& ws) {
+                                                       const WarpSamples& ws, uint32_t blocked) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   if (lane >= ws.count) return 0;
-  if (w.first_blocker[lane] != kNotInList) p.shadow_mask[ws.pixel] = 0;
+  if ((blocked >> lane & 1u) != 0) p.shadow_mask[ws.pixel] = 0;
   const LightRefRange large = large_light_refs(p);
   return w.tile_refs[lane] + (large.end - large.begin);
 }
@@ -327,9 +319,8 @@ __device__ __forceinline__ void shadow_test_block(const FrameParams& p, uint64_t
   if (warp_first < samples) {  // warp-uniform
     ShadowTestWarp& w = warps[warp];
     const WarpSamples ws = load_warp_samples(p, w, warp_first, samples);
-    test_tile_triangles(p, w, ws);
-    test_large_triangles(p, w, ws);
-    tests = finish_warp_sample(p, w, ws);
+    const uint32_t blocked = test_large_triangles(p, w, ws, test_tile_triangles(p, w, ws));
+    tests = finish_warp_sample(p, w, ws, blocked);
   }
   for (int d = kWarpLanes / 2; d > 0; d /= 2) tests += __shfl_xor_sync(kFullWarp, tests, d);
   if (threadIdx.x % kWarpLanes == 0 && tests != 0) atomicAdd(&block_tests, tests);

@@ -358,6 +358,22 @@ struct LightTiles {
     }
     return tiles;
   }
+  // Calls reach(tile) for each tile triangle i goes to: every tile it reaches, or, when it covers over
+  // kLargeLightTriangle tiles, tile `tiles` alone (the large triangles' list). Returns how many.
+  template <class Reach>
+  SC_HD uint32_t for_each_reached(int64_t i, Reach&& reach) const {
+    if (covered(i) > kLargeLightTriangle) {
+      reach(light_tile_count(*light));
+      return 1;
+    }
+    LightTileWalk w = start(i);
+    uint32_t tile = 0, reached = 0;
+    while (next(w, i, tile)) {
+      reach(static_cast<uint64_t>(tile));
+      ++reached;
+    }
+    return reached;
+  }
   SC_HD LightTileWalk start(int64_t i) const {
     LightTileWalk w{-1, LightCells{0, 0, 0, 0}, 0, 0, empty_light_box()};
     enter_next_face(w, i);
@@ -397,21 +413,14 @@ struct LightTiles {
 };
 
 // Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order; the cpu
-// backend): one for every tile it reaches (LightTiles); or, over kLargeLightTriangle tiles covered, one in tile
-// `tiles`, the large triangles' list.
+// backend): one for each tile it goes to (LightTiles::for_each_reached).
 struct LightTileEmitter {
   LightTiles tiles;
 
   template <class Emit>
   SC_HD void operator()(int64_t i, Emit& emit) const {
     const uint32_t id = static_cast<uint32_t>(i);
-    if (tiles.covered(i) > kLargeLightTriangle) {
-      emit(0u, light_key(light_tile_count(*tiles.light), id));
-      return;
-    }
-    LightTileWalk w = tiles.start(i);
-    uint32_t t = 0;
-    while (tiles.next(w, i, t)) emit(0u, light_key(t, id));
+    tiles.for_each_reached(i, [&](uint64_t tile) { emit(0u, light_key(tile, id)); });
   }
 };
 SC_HD uint32_t light_ref_triangle(uint64_t r) { return static_cast<uint32_t>(r); }

@@ -65,9 +65,10 @@ __host__ __device__ __forceinline__ int blocked_position(int thread, int i, int 
 // the second's). keys[i] and source[i] receive the i-th merged key and its position in `staged`; returns `first`.
 // On a partial tile the items past the count hold no key (the callers store only first + i < count).
 // Every index is a plain int: no array is indexed by anything but the unrolled loop counter. Each step reads both
-// heads from shared memory again rather than carrying them in registers from the step before: nvcc 13.0 (sm_90,
-// -O3) compiled the carried-heads form of this loop so that a thread's items from its third on came out shifted by
-// one (keys-only merges and the sorted-needle sweep; with -G, or with this form, every test passes).
+// heads from shared memory (two independent reads) and keeps the one taken, rather than carrying the heads in
+// registers from the step before: nvcc 13.0 (sm_90, -O3) compiled the carried-heads form of this loop so that a
+// thread's items from its third on came out shifted by one (keys-only merges and the sorted-needle sweep; with -G,
+// or with this form, every test passes).
 template <int ITEMS, bool FULL, class K, class TakeSecond>
 __host__ __device__ __forceinline__ int merge_thread_items(const K* staged, const MergeTileShares& s, int thread,
                                                            TakeSecond take_second, K (&keys)[ITEMS],
@@ -77,12 +78,14 @@ __host__ __device__ __forceinline__ int merge_thread_items(const K* staged, cons
   const int first = FULL || unclipped < count ? unclipped : count;
   int p1 = merge_path(staged, s.count1, staged + s.count1, s.count2, first, take_second);
   int p2 = s.count1 + first - p1;
-  // A head is read only while its share lasts (past the count, a partial tile's spare items read position 0).
+  // A head past its share reads position 0 instead (then it is never taken, or, on a partial tile's spare items,
+  // the key is never stored).
   for (int i = 0; i < ITEMS; ++i) {
-    const bool second = p2 < count && (p1 >= s.count1 || take_second(staged[p1], staged[p2]));
-    const int from = second ? p2 : p1;
-    keys[i] = staged[from < count ? from : 0];
-    source[i] = from;
+    const K head1 = staged[p1 < s.count1 ? p1 : 0];
+    const K head2 = staged[p2 < count ? p2 : 0];
+    const bool second = p2 < count && (p1 >= s.count1 || take_second(head1, head2));
+    keys[i] = second ? head2 : head1;
+    source[i] = second ? p2 : p1;
     p2 += second ? 1 : 0;
     p1 += second ? 0 : 1;
   }
