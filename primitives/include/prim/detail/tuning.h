@@ -12,14 +12,16 @@
 //   segmented tile engine                  256    16 / 8 / 4 / 2 by record  4096                2 (<= 4 B), 3
 //   multi-split count / emit               256    1                         -                   -   MultiSplitPolicy
 //   hash map insert / find / contains      256    1 key                     -                   -   HashMapPolicy
-//   merge-path tile (merge, sorted search) 256    min(15, 60 B / record)    3840                -   MergePolicyFor
-//   unsorted search                        256    8 needles in lockstep     2048 needles        -   SearchPolicy
+//   merge-path tile (merge, sorted search) 256    min(15, 60 B / record)    3840                8 (keys only), -
+//                                                                                                 MergePolicyFor
+//   unsorted search                        256    4 needles in lockstep     1024 needles        4   SearchPolicy
 //   select / partition tile                256    min(32, 128 B / item)     8192                4   SelectPolicyFor
 //   select by flags                        384    min(16, 64 B / item)      6144                4   SelectPolicyFor
 //   range tree build / queries             256 / 128  1 list item / 1 box     -                   -   RangeTreePolicy
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace prim {
 namespace detail {
@@ -116,22 +118,28 @@ struct HashMapPolicy {
 
 // Merge-path tiles: a block merges TILE_ITEMS items of the output, both inputs' shares of them staged in shared
 // memory (merge_agent.cuh; the sorted-needle sweep of search_agent.cuh takes the same shape).
-template <int BLOCK_THREADS_, int ITEMS_PER_THREAD_>
+template <int BLOCK_THREADS_, int ITEMS_PER_THREAD_, int MIN_BLOCKS_ = 0>
 struct MergeTilePolicy {
   static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
   static constexpr int ITEMS_PER_THREAD = ITEMS_PER_THREAD_;
   static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // the merge kernel's residency (__launch_bounds__)
   static_assert(BLOCK_THREADS % 32 == 0, "whole warps only");
 };
 
-// First settings, CUB's sm90 merge shape in spirit (15 items of 4 bytes a thread; an odd count keeps the blocked
-// shared-memory writes free of bank conflicts), at 256 threads so that pairs of u32 (45 KiB of staging a block) still
-// fit four blocks an SM. Not yet measured here.
+// 15 items of 4 bytes a thread (an odd count keeps the blocked shared-memory writes free of bank conflicts), at 256
+// threads so that pairs of u32 (45 KiB of staging a block) still fit four blocks an SM. A merge of keys alone is held
+// to 32 registers, eight blocks an SM (the 45 it takes uncapped hold five): 7 % faster on the H200 at 2^26 + 2^26
+// u32. Swept there: 6 or 7 blocks; 512 threads at 3 or 4 blocks; 128 at 16; 11, 13, 17, 19 and 21 items at 8 blocks
+// were no faster (19: the same).
+constexpr int kMergeKeysThreads = 256;
+constexpr int kMergeKeysMinBlocks = 8;
 template <size_t KEY_BYTES, size_t VALUE_BYTES>
 struct MergePolicyFor {
   static constexpr size_t kRecordBytes = KEY_BYTES > VALUE_BYTES ? KEY_BYTES : VALUE_BYTES;
   static constexpr int kItems = kRecordBytes >= 60 ? 1 : (60 / kRecordBytes > 15 ? 15 : static_cast<int>(60 / kRecordBytes));
-  using type = MergeTilePolicy<256, kItems>;
+  using type = typename std::conditional<VALUE_BYTES == 0, MergeTilePolicy<kMergeKeysThreads, kItems, kMergeKeysMinBlocks>,
+                                         MergeTilePolicy<256, kItems>>::type;
 };
 
 // The range tree (range_tree_kernels.cuh): a thread a list item per level of the build (whole warps: a warp's ballot
@@ -145,13 +153,18 @@ struct RangeTreePolicy {
 // haystack holds at most kSweepHaystackPerNeedle items a needle; otherwise, and for needles in any order, each
 // needle is searched: first in a sample of the haystack held in shared memory (kSampleBytes), then in the haystack's
 // stretch between two samples, kNeedlesPerThread needles a thread stepping in lockstep so that their loads are in
-// flight together. First settings, not yet measured here.
+// flight together. Those steps' upper levels are hits in L1, which takes what shared memory leaves: four blocks an SM
+// (registers capped to make it exactly four) leave L1 about 124 KiB. Swept on the H200 (2^26 needles in 2^26 u32):
+// 4 needles a thread at 4 blocks 3.5 % faster than 8 needles at the 2 blocks 88 registers allow; a fifth or sixth
+// block (40 registers, uncapped) squeezed L1 and took twice as long; 3 or 6 needles, 128 threads, and 16 KiB of
+// samples at 6 or 8 blocks were slower.
 struct SearchPolicy {
   static constexpr int kThreads = 256;
-  static constexpr int kNeedlesPerThread = 8;
+  static constexpr int kNeedlesPerThread = 4;
   static constexpr int kSampleBytes = 32 * 1024;
   static constexpr int kMaxSamples = 8192;
   static constexpr int kBlocksPerSm = 4;  // the search's resident grid
+  static constexpr int kMinBlocks = 4;    // __launch_bounds__: no fewer blocks an SM
   static constexpr int64_t kSweepHaystackPerNeedle = 32;
   static constexpr int kSampleThreads = 256;  // the kernel that gathers the samples
 };

@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kMergePartitionThreads)
 // One block a tile; overlapped with the partition kernel (overlapped_launch.cuh). Dynamic shared memory holds the
 // agent's TempStorage (wide records need more than 48 KiB).
 template <class Policy, bool PAIRS, class K, class V, class TakeSecond>
-__global__ void __launch_bounds__(Policy::BLOCK_THREADS)
+__global__ void __launch_bounds__(Policy::BLOCK_THREADS, Policy::MIN_BLOCKS)
     merge_kernel(MergeIo<K, V> io, ItemCount n1, ItemCount n2, const int64_t* __restrict__ partitions,
                  TakeSecond take_second) {
   wait_for_earlier_kernels();  // first: the partitions are the previous kernel's

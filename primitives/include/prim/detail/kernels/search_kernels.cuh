@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(SearchPolicy::kSampleThreads)
 
 // A resident grid of sampled searches; overlapped with the sampling kernel.
 template <class Policy, class K, class Index, class Before>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocks)
     sampled_search_kernel(const K* __restrict__ haystack, const K* __restrict__ samples, const K* __restrict__ needles,
                           Index* __restrict__ out, ItemCount num_haystack, ItemCount num_needles, Before before) {
   wait_for_earlier_kernels();  // first: the samples are the previous kernel's
