@@ -48,7 +48,9 @@ __device__ __forceinline__ void light_ref_count_one(const FrameParams& p, int64_
   const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
   unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
   if (tiles.for_each_reached(i, [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); }) == 0) {
-    for (int f = 0; f < p.light.faces; ++f) p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = empty_light_box();
+    for (int f = 0; f < p.light.faces; ++f) {
+      p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = empty_light_box();
+    }
   }
 }
 
@@ -64,7 +66,9 @@ __device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int6
   const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
   unsigned long long* ends = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
   const uint32_t id = static_cast<uint32_t>(i);
-  tiles.for_each_reached(i, [&](uint64_t tile) { p.light_refs[atomicAdd(ends + tile, ~0ull) - 1] = light_key(tile, id); });
+  tiles.for_each_reached(i, [&](uint64_t tile) {
+    p.light_refs[atomicAdd(ends + tile, ~0ull) - 1] = light_key(tile, id);
+  });
 }
 
 // ---- the test ----

@@ -137,8 +137,10 @@ constexpr int kMergeKeysMinBlocks = 8;
 template <size_t KEY_BYTES, size_t VALUE_BYTES>
 struct MergePolicyFor {
   static constexpr size_t kRecordBytes = KEY_BYTES > VALUE_BYTES ? KEY_BYTES : VALUE_BYTES;
-  static constexpr int kItems = kRecordBytes >= 60 ? 1 : (60 / kRecordBytes > 15 ? 15 : static_cast<int>(60 / kRecordBytes));
-  using type = typename std::conditional<VALUE_BYTES == 0, MergeTilePolicy<kMergeKeysThreads, kItems, kMergeKeysMinBlocks>,
+  static constexpr int kItems =
+      kRecordBytes >= 60 ? 1 : (60 / kRecordBytes > 15 ? 15 : static_cast<int>(60 / kRecordBytes));
+  using type = typename std::conditional<VALUE_BYTES == 0,
+                                         MergeTilePolicy<kMergeKeysThreads, kItems, kMergeKeysMinBlocks>,
                                          MergeTilePolicy<256, kItems>>::type;
 };
 
