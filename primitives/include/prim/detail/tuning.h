@@ -152,14 +152,14 @@ struct RangeTreePolicy {
 };
 
 // The searches (search_agent.cuh). Sorted needles are swept against the haystack with merge-path tiles when the
-// haystack holds at most kSweepHaystackPerNeedle items a needle; otherwise, and for needles in any order, each
-// needle is searched: first in a sample of the haystack held in shared memory (kSampleBytes), then in the haystack's
-// stretch between two samples, kNeedlesPerThread needles a thread stepping in lockstep so that their loads are in
-// flight together. Those steps' upper levels are hits in L1, which takes what shared memory leaves: four blocks an SM
-// (registers capped to make it exactly four) leave L1 about 124 KiB. Swept on the H200 (2^26 needles in 2^26 u32):
-// 4 needles a thread at 4 blocks 3.5 % faster than 8 needles at the 2 blocks 88 registers allow; a fifth or sixth
-// block (40 registers, uncapped) squeezed L1 and took twice as long; 3 or 6 needles, 128 threads, and 16 KiB of
-// samples at 6 or 8 blocks were slower.
+// haystack holds at most kSweepHaystackPerNeedle items a needle; otherwise, and for needles in any order, each needle
+// is searched: first in a sample of the haystack held in shared memory (kSampleBytes), then in the haystack's stretch
+// between two samples, kNeedlesPerThread needles a thread stepping in lockstep so that their loads are in flight
+// together. Those steps' upper levels are hits in L1, which takes what shared memory leaves: four blocks an SM leave L1
+// about 124 KiB (the cap of 64 registers lets four in; the 51 the kernel takes keep a fifth out). Swept on the H200
+// (2^26 needles in 2^26 u32): 4 needles a thread at 4 blocks 3.5 % faster than 8 needles at the 2 blocks 88 registers
+// allow; a fifth or sixth block (40 registers, uncapped) squeezed L1 and took twice as long; 3 or 6 needles, 128
+// threads, and 16 KiB of samples at 6 or 8 blocks were slower.
 struct SearchPolicy {
   static constexpr int kThreads = 256;
   static constexpr int kNeedlesPerThread = 4;
