@@ -59,8 +59,8 @@ void FrameGraph::capture(const FrameParams& p, const Shape& shape, cudaStream_t 
   SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   template_ = graph;  // kept: its nodes name the executable graph's nodes to update
   // The frame launches deform, bin and the two casters once, the two normal kernels when the shading needs them, with
-  // shadows the sample, light box and reference count, reference scatter and test kernels, and the shade kernel with
-  // shadows or in the heat views.
+  // shadows the sample kernel, the references' count (which writes the light boxes) and scatter, and the test, and the
+  // shade kernel with shadows or in the heat views.
   const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 4 : 0) +
                           (shades_after_cast(p.shading, p.light.shadows) ? 1 : 0);
   const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, expected);

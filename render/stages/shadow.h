@@ -331,8 +331,8 @@ SC_HD bool tile_reaches(uint32_t tile_depth, float near) { return tile_depth != 
 
 // The light tiles a triangle reaches: every tile its box covers within the samples' bounds on every face that holds a
 // sample no nearer the light than the triangle (tile_reaches), face by face, then column by column, then row by row.
-// Both backends walk them with these: the cpu backend's emitter (below) into keys, the cuda backend's test
-// (render/cuda/shadow_block.cuh) tile by tile, so both reach the same tiles.
+// Both backends walk them with these: the cpu backend's emitter (below) into keys, the cuda backend's count and
+// scatter (render/cuda/shadow_block.cuh) into each tile's count and slots, so both reach the same tiles.
 struct LightTileWalk {
   int face;          // the face walked (faces: done)
   LightCells cells;  // the triangle's cells on it

@@ -167,18 +167,20 @@ TEST(ShadowMath, TrianglesGoOnlyToTilesWithASampleTheyCanBlock) {
   EXPECT_EQ(keys, (std::vector<uint64_t>{light_key(2, 0), light_key(3, 0)}));
 }
 
-// The walk over a triangle's light tiles (LightTiles: the cuda test's, tile by tile) reaches exactly the tiles a
-// double loop over every face's cells finds, once each, face by face and column by column: for triangles whose boxes
-// miss some faces, cover one cell or many, on faces with samples or without, over tiles with and without samples
-// deep enough.
+// The walk over a triangle's light tiles (LightTiles: the cpu emitter's and the cuda count's and scatter's) reaches
+// exactly the tiles a double loop over every face's cells finds, once each, face by face and column by column: for
+// triangles whose boxes miss some faces, cover one cell or many, on faces with samples or without, over tiles with and
+// without samples deep enough. for_each_reached sends the same tiles, or, for a triangle covering more than
+// kLargeLightTriangle tiles (the finer grid's wide boxes), the large triangles' list alone.
 TEST(ShadowMath, TileWalkReachesEveryTileOfTheTriangleOnceInOrder) {
   std::mt19937 rng(6);
   std::uniform_real_distribution<float> coord(-1.2f, 1.2f);
   for (const LightKind kind : {LightKind::sun, LightKind::point}) {
     LightFrame L = test_light(kind);
-    L.grid = 5;
     const int64_t triangles = 40;
+    int large_triangles = 0;
     for (int trial = 0; trial < 100; ++trial) {
+      L.grid = trial % 4 == 3 ? 24 : 5;
       LightFaceKeys faces[kMaxLightFaces] = {};
       for (int f = 0; f < L.faces; ++f) {
         if (rng() % 4 == 0) continue;  // a face without samples
@@ -218,8 +220,18 @@ TEST(ShadowMath, TileWalkReachesEveryTileOfTheTriangleOnceInOrder) {
         }
         EXPECT_EQ(walked, expected) << (kind == LightKind::sun ? "sun" : "point") << " trial " << trial << " " << i;
         EXPECT_EQ(tiles.covered(i), covered);
+        std::vector<uint64_t> sent;
+        const uint32_t count = tiles.for_each_reached(i, [&](uint64_t tile) { sent.push_back(tile); });
+        std::vector<uint64_t> goes_to(expected.begin(), expected.end());
+        if (covered > kLargeLightTriangle) {
+          goes_to = {light_tile_count(L)};
+          ++large_triangles;
+        }
+        EXPECT_EQ(sent, goes_to) << "trial " << trial << " " << i;
+        EXPECT_EQ(count, sent.size());
       }
     }
+    EXPECT_GT(large_triangles, 0) << "no triangle was large: the large list went untested";
   }
 }
 
