@@ -123,7 +123,7 @@ struct MergeTilePolicy {
   static constexpr int BLOCK_THREADS = BLOCK_THREADS_;
   static constexpr int ITEMS_PER_THREAD = ITEMS_PER_THREAD_;
   static constexpr int TILE_ITEMS = BLOCK_THREADS * ITEMS_PER_THREAD;
-  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // the merge kernel's residency (__launch_bounds__)
+  static constexpr int MIN_BLOCKS = MIN_BLOCKS_;  // the merge kernel's residency (__launch_bounds__; 0: the compiler's)
   static_assert(BLOCK_THREADS % 32 == 0, "whole warps only");
 };
 
@@ -165,8 +165,8 @@ struct SearchPolicy {
   static constexpr int kNeedlesPerThread = 4;
   static constexpr int kSampleBytes = 32 * 1024;
   static constexpr int kMaxSamples = 8192;
-  static constexpr int kBlocksPerSm = 4;  // the search's resident grid
-  static constexpr int kMinBlocks = 4;    // __launch_bounds__: no fewer blocks an SM
+  static constexpr int kBlocksPerSm = 4;             // the search's resident grid,
+  static constexpr int kMinBlocks = kBlocksPerSm;     //   and its residency (__launch_bounds__)
   static constexpr int64_t kSweepHaystackPerNeedle = 32;
   static constexpr int kSampleThreads = 256;  // the kernel that gathers the samples
 };
