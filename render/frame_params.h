@@ -264,8 +264,10 @@ struct FrameParams {
   ShadowOrigin* shadow_origin;     // [view.height * view.width]: each pixel's sample
   uint8_t* shadow_mask;            // [view.height * view.width]: 0 in shadow, 255 lit, 128 no primary hit
   LightFrame* light_on_device;     // [1] (cuda backend): this frame's light, for the keys' kernel and emitter
-  uint64_t* light_samples;         // [view.height * view.width]: the pixels' keys (light tile << 32 | pixel)
-                                   //   sorted by tile, the pixels without a sample last (stages/shadow.h)
+  uint64_t* light_samples;         // [view.height * view.width]: the samples' keys (light tile << 32 | pixel)
+                                   //   packed by tile, counters->shadow_samples of them; the cpu backend sorts
+                                   //   them (the pixels without a sample last), the cuda backend scatters them in
+                                   //   no set order within a tile (stages/shadow.h)
   uint64_t* light_samples_scratch; // [view.height * view.width]: the keys in pixel order
   uint32_t* light_tile_depth;      // [faces * grid * grid]: the light depth of tile k's deepest sample as an
                                    //   ordered key; 0 when it has none (stages/shadow.h: light_sample_key)

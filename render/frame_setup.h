@@ -112,7 +112,9 @@ struct FrameArrays {
   Array<uint8_t> shadow_mask;
   Array<LightFrame> light_on_device;  // cuda backend
   Array<uint64_t> light_samples, light_samples_scratch;
-  Array<uint64_t> light_sample_offsets;  // cpu backend: tile k's samples are [k], [k + 1]), the sample count last
+  // Tile k's samples are [k], [k + 1]), the sample count last (the cuda backend's scatter takes its slots from each
+  // tile's end, which leaves its start there; it never reads the last entry).
+  Array<uint64_t> light_sample_offsets;
   Array<uint32_t> light_tile_depth;
   Array<uint64_t> light_refs, light_refs_scratch, light_ref_offsets;
   Array<LightBox> light_boxes;

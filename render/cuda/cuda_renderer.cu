@@ -18,7 +18,6 @@
 #include "prim/multi_split.h"
 #include "prim/scan.h"
 #include "prim/segmented_split.h"
-#include "prim/sort.h"
 #include "render/backends.h"
 #include "render/cuda/device_arrays.h"
 #include "render/cuda/frame_graph.h"
@@ -393,7 +392,7 @@ class CudaRenderer final : public Renderer {
 
   // One scratch blob for every primitive of the frame: the largest of their size queries (they run one after another
   // on one stream), which depend on the triangle count, the tile counts, the slabs and the capacity; then, from
-  // side_scratch_offset_, the samples' sort's, which runs beside the triangles' light references on the side stream.
+  // side_scratch_offset_, the samples' scan's, which runs beside the triangles' light references on the side stream.
   void size_scratch(const FrameSize& c) {
     size_t need = 0, bytes = 0;
     const TileColumnEmitter no_emitter{nullptr, nullptr, nullptr, c.slabs, d_.num_triangles, nullptr};
@@ -417,10 +416,8 @@ class CudaRenderer final : public Renderer {
     need = std::max(need, bytes);
     size_t side = 0;
     if (c.shadows()) {
-      const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
-      const int key_end = 32 + light_tile_bits(c.light_tiles());
-      SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(nullptr, side, nullptr, nullptr, prim::ItemCount(pixels), 32,
-                                                    key_end, side_stream_));
+      SLABCAST_CUDA_CHECK(prim::inclusive_sum<uint64_t, uint64_t>(nullptr, side, nullptr, nullptr,
+                                                                  static_cast<int64_t>(c.light_tiles()), side_stream_));
       SLABCAST_CUDA_CHECK(prim::inclusive_sum<uint64_t, uint64_t>(nullptr, bytes, nullptr, nullptr,
                                                                   static_cast<int64_t>(c.light_tiles()) + 2, stream_));
       need = std::max(need, bytes);
@@ -551,47 +548,51 @@ class CudaRenderer final : public Renderer {
     stage_done("shade");
   }
 
-  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys; their sort by light tile on the side
-  // stream, beside the triangles' light boxes and references in the same tiles (a count, a scan and a scatter:
-  // render/cuda/shadow_block.cuh; their overflow redoes the frame, as L1's does), neither of which fills the GPU
-  // alone; the tests, the shade.
+  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys, counted by light tile as they are made;
+  // their scatter into tiles on the side stream, beside the triangles' light boxes and references in the same tiles
+  // (a count, a scan and a scatter: render/cuda/shadow_block.cuh; their overflow redoes the frame, as L1's does),
+  // neither of which fills the GPU alone; the tests, the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
     FrameCounters* counters = d_.counters.data();
     const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
     const uint64_t tiles = c.light_tiles();
-    const int key_end = 32 + light_tile_bits(tiles);
     record_stage_event(kTimedStages);
     shadow_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_tile_depth.data(), 0, tiles * sizeof(uint32_t), stream_));
+    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_sample_offsets.data(), 0, tiles * sizeof(uint64_t), stream_));
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
         a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
-        a.light_samples_scratch.data(), a.light_tile_depth.data(), &counters->shadow_samples);
+        a.light_samples_scratch.data(), a.light_tile_depth.data(), a.light_sample_offsets.data(),
+        &counters->shadow_samples);
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_key_kernel);
     stage_done("shadow samples");
 
     record_stage_event(kTimedStages + 1);
-    // Fork: the samples' sort on the side stream (the pixels without a sample sort last; the test takes the first
-    // counters->shadow_samples). Its time is in the light bin's stage, beside which it runs.
+    // Fork: the samples packed by tile on the side stream, their counts scanned into each tile's end, then scattered
+    // (the test takes counters->shadow_samples of them). Its time is in the light bin's stage, beside which it runs.
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[0], stream_));
     SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(side_stream_, fork_events_[0], 0));
     size_t bytes = d_.scratch.bytes() - side_scratch_offset_;
-    SLABCAST_CUDA_CHECK(prim::sort_keys<uint64_t>(d_.scratch.data() + side_scratch_offset_, bytes,
-                                                  a.light_samples_scratch.data(), a.light_samples.data(),
-                                                  prim::ItemCount(pixels), 32, key_end, side_stream_));
+    SLABCAST_CUDA_CHECK(prim::inclusive_sum(d_.scratch.data() + side_scratch_offset_, bytes,
+                                            a.light_sample_offsets.data(), a.light_sample_offsets.data(),
+                                            static_cast<int64_t>(tiles), side_stream_));
+    light_sample_scatter_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, side_stream_>>>(
+        a.light_samples_scratch.data(), pixels, tiles, a.light_sample_offsets.data(), a.light_samples.data());
+    SLABCAST_CUDA_CHECK_LAUNCH(light_sample_scatter_kernel);
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
     // tiles + 2 entries: the tiles', the large triangles' and the total.
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
     light_ref_count_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_kernel);
-    bytes = side_scratch_offset_;  // the side stream's sort works past it
+    bytes = side_scratch_offset_;  // the side stream's scan works past it
     SLABCAST_CUDA_CHECK(prim::inclusive_sum(d_.scratch.data(), bytes, a.light_ref_offsets.data(),
                                             a.light_ref_offsets.data(), static_cast<int64_t>(tiles) + 2, stream_));
     light_ref_scatter_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_kernel);
-    SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are sorted
+    SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are packed
     stage_done("shadow bin");
 
     record_stage_event(kTimedStages + 2);
@@ -610,7 +611,8 @@ class CudaRenderer final : public Renderer {
   bool sync_stages_ = false;
   bool frame_graph_enabled_ = true;
   cudaStream_t stream_ = nullptr;
-  cudaStream_t side_stream_ = nullptr;  // the samples' sort, beside the triangles' references (encode_shadows)
+  cudaStream_t side_stream_ = nullptr;  // the samples' scan and scatter, beside the triangles' references
+                                        // (encode_shadows)
   cudaEvent_t fork_events_[2] = {};      // its fork from stream_ and its join back
   size_t side_scratch_offset_ = 0;       // where in the scratch blob the side stream's primitive works
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)

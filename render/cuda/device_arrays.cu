@@ -133,6 +133,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples.size());
   count_growth(shadow_pixels, sizeof(uint64_t), a.light_samples_scratch.size());
   count_growth(light_depths, sizeof(uint32_t), a.light_tile_depth.size());
+  count_growth(light_depths, sizeof(uint64_t), a.light_sample_offsets.size());
   count_growth(light_runs, sizeof(uint64_t), a.light_ref_offsets.size());
   count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
   count_growth(light_boxes, sizeof(LightBox), a.light_boxes.size());
@@ -159,6 +160,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
     ensure(a.light_samples, pixels, "the shadow samples");
     ensure(a.light_samples_scratch, pixels, "the shadow samples");
     ensure(a.light_tile_depth, light_depths, "light-tile depths");
+    ensure(a.light_sample_offsets, light_depths, "light-tile sample offsets");
     ensure(a.light_ref_offsets, light_runs, "light-tile offsets");
     ensure(a.light_refs, light_capacity, "light-space triangle references");
     ensure(a.light_boxes, light_boxes, "the triangles' light-space boxes");
@@ -200,7 +202,7 @@ size_t DeviceArrays::bytes_in_use() const {
          a.hit_t.bytes() + a.hit_id.bytes() + a.ray_tests.bytes() + a.deep_tiles.bytes() + scratch.bytes() +
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_tile_depth.bytes() +
-         a.light_refs.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
+         a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
          a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
          a.displacement_weights.bytes() + sample_sums.bytes();
 }

@@ -59,6 +59,7 @@ __global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const Sha
                                                                        const LightFrame* light,
                                                                        const LightFaceKeys* faces, int64_t pixels,
                                                                        uint64_t* keys, uint32_t* tile_depth,
+                                                                       uint64_t* tile_samples,
                                                                        uint64_t* sample_count) {
   const int64_t i = item_index();
   bool sample = false;
@@ -66,12 +67,27 @@ __global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const Sha
     const LightSampleKey k = light_sample_key(samples, light, faces, i);
     keys[i] = k.key;
     sample = k.depth_key != 0;
-    if (sample) atomicMax(tile_depth + light_key_tile(k.key), k.depth_key);
+    if (sample) {
+      const uint64_t tile = light_key_tile(k.key);
+      atomicMax(tile_depth + tile, k.depth_key);
+      atomicAdd(reinterpret_cast<unsigned long long*>(tile_samples) + tile, 1ull);
+    }
   }
   const int block_samples = __syncthreads_count(sample);
   if (threadIdx.x == 0 && block_samples != 0) {
     atomicAdd(reinterpret_cast<unsigned long long*>(sample_count), static_cast<unsigned long long>(block_samples));
   }
+}
+
+__global__ void __launch_bounds__(kPixelBlock) light_sample_scatter_kernel(const uint64_t* keys, int64_t pixels,
+                                                                           uint64_t tiles, uint64_t* tile_ends,
+                                                                           uint64_t* packed) {
+  const int64_t i = item_index();
+  if (i >= pixels) return;
+  const uint64_t key = keys[i];
+  const uint64_t tile = light_key_tile(key);
+  if (tile >= tiles) return;  // a pixel without a sample
+  packed[atomicAdd(reinterpret_cast<unsigned long long*>(tile_ends) + tile, ~0ull) - 1] = key;
 }
 
 __global__ void __launch_bounds__(kTriangleBlock) light_ref_count_kernel(FrameParams p) {

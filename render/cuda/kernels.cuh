@@ -23,14 +23,21 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
 __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
 constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
-// 4b. shadows (stages/shadow.h): the samples, their keys (sorted by light tile beside the next), the triangles'
+// 4b. shadows (stages/shadow.h): the samples, their keys (packed by light tile beside the next), the triangles'
 // boxes and references, the test:
 __global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
 // Pixel i's key (stages/shadow.h: light_sample_key) into keys[i], its sample's depth key into its tile's maximum,
-// tile_depth[tile], and the samples into *sample_count (both zeroed before); one thread a pixel, kPixelBlock.
+// tile_depth[tile], a count of its tile's samples into tile_samples[tile], and the samples into *sample_count (all
+// zeroed before); one thread a pixel, kPixelBlock.
 __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const LightFrame* light,
                                         const LightFaceKeys* faces, int64_t pixels, uint64_t* keys,
-                                        uint32_t* tile_depth, uint64_t* sample_count);
+                                        uint32_t* tile_depth, uint64_t* tile_samples, uint64_t* sample_count);
+// The samples' keys packed by light tile: once tile_samples is scanned inclusively into each tile's end, each
+// sample's key goes to a slot of its tile's run, taken from the run's end (so in no set order within the run, which
+// neither the mask nor the pair count depends on). Pixels without a sample are left out. One thread a pixel,
+// kPixelBlock.
+__global__ void light_sample_scatter_kernel(const uint64_t* keys, int64_t pixels, uint64_t tiles, uint64_t* tile_ends,
+                                            uint64_t* packed);
 // The triangles' light references by a count, a scan and a scatter (render/cuda/shadow_block.cuh); the count writes
 // the triangles' light boxes first. One thread a triangle, kTriangleBlock.
 __global__ void light_ref_count_kernel(FrameParams p);

@@ -1,8 +1,8 @@
 // Stage 4b, shadows (docs/architecture.md, "Shadows"): an irregular z-buffer built by the library's primitives, as
 // the primary structure is. The pixels' primary hits become the light's samples; samples and triangles are binned into
 // the same light-space tiles (a key per sample and per tile a triangle reaches, light tile above and its pixel or
-// triangle below: the samples' keys are packed by a stable sort by the tile, the triangles' by a count, a scan and a
-// scatter, stable on the cpu backend and in no set order within a tile on the cuda backend); every sample then tests
+// triangle below: on the cpu backend a stable sort by the tile packs both; on the cuda backend a count, a scan and a
+// scatter, which leaves each tile's samples and triangles in no set order within it); every sample then tests
 // the triangles of its light tile, stopping at the first that blocks it. A triangle goes only to the tiles that hold a
 // sample it can block: one no nearer the light than the triangle's nearest point (light depth, below). Shared by both
 // backends: the per-item bodies, the keys and the walk over a triangle's tiles are here.
@@ -164,8 +164,8 @@ SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
 // ---- the keys packed by light tile ----
 //
 // A key is (light tile << 32 | pixel or triangle ID); sorting the keys by their upper bits, stably, packs them by tile
-// with each tile's pixels or triangles in ascending order (the cuda backend packs the triangles' by a scatter instead,
-// in no set order within a tile: render/cuda/shadow_block.cuh). Tile `tiles` (= faces * grid * grid, one past the
+// with each tile's pixels or triangles in ascending order (the cuda backend packs both by a scatter instead, in no set
+// order within a tile: render/cuda/shadow_block.cuh). Tile `tiles` (= faces * grid * grid, one past the
 // last) holds what is not in any tile: the pixels without a sample, and the large triangles, which every sample
 // tests.
 
