@@ -563,6 +563,8 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_tile_depth.data(), 0, tiles * sizeof(uint32_t), stream_));
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_sample_offsets.data(), 0, tiles * sizeof(uint64_t), stream_));
+    // tiles + 2 entries: the tiles', the large triangles' and the total.
+    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
         a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
         a.light_samples_scratch.data(), a.light_tile_depth.data(), a.light_sample_offsets.data(),
@@ -583,8 +585,6 @@ class CudaRenderer final : public Renderer {
         a.light_samples_scratch.data(), pixels, tiles, a.light_sample_offsets.data(), a.light_samples.data());
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_scatter_kernel);
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
-    // tiles + 2 entries: the tiles', the large triangles' and the total.
-    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
     light_ref_count_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
     SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_kernel);
     bytes = side_scratch_offset_;  // the side stream's scan works past it

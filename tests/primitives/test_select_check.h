@@ -43,6 +43,7 @@ struct SameKey {
 struct SelectOptions {
   bool device_count = false;  // n on the device, bound n + slack
   int64_t slack = 0;
+  int64_t in_offset = 0;  // the input and the flags start this many elements into their buffers (misaligned)
 };
 
 // Calls `call` on `in` (flags: select_flagged's; pred: select_if's and partition_if's; equal: select_unique's) and
@@ -53,10 +54,13 @@ void check_select(Call call, const std::vector<T>& in, const std::vector<uint8_t
   const int64_t n = static_cast<int64_t>(in.size());
   const int64_t cap = n + opt.slack;
   SCOPED_TRACE(testing::Message() << call_name(call) << " n=" << n);
-  DeviceBuffer<T> d_in(std::max<int64_t>(cap, 1)), d_sel(std::max<int64_t>(cap, 1)), d_rej(std::max<int64_t>(cap, 1));
-  DeviceBuffer<uint8_t> d_flags(std::max<int64_t>(cap, 1));
-  ASSERT_CUDA(cudaMemcpy(d_in.get(), in.data(), sizeof(T) * in.size(), cudaMemcpyHostToDevice));
-  ASSERT_CUDA(cudaMemcpy(d_flags.get(), flags.data(), flags.size(), cudaMemcpyHostToDevice));
+  DeviceBuffer<T> d_in_buffer(std::max<int64_t>(cap + opt.in_offset, 1)), d_sel(std::max<int64_t>(cap, 1)),
+      d_rej(std::max<int64_t>(cap, 1));
+  DeviceBuffer<uint8_t> d_flags_buffer(std::max<int64_t>(cap + opt.in_offset, 1));
+  T* const d_in = d_in_buffer.get() + opt.in_offset;
+  uint8_t* const d_flags = d_flags_buffer.get() + opt.in_offset;
+  ASSERT_CUDA(cudaMemcpy(d_in, in.data(), sizeof(T) * in.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(d_flags, flags.data(), flags.size(), cudaMemcpyHostToDevice));
   // [0] invalid counter, [1] the device count, [2] the selected count (poisoned: the call must write it).
   DeviceBuffer<uint64_t> d_scalars(std::vector<uint64_t>{0, static_cast<uint64_t>(n), poisoned<uint64_t>()});
   const prim::ItemCount count = opt.device_count ? prim::ItemCount(cap, d_scalars.get() + 1) : prim::ItemCount(n);
@@ -64,15 +68,14 @@ void check_select(Call call, const std::vector<T>& in, const std::vector<uint8_t
   auto run = [&](void* d_temp, size_t& bytes) {
     switch (call) {
       case Call::select_if:
-        return prim::select_if(d_temp, bytes, d_in.get(), d_sel.get(), num_selected, count, pred, 0, d_scalars.get());
+        return prim::select_if(d_temp, bytes, d_in, d_sel.get(), num_selected, count, pred, 0, d_scalars.get());
       case Call::select_flagged:
-        return prim::select_flagged(d_temp, bytes, d_in.get(), d_flags.get(), d_sel.get(), num_selected, count, 0,
+        return prim::select_flagged(d_temp, bytes, d_in, d_flags, d_sel.get(), num_selected, count, 0,
                                     d_scalars.get());
       case Call::select_unique:
-        return prim::select_unique(d_temp, bytes, d_in.get(), d_sel.get(), num_selected, count, equal, 0,
-                                   d_scalars.get());
+        return prim::select_unique(d_temp, bytes, d_in, d_sel.get(), num_selected, count, equal, 0, d_scalars.get());
       default:
-        return prim::partition_if(d_temp, bytes, d_in.get(), d_sel.get(), d_rej.get(), num_selected, count, pred, 0,
+        return prim::partition_if(d_temp, bytes, d_in, d_sel.get(), d_rej.get(), num_selected, count, pred, 0,
                                   d_scalars.get());
     }
   };
@@ -109,7 +112,8 @@ void check_select(Call call, const std::vector<T>& in, const std::vector<uint8_t
   for (size_t i = rejected; i < got_rejected.size(); ++i) {
     ASSERT_TRUE(same_bytes(got_rejected[i], poisoned<T>())) << "written past the rejected items at " << i;
   }
-  const std::vector<T> in_after = d_in.download(in.size());
+  std::vector<T> in_after(in.size());
+  ASSERT_CUDA(cudaMemcpy(in_after.data(), d_in, sizeof(T) * in.size(), cudaMemcpyDeviceToHost));
   for (size_t i = 0; i < in.size(); ++i) ASSERT_TRUE(same_bytes(in_after[i], in[i])) << "input changed at " << i;
 }
 

@@ -1,18 +1,20 @@
 // The select / partition tile agent: single pass, stable. A block a tile, in input order; each warp owns 32 x
-// ITEMS_PER_THREAD consecutive items, a row of 32 at a time, so that one ballot ranks a row (warp-aggregated output:
-// a popcount of the lanes below gives an item's place among the warp's selected items). Tiles find how many items
-// earlier tiles selected by decoupled look-back (tile_lookback.cuh).
+// ITEMS_PER_THREAD consecutive items, read in rows of 32 x VEC, lane l holding items VEC l .. VEC l + VEC - 1 of each
+// row, so that a row's ballots rank it (warp-aggregated output: the counts of the lanes below give an item's place
+// among the warp's selected items). Tiles find how many items earlier tiles selected by decoupled look-back
+// (tile_lookback.cuh).
 //
 //   (the tile)     the block's index: a tile waits only for lower ones, and the GPU starts the blocks of a grid in
 //                  index order, so every tile it waits for is held by a block already running (as CUB's single-pass
 //                  scans rely on); claiming tiles with an atomic instead cost 2-10 % (a round trip before the loads)
-//   load_rows      the warp's rows, 32 consecutive items a load (evict-first: read once)
+//   load_rows      the warp's rows, 32 x VEC consecutive items a load, VEC a lane at once where the input is aligned
+//                  for it (else one at a time) (evict-first: read once)
 //   flag_rows      the selector's flag of each item (a predicate, a flags array, or "differs from its predecessor"),
-//                  a bit a row
-//   stage_rows     a ballot a row: each selected item straight to its rank in the warp's stretch of shared memory
-//                  (for a partition, each rejected item to its rank from the stretch's end); a warp's only state is
-//                  its running counts, so that four blocks fit an SM's registers (occupancy is what a
-//                  memory-bound pass lives on)
+//                  a bit an item
+//   stage_rows     each lane's count of selected items in a row, 0..VEC, one ballot a bit: each selected item
+//                  straight to its rank in the warp's stretch of shared memory (for a partition, each rejected item
+//                  to its rank from the stretch's end); a warp's only state is its running counts, so that four
+//                  blocks fit an SM's registers (occupancy is what a memory-bound pass lives on)
 //   publish_count  the tile's count of selected items, before its own look-back
 //   look_back      one warp sums the counts of earlier tiles back to an inclusive prefix, and publishes its own
 //   store          each warp its own stretch: selected items to [prefix + the earlier warps' count, ...), rejected
@@ -34,13 +36,21 @@ namespace detail {
 // What a select tile writes: the selected items only, or (a partition) the rejected ones too, to a second array.
 enum class SelectOutput { selected, partition };
 
-// ---- Selectors: the flags of a warp's rows as a mask, bit i for row i. Row i, lane l holds item warp_base + 32 i + l;
-// the bits of items at or past `count` are don't-cares (the agent clears them). ----
+// ---- Selectors: the flags of a warp's items as a mask. A warp's stretch is read in rows of 32 x VEC consecutive
+// items, lane l holding items VEC l .. VEC l + VEC - 1 of each row; items[r * VEC + k] is item warp_base + 32 VEC r +
+// VEC lane + k, and its flag is bit r * VEC + k. The bits of items at or past `count` are don't-cares (the agent
+// clears them). ----
+
+// The warp-relative index of items[j] in a layout of VEC items a lane a row.
+template <int VEC>
+__device__ __forceinline__ int select_item_offset(int j, int lane) {
+  return (j / VEC) * 32 * VEC + lane * VEC + j % VEC;
+}
 
 template <class Pred>
 struct SelectByPredicate {
   Pred pred;
-  template <class T, int ITEMS>
+  template <int VEC, class T, int ITEMS>
   __device__ __forceinline__ uint32_t flag_rows(const T (&items)[ITEMS], const T* /*in*/, int64_t /*warp_base*/,
                                                 int64_t /*count*/) const {
     uint32_t flags = 0;
@@ -50,41 +60,63 @@ struct SelectByPredicate {
   }
 };
 
+// VEC flags of consecutive items, loaded at once.
+template <class Flag, int VEC>
+struct alignas(sizeof(Flag) * VEC) FlagVector {
+  Flag f[VEC];
+};
+
 template <class Flag>
 struct SelectByFlags {
   const Flag* __restrict__ flags;  // selected where static_cast<bool>(flags[i])
-  template <class T, int ITEMS>
+  template <int VEC, class T, int ITEMS>
   __device__ __forceinline__ uint32_t flag_rows(const T (&)[ITEMS], const T* /*in*/, int64_t warp_base,
                                                 int64_t count) const {
     const int lane = threadIdx.x & 31;
+    // A lane's VEC flags of a row load at once where their address allows (a run of VEC is aligned whenever the
+    // array is: warp_base is a multiple of 32 VEC) and all are real.
+    constexpr size_t kRunBytes = sizeof(Flag) * VEC;
+    constexpr bool kVectorFlags = VEC > 1 && (kRunBytes & (kRunBytes - 1)) == 0 && kRunBytes <= 16;
     Flag f[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      const int64_t index = warp_base + i * 32 + lane;
-      if (index < count) f[i] = load_streaming(flags + index);
+    for (int r = 0; r < ITEMS / VEC; ++r) {
+      const int64_t first = warp_base + select_item_offset<VEC>(r * VEC, lane);
+      bool loaded = false;
+      if constexpr (kVectorFlags) {
+        if (reinterpret_cast<uintptr_t>(flags) % kRunBytes == 0 && first + VEC <= count) {
+          using Run = FlagVector<Flag, VEC>;
+          const Run v = load_streaming(reinterpret_cast<const Run*>(flags + first));
+#pragma unroll
+          for (int k = 0; k < VEC; ++k) f[r * VEC + k] = v.f[k];
+          loaded = true;
+        }
+      }
+      if (!loaded) {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+          if (first + k < count) f[r * VEC + k] = load_streaming(flags + first + k);
+        }
+      }
     }
     uint32_t mask = 0;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-      mask |= static_cast<uint32_t>(warp_base + i * 32 + lane < count && static_cast<bool>(f[i])) << i;
+      mask |= static_cast<uint32_t>(warp_base + select_item_offset<VEC>(i, lane) < count && static_cast<bool>(f[i]))
+              << i;
     }
     return mask;
   }
 };
 
-// Whether a selector reads a flags array beside the items (its tile shape differs: SelectPolicyFor).
-template <class Selector>
-inline constexpr bool kSelectorReadsFlags = false;
-template <class Flag>
-inline constexpr bool kSelectorReadsFlags<SelectByFlags<Flag>> = true;
 
-// The first item of every run of items equal under `equal`: item 0, and each item not equal to its predecessor. The
-// predecessor of a row's lane 0 is the previous row's lane 31, that of the warp's first item the item before the warp's
-// stretch (one load by lane 0).
+// The first item of every run of items equal under `equal`: item 0, and each item not equal to its predecessor. A
+// lane's items but its first follow one another in its registers; the predecessor of its first is the previous
+// lane's last (a shuffle), that of lane 0's first the previous row's last item (lane 31's), and that of the warp's
+// first item the item before the warp's stretch (one load by lane 0).
 template <class Equal>
 struct SelectRunHeads {
   Equal equal;
-  template <class T, int ITEMS>
+  template <int VEC, class T, int ITEMS>
   __device__ __forceinline__ uint32_t flag_rows(const T (&items)[ITEMS], const T* in, int64_t warp_base,
                                                 int64_t count) const {
     const int lane = threadIdx.x & 31;
@@ -92,23 +124,55 @@ struct SelectRunHeads {
     if (lane == 0 && warp_base > 0 && warp_base <= count) before_warp = in[warp_base - 1];
     uint32_t flags = 0;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      T previous = shuffle_up_one(items[i]);
-      const T row_before = shuffle_index(items[i > 0 ? i - 1 : 0], 31);
-      if (lane == 0) previous = i > 0 ? row_before : before_warp;
-      const int64_t index = warp_base + i * 32 + lane;
-      flags |= static_cast<uint32_t>(index == 0 || !static_cast<bool>(equal(previous, items[i]))) << i;
+    for (int r = 0; r < ITEMS / VEC; ++r) {
+      T previous = shuffle_up_one(items[r * VEC + VEC - 1]);
+      const T row_before = shuffle_index(items[r > 0 ? r * VEC - 1 : 0], 31);
+      if (lane == 0) previous = r > 0 ? row_before : before_warp;
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) {
+        const int i = r * VEC + k;
+        const bool head = (k == 0 ? warp_base + select_item_offset<VEC>(i, lane) == 0
+                                  : false) ||
+                          !static_cast<bool>(equal(k == 0 ? previous : items[i - 1], items[i]));
+        flags |= static_cast<uint32_t>(head) << i;
+      }
     }
     return flags;
   }
 };
 
+// Whether a selector reads a flags array beside the items (its tile shape differs), and whether it reads more than
+// each item alone (a flags array, or each item's predecessor), which gains from VEC items a lane a row
+// (SelectPolicyFor).
+template <class Selector>
+inline constexpr bool kSelectorReadsFlags = false;
+template <class Flag>
+inline constexpr bool kSelectorReadsFlags<SelectByFlags<Flag>> = true;
+template <class Selector>
+inline constexpr bool kSelectorVectorRows = kSelectorReadsFlags<Selector>;
+template <class Equal>
+inline constexpr bool kSelectorVectorRows<SelectRunHeads<Equal>> = true;
+
+// VEC consecutive items, loaded at once.
+template <class T, int VEC>
+struct alignas(sizeof(T) * VEC) ItemVector {
+  T v[VEC];
+};
+
 template <class Policy, SelectOutput OUT, class T, class Selector>
 struct SelectAgent {
   static constexpr int kItems = Policy::ITEMS_PER_THREAD;
+  static constexpr int kVec = Policy::VEC;  // consecutive items a lane holds in a row
+  static constexpr int kRows = kItems / kVec;
+  static constexpr int kRowItems = 32 * kVec;
   static constexpr int kWarps = Policy::WARPS;
   static constexpr int kWarpItems = Policy::WARP_ITEMS;
   static constexpr int kTile = Policy::TILE_ITEMS;
+  // A lane's count of selected items in a row, 0..kVec, as bits: one ballot each ranks the row.
+  static constexpr int kCountBits = kVec >= 8 ? 4 : kVec >= 4 ? 3 : kVec >= 2 ? 2 : 1;
+  static constexpr size_t kRunBytes = sizeof(T) * kVec;
+  static constexpr bool kVectorLoads = kVec > 1 && (kRunBytes & (kRunBytes - 1)) == 0 && kRunBytes <= 16;
+  static_assert(kItems % kVec == 0, "whole rows only");
 
   struct TempStorage {
     // Warp w's stretch [w * kWarpItems, (w + 1) * kWarpItems): its selected items in input order from the front,
@@ -140,40 +204,74 @@ struct SelectAgent {
 
     // ---- load_rows ----
     T items[kItems];
+    bool loaded = false;
+    if constexpr (kVectorLoads && FULL) {
+      if (reinterpret_cast<uintptr_t>(io.in) % kRunBytes == 0) {  // grid-uniform: every run is then aligned
+        using Run = ItemVector<T, kVec>;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int local = warp_first + i * 32 + lane;
-      if (FULL || local < valid) items[i] = load_streaming(io.in + tile_base + local);
+        for (int r = 0; r < kRows; ++r) {
+          const Run v = load_streaming(
+              reinterpret_cast<const Run*>(io.in + tile_base + warp_first + select_item_offset<kVec>(r * kVec, lane)));
+#pragma unroll
+          for (int k = 0; k < kVec; ++k) items[r * kVec + k] = v.v[k];
+        }
+        loaded = true;
+      }
     }
-    // ---- flag_rows (bit i: row i's item is selected; cleared past the real items) ----
-    uint32_t flags = selector.flag_rows(items, io.in, tile_base + warp_first, count);
+    if (!loaded) {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const int local = warp_first + select_item_offset<kVec>(i, lane);
+        if (FULL || local < valid) items[i] = load_streaming(io.in + tile_base + local);
+      }
+    }
+    // ---- flag_rows (bit i: items[i] is selected; cleared past the real items) ----
+    uint32_t flags = selector.template flag_rows<kVec>(items, io.in, tile_base + warp_first, count);
     if (!FULL) {
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
-        if (i * 32 + lane >= warp_valid) flags &= ~(1u << i);
+        if (select_item_offset<kVec>(i, lane) >= warp_valid) flags &= ~(1u << i);
       }
     }
-    // ---- stage_rows: a ballot a row ranks each item among the warp's selected (or rejected) ones, and the item
-    // goes straight to its place in the warp's stretch: only the ranks' running totals stay in registers ----
+    // ---- stage_rows: a row's ballots of the lanes' counts rank each item among the warp's selected (or rejected)
+    // ones, and the item goes straight to its place in the warp's stretch: only the ranks' running totals stay in
+    // registers ----
     T* stretch = temp.items + warp_first;
     const uint32_t below = (1u << lane) - 1u;  // the lanes before this one
     int warp_count = 0;
     int warp_rejected = 0;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const bool selected = (flags >> i) & 1u;
-      const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, selected);
-      if (selected) stretch[warp_count + __popc(ballot & below)] = items[i];
-      if constexpr (OUT == SelectOutput::partition) {
-        // The real lanes of a row are a prefix of it: a rejected item's rank is its real lanes below, less the
-        // selected ones.
-        const int row_valid = FULL ? 32 : min(max(warp_valid - i * 32, 0), 32);
-        if (!selected && lane < row_valid) {
-          stretch[kWarpItems - 1 - (warp_rejected + lane - __popc(ballot & below))] = items[i];
-        }
-        warp_rejected += row_valid - __popc(ballot);
+    for (int r = 0; r < kRows; ++r) {
+      const uint32_t lane_flags = (flags >> (r * kVec)) & ((1u << kVec) - 1u);
+      const int lane_count = __popc(lane_flags);
+      int before = 0, row_count = 0;  // selected items of the lanes below, and of the row
+#pragma unroll
+      for (int b = 0; b < kCountBits; ++b) {
+        const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, (lane_count >> b) & 1);
+        before += __popc(ballot & below) << b;
+        row_count += __popc(ballot) << b;
       }
-      warp_count += __popc(ballot);
+      int place = warp_count + before;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        if ((lane_flags >> k) & 1u) stretch[place++] = items[r * kVec + k];
+      }
+      if constexpr (OUT == SelectOutput::partition) {
+        // The real items are a prefix of the stretch: a rejected item's rank is the real items before it, less the
+        // selected ones.
+        const int row_first = r * kRowItems;
+        const int row_valid = FULL ? kRowItems : min(max(warp_valid - row_first, 0), kRowItems);
+        const int lane_first = lane * kVec;  // the lane's first item in the row
+        int rejected_place = warp_rejected + min(row_valid, lane_first) - before;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          if (!((lane_flags >> k) & 1u) && lane_first + k < row_valid) {
+            stretch[kWarpItems - 1 - rejected_place++] = items[r * kVec + k];
+          }
+        }
+        warp_rejected += row_valid - row_count;
+      }
+      warp_count += row_count;
     }
     if (lane == 0) temp.warp_selected[warp] = warp_count;
     __syncthreads();

@@ -16,10 +16,10 @@
 namespace prim {
 namespace detail {
 
-// Policy: the tile shape, by default SelectPolicyFor the item size and whether the selector reads flags (a tuning
-// sweep passes others).
+// Policy: the tile shape, by default SelectPolicyFor the item size and what the selector reads (a tuning sweep
+// passes others).
 template <SelectOutput OUT, class T, class Selector,
-          class Policy = SelectPolicyFor<sizeof(T), kSelectorReadsFlags<Selector>>>
+          class Policy = SelectPolicyFor<sizeof(T), kSelectorReadsFlags<Selector>, kSelectorVectorRows<Selector>>>
 cudaError_t dispatch_select(void* d_temp, size_t& temp_bytes, const T* in, T* selected_out, T* rejected_out,
                             uint64_t* num_selected, ItemCount n, Selector selector, cudaStream_t stream,
                             uint64_t* d_num_invalid) {
