@@ -191,6 +191,71 @@ struct SelectAgent {
     TileCountLookback lookback;
   };
 
+  // stage_rows, one item a lane a row: a ballot a row ranks it.
+  template <bool FULL>
+  __device__ __forceinline__ static void stage_single_rows(T* stretch, const T (&items)[kItems], uint32_t flags,
+                                                           int warp_valid, int& warp_count, int& warp_rejected) {
+    const int lane = threadIdx.x & 31;
+    const uint32_t below = (1u << lane) - 1u;  // the lanes before this one
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const bool selected = (flags >> i) & 1u;
+      const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, selected);
+      if (selected) stretch[warp_count + __popc(ballot & below)] = items[i];
+      if constexpr (OUT == SelectOutput::partition) {
+        // The real lanes of a row are a prefix of it: a rejected item's rank is its real lanes below, less the
+        // selected ones.
+        const int row_valid = FULL ? 32 : min(max(warp_valid - i * 32, 0), 32);
+        if (!selected && lane < row_valid) {
+          stretch[kWarpItems - 1 - (warp_rejected + lane - __popc(ballot & below))] = items[i];
+        }
+        warp_rejected += row_valid - __popc(ballot);
+      }
+      warp_count += __popc(ballot);
+    }
+  }
+
+  // stage_rows, VEC items a lane a row: a ballot for each bit of the lanes' counts ranks the row.
+  template <bool FULL>
+  __device__ __forceinline__ static void stage_vector_rows(T* stretch, const T (&items)[kItems], uint32_t flags,
+                                                           int warp_valid, int& warp_count, int& warp_rejected) {
+    const int lane = threadIdx.x & 31;
+    const uint32_t below = (1u << lane) - 1u;  // the lanes before this one
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      const uint32_t lane_flags = (flags >> (r * kVec)) & ((1u << kVec) - 1u);
+      const int lane_count = __popc(lane_flags);
+      int before = 0, row_count = 0;  // selected items of the lanes below, and of the row
+#pragma unroll
+      for (int b = 0; b < kCountBits; ++b) {
+        const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, (lane_count >> b) & 1);
+        before += __popc(ballot & below) << b;
+        row_count += __popc(ballot) << b;
+      }
+      int place = warp_count + before;
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) {
+        if ((lane_flags >> k) & 1u) stretch[place++] = items[r * kVec + k];
+      }
+      if constexpr (OUT == SelectOutput::partition) {
+        // The real items are a prefix of the stretch: a rejected item's rank is the real items before it, less the
+        // selected ones.
+        const int row_first = r * kRowItems;
+        const int row_valid = FULL ? kRowItems : min(max(warp_valid - row_first, 0), kRowItems);
+        const int lane_first = lane * kVec;  // the lane's first item in the row
+        int rejected_place = warp_rejected + min(row_valid, lane_first) - before;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          if (!((lane_flags >> k) & 1u) && lane_first + k < row_valid) {
+            stretch[kWarpItems - 1 - rejected_place++] = items[r * kVec + k];
+          }
+        }
+        warp_rejected += row_valid - row_count;
+      }
+      warp_count += row_count;
+    }
+  }
+
   template <bool FULL>
   __device__ __forceinline__ static void select_tile(TempStorage& temp, const Io& io, const Selector& selector,
                                                      int64_t tile, int64_t count) {
@@ -237,41 +302,12 @@ struct SelectAgent {
     // ones, and the item goes straight to its place in the warp's stretch: only the ranks' running totals stay in
     // registers ----
     T* stretch = temp.items + warp_first;
-    const uint32_t below = (1u << lane) - 1u;  // the lanes before this one
     int warp_count = 0;
     int warp_rejected = 0;
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) {
-      const uint32_t lane_flags = (flags >> (r * kVec)) & ((1u << kVec) - 1u);
-      const int lane_count = __popc(lane_flags);
-      int before = 0, row_count = 0;  // selected items of the lanes below, and of the row
-#pragma unroll
-      for (int b = 0; b < kCountBits; ++b) {
-        const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, (lane_count >> b) & 1);
-        before += __popc(ballot & below) << b;
-        row_count += __popc(ballot) << b;
-      }
-      int place = warp_count + before;
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) {
-        if ((lane_flags >> k) & 1u) stretch[place++] = items[r * kVec + k];
-      }
-      if constexpr (OUT == SelectOutput::partition) {
-        // The real items are a prefix of the stretch: a rejected item's rank is the real items before it, less the
-        // selected ones.
-        const int row_first = r * kRowItems;
-        const int row_valid = FULL ? kRowItems : min(max(warp_valid - row_first, 0), kRowItems);
-        const int lane_first = lane * kVec;  // the lane's first item in the row
-        int rejected_place = warp_rejected + min(row_valid, lane_first) - before;
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) {
-          if (!((lane_flags >> k) & 1u) && lane_first + k < row_valid) {
-            stretch[kWarpItems - 1 - rejected_place++] = items[r * kVec + k];
-          }
-        }
-        warp_rejected += row_valid - row_count;
-      }
-      warp_count += row_count;
+    if constexpr (kVec == 1) {
+      stage_single_rows<FULL>(stretch, items, flags, warp_valid, warp_count, warp_rejected);
+    } else {
+      stage_vector_rows<FULL>(stretch, items, flags, warp_valid, warp_count, warp_rejected);
     }
     if (lane == 0) temp.warp_selected[warp] = warp_count;
     __syncthreads();
