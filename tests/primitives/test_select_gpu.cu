@@ -19,10 +19,9 @@ constexpr int64_t kBlock = prim::detail::SelectPolicyFor<4>::BLOCK_THREADS;
 constexpr int64_t kFlagTile = prim::detail::SelectPolicyFor<4, true>::TILE_ITEMS;
 constexpr int64_t kFlagWarpItems = prim::detail::SelectPolicyFor<4, true>::WARP_ITEMS;
 constexpr int64_t kFlagBlock = prim::detail::SelectPolicyFor<4, true>::BLOCK_THREADS;
-// select_unique's and select_flagged's rows: 32 lanes of VEC consecutive items each.
+// select_unique's rows: 32 lanes of VEC consecutive items each.
 constexpr int64_t kUniqueRow = 32 * prim::detail::SelectPolicyFor<4, false, true>::VEC;
-constexpr int64_t kFlagRow = 32 * prim::detail::SelectPolicyFor<4, true, true>::VEC;
-static_assert(kUniqueRow > 32 && kFlagRow > 32, "the sizes below cover rows of more than one item a lane");
+static_assert(kUniqueRow > 32, "the sizes below cover rows of more than one item a lane");
 
 TEST(Select, EmptyInput) { check_all_calls(std::vector<uint32_t>{}, std::vector<uint8_t>{}, 5); }
 
@@ -42,15 +41,15 @@ TEST_P(SelectSizes, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Select, SelectSizes,
-                         ::testing::Values(2, 31, 32, 33, kUniqueRow - 1, kUniqueRow + 1, kFlagRow + 3,
+                         ::testing::Values(2, 31, 32, 33, kUniqueRow - 1, kUniqueRow + 1, kUniqueRow + 3,
                                            2 * kUniqueRow + 1, kBlock - 1, kBlock, kBlock + 1, kWarpItems - 1, kWarpItems,
                                            kWarpItems + 1, kTile - 1, kTile, kTile + 1, 2 * kTile + 31, kFlagBlock - 1,
                                            kFlagBlock + 1, kFlagWarpItems - 1, kFlagWarpItems + 1, kFlagTile - 1,
                                            kFlagTile, kFlagTile + 1, 2 * kFlagTile + 31, (1 << 16) - 1,
                                            1 << 16, (1 << 16) + 1, (1 << 20) + 1, (int64_t{1} << 22) - 1));
 
-// Input and flags that start off the alignment of a lane's run of items: each call loads them one at a time, with
-// the same answers.
+// Input and flags that start off the alignment of a lane's run of items: select_unique loads them one at a time,
+// with the same answers (and so do the others).
 TEST(Select, MisalignedInputs) {
   for (int64_t offset : {1, 2, 3}) {
     SCOPED_TRACE(offset);
@@ -59,9 +58,7 @@ TEST(Select, MisalignedInputs) {
     opt.in_offset = offset;
     check_all_calls(random_keys(n, 4, kSeed + 20 + offset), random_flags(n, 2, kSeed + 30 + offset), 2, opt);
     const std::vector<Rec8> records = split_test::make_records<Rec8>(random_keys(n, 6, kSeed + 40 + offset));
-    for (Call call : {Call::select_flagged, Call::select_unique}) {
-      check_select(call, records, random_flags(n, 3, kSeed + 50), KeyBelow{3}, SameKey{}, opt);
-    }
+    check_select(Call::select_unique, records, random_flags(n, 3, kSeed + 50), KeyBelow{3}, SameKey{}, opt);
   }
 }
 

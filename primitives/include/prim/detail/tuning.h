@@ -17,7 +17,7 @@
 //   unsorted search                        256    4 needles in lockstep     1024 needles        4   SearchPolicy
 //   select / partition tile                256    min(32, 128 B / item)     8192                4   SelectPolicyFor
 //   select unique (4 items a lane a row)   256    min(32, 128 B / item)     8192                4   SelectPolicyFor
-//   select by flags (4 items a lane a row) 384    min(16, 64 B / item)      6144                4   SelectPolicyFor
+//   select by flags                        384    min(16, 64 B / item)      6144                4   SelectPolicyFor
 //   range tree build / queries             256 / 128  1 list item / 1 box     -                   -   RangeTreePolicy
 #pragma once
 #include <cstddef>
@@ -202,11 +202,11 @@ constexpr int select_items_per_thread(size_t item_bytes, bool with_flags) {
   if (item_bytes >= bytes) return 1;
   return bytes / item_bytes > static_cast<size_t>(most) ? most : static_cast<int>(bytes / item_bytes);
 }
-// VEC, the consecutive items a lane holds in a row (a load of up to 16 bytes each): a selector that reads more than
-// each item (a flags array, or each item's predecessor) gains from it, as the flags load VEC at a time and all but a
-// lane's first item find their predecessor in its registers; one that reads the items alone loses. Measured on an
-// H200, 2^26 u32, ratio to CUB, VEC 1 / 4: select_if 0.96 / 0.89, select_flagged (384 x 16) 0.90 / 0.93,
-// select_unique 0.81 / 0.98 (VEC 2: 0.97), partition_if 1.03 / 0.91.
+// VEC, the consecutive items a lane holds in a row (a load of up to 16 bytes each): select_unique gains from it, as
+// all but a lane's first item find their predecessor in its registers (two shuffles a row of 32 VEC items, not of
+// 32); the other selectors lose. Measured on an H200, 2^26 u32, ratio to CUB, VEC 1 / 4: select_if 0.96 / 0.89,
+// select_flagged (384 x 16, its flags loaded four at a time with VEC 4) 0.94 / 0.92, select_unique 0.79 / 0.98
+// (VEC 2: 0.97), partition_if 1.03 / 0.91.
 constexpr int select_row_vector(size_t item_bytes, int items) {
   for (int vec = 4; vec > 1; vec /= 2) {
     if ((item_bytes & (item_bytes - 1)) == 0 && item_bytes * vec <= 16 && items % vec == 0) return vec;

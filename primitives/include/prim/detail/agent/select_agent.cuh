@@ -10,7 +10,7 @@
 //   load_rows      the warp's rows, 32 x VEC consecutive items a load, VEC a lane at once where the input is aligned
 //                  for it (else one at a time) (evict-first: read once)
 //   flag_rows      the selector's flag of each item (a predicate, a flags array, or "differs from its predecessor"),
-//                  a bit an item
+//                  a bit an item; VEC > 1 pays only for the last (SelectPolicyFor)
 //   stage_rows     each lane's count of selected items in a row, 0..VEC, one ballot a bit: each selected item
 //                  straight to its rank in the warp's stretch of shared memory (for a partition, each rejected item
 //                  to its rank from the stretch's end); a warp's only state is its running counts, so that four
@@ -60,12 +60,6 @@ struct SelectByPredicate {
   }
 };
 
-// VEC flags of consecutive items, loaded at once.
-template <class Flag, int VEC>
-struct alignas(sizeof(Flag) * VEC) FlagVector {
-  Flag f[VEC];
-};
-
 template <class Flag>
 struct SelectByFlags {
   const Flag* __restrict__ flags;  // selected where static_cast<bool>(flags[i])
@@ -73,30 +67,11 @@ struct SelectByFlags {
   __device__ __forceinline__ uint32_t flag_rows(const T (&)[ITEMS], const T* /*in*/, int64_t warp_base,
                                                 int64_t count) const {
     const int lane = threadIdx.x & 31;
-    // A lane's VEC flags of a row load at once where their address allows (a run of VEC is aligned whenever the
-    // array is: warp_base is a multiple of 32 VEC) and all are real.
-    constexpr size_t kRunBytes = sizeof(Flag) * VEC;
-    constexpr bool kVectorFlags = VEC > 1 && (kRunBytes & (kRunBytes - 1)) == 0 && kRunBytes <= 16;
     Flag f[ITEMS];
 #pragma unroll
-    for (int r = 0; r < ITEMS / VEC; ++r) {
-      const int64_t first = warp_base + select_item_offset<VEC>(r * VEC, lane);
-      bool loaded = false;
-      if constexpr (kVectorFlags) {
-        if (reinterpret_cast<uintptr_t>(flags) % kRunBytes == 0 && first + VEC <= count) {
-          using Run = FlagVector<Flag, VEC>;
-          const Run v = load_streaming(reinterpret_cast<const Run*>(flags + first));
-#pragma unroll
-          for (int k = 0; k < VEC; ++k) f[r * VEC + k] = v.f[k];
-          loaded = true;
-        }
-      }
-      if (!loaded) {
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-          if (first + k < count) f[r * VEC + k] = load_streaming(flags + first + k);
-        }
-      }
+    for (int i = 0; i < ITEMS; ++i) {
+      const int64_t index = warp_base + select_item_offset<VEC>(i, lane);
+      if (index < count) f[i] = load_streaming(flags + index);
     }
     uint32_t mask = 0;
 #pragma unroll
@@ -141,15 +116,14 @@ struct SelectRunHeads {
   }
 };
 
-// Whether a selector reads a flags array beside the items (its tile shape differs), and whether it reads more than
-// each item alone (a flags array, or each item's predecessor), which gains from VEC items a lane a row
-// (SelectPolicyFor).
+// Whether a selector reads a flags array beside the items (its tile shape differs), and whether it reads each item's
+// predecessor, which gains from VEC items a lane a row (SelectPolicyFor).
 template <class Selector>
 inline constexpr bool kSelectorReadsFlags = false;
 template <class Flag>
 inline constexpr bool kSelectorReadsFlags<SelectByFlags<Flag>> = true;
 template <class Selector>
-inline constexpr bool kSelectorVectorRows = kSelectorReadsFlags<Selector>;
+inline constexpr bool kSelectorVectorRows = false;
 template <class Equal>
 inline constexpr bool kSelectorVectorRows<SelectRunHeads<Equal>> = true;
 
