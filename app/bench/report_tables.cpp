@@ -39,8 +39,8 @@ std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 19)) >> 
 
 }  // namespace
 
-// The shadow stages of the rows that have them: samples, the light bin (the samples' sort and the triangles'
-// references), the tests; the light references and shadow pairs per frame.
+// The shadow stages of the rows that have them: samples, the light bin (the samples and the triangles' references
+// packed by light tile), the tests; the light references and shadow pairs per frame.
 void print_shadow_table(std::ostream& out, const std::vector<BenchRow>& rows) {
   std::vector<std::vector<std::string>> cells = {{"scene", "size", "slabs", "cast", "samples", "light bin", "test",
                                                   "shadows", "shade", "total", "light refs", "shadow pairs",
