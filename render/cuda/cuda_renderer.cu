@@ -563,7 +563,9 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_tile_depth.data(), 0, tiles * sizeof(uint32_t), stream_));
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_sample_offsets.data(), 0, tiles * sizeof(uint64_t), stream_));
-    // tiles + 2 entries: the tiles', the large triangles' and the total.
+    // The triangles' counts, tiles + 2 entries: the tiles', the large triangles' and the total. Cleared before the
+    // fork: after it, compute-sanitizer's initcheck took the count kernel's atomics on them in the frame graph for
+    // reads of uninitialized memory.
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
         a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
