@@ -83,7 +83,6 @@ struct SelectByFlags {
   }
 };
 
-
 // The first item of every run of items equal under `equal`: item 0, and each item not equal to its predecessor. A
 // lane's items but its first follow one another in its registers; the predecessor of its first is the previous
 // lane's last (a shuffle), that of lane 0's first the previous row's last item (lane 31's), and that of the warp's
@@ -106,9 +105,8 @@ struct SelectRunHeads {
 #pragma unroll
       for (int k = 0; k < VEC; ++k) {
         const int i = r * VEC + k;
-        const bool head = (k == 0 ? warp_base + select_item_offset<VEC>(i, lane) == 0
-                                  : false) ||
-                          !static_cast<bool>(equal(k == 0 ? previous : items[i - 1], items[i]));
+        const bool first_item = k == 0 && warp_base + select_item_offset<VEC>(i, lane) == 0;
+        const bool head = first_item || !static_cast<bool>(equal(k == 0 ? previous : items[i - 1], items[i]));
         flags |= static_cast<uint32_t>(head) << i;
       }
     }
