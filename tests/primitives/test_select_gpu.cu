@@ -43,10 +43,11 @@ TEST_P(SelectSizes, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Select, SelectSizes,
                          ::testing::Values(2, 31, 32, 33, kUniqueRow - 1, kUniqueRow + 1, kUniqueRow + 3,
                                            2 * kUniqueRow + 1, kBlock - 1, kBlock, kBlock + 1, kWarpItems - 1,
-                                           kWarpItems, kWarpItems + 1, kTile - 1, kTile, kTile + 1, 2 * kTile + 31, kFlagBlock - 1,
-                                           kFlagBlock + 1, kFlagWarpItems - 1, kFlagWarpItems + 1, kFlagTile - 1,
-                                           kFlagTile, kFlagTile + 1, 2 * kFlagTile + 31, (1 << 16) - 1,
-                                           1 << 16, (1 << 16) + 1, (1 << 20) + 1, (int64_t{1} << 22) - 1));
+                                           kWarpItems, kWarpItems + 1, kTile - 1, kTile, kTile + 1, 2 * kTile + 31,
+                                           kFlagBlock - 1, kFlagBlock + 1, kFlagWarpItems - 1, kFlagWarpItems + 1,
+                                           kFlagTile - 1, kFlagTile, kFlagTile + 1, 2 * kFlagTile + 31,
+                                           (1 << 16) - 1, 1 << 16, (1 << 16) + 1, (1 << 20) + 1,
+                                           (int64_t{1} << 22) - 1));
 
 // Input and flags that start off the alignment of a lane's run of items: select_unique loads them one at a time,
 // with the same answers (and so do the others).

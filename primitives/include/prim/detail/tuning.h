@@ -206,7 +206,7 @@ constexpr int select_items_per_thread(size_t item_bytes, bool with_flags) {
 // all but a lane's first item find their predecessor in its registers (two shuffles a row of 32 VEC items, not of
 // 32); the other selectors lose. Measured on an H200, 2^26 u32, ratio to CUB, VEC 1 / 4: select_if 0.96 / 0.89,
 // select_flagged (384 x 16, its flags loaded four at a time with VEC 4) 0.94 / 0.92, select_unique 0.79 / 0.98
-// (VEC 2: 0.97), partition_if 1.03 / 0.91.
+// (VEC 2: 0.97; one item a lane with the selector's earlier register use: 0.86), partition_if 1.03 / 0.91.
 constexpr int select_row_vector(size_t item_bytes, int items) {
   for (int vec = 4; vec > 1; vec /= 2) {
     if ((item_bytes & (item_bytes - 1)) == 0 && item_bytes * vec <= 16 && items % vec == 0) return vec;
