@@ -112,8 +112,8 @@ struct FrameArrays {
   Array<uint8_t> shadow_mask;
   Array<LightFrame> light_on_device;  // cuda backend
   Array<uint64_t> light_samples, light_samples_scratch;
-  // Tile k's samples are [k], [k + 1]), the sample count last (the cuda backend's scatter takes its slots from each
-  // tile's end, which leaves its start there; it never reads the last entry).
+  // Tile k's samples are [k], [k + 1]), the sample count last. The cuda backend holds one entry a tile: each tile's
+  // count, scanned into its end, from which its scatter takes the tile's slots (leaving its start there).
   Array<uint64_t> light_sample_offsets;
   Array<uint32_t> light_tile_depth;
   Array<uint64_t> light_refs, light_refs_scratch, light_ref_offsets;

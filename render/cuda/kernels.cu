@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(kPixelBlock) light_sample_scatter_kernel(const
   const uint64_t key = keys[i];
   const uint64_t tile = light_key_tile(key);
   if (tile >= tiles) return;  // a pixel without a sample
-  packed[atomicAdd(reinterpret_cast<unsigned long long*>(tile_ends) + tile, ~0ull) - 1] = key;
+  packed[take_slot_from_end(tile_ends, tile)] = key;
 }
 
 __global__ void __launch_bounds__(kTriangleBlock) light_ref_count_kernel(FrameParams p) {

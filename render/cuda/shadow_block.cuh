@@ -40,7 +40,13 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
 // triangle then takes a slot in each tile by an atomic decrement of its end, which leaves the tile's start there
 // (tile `tiles + 1`, never decremented, keeps the total). A tile's triangles so come in no set order, and nothing
 // depends on it: the mask asks only whether any triangle of a sample's list blocks it, and the pair count is the
-// lists' lengths (stages/shadow.h: shadow_test_one).
+// lists' lengths (stages/shadow.h: shadow_test_one). The samples are packed the same way (light_sample_scatter_kernel).
+
+// A slot of tile `tile`'s run, taken from its end: `ends` holds the tiles' counts scanned inclusively, and once all
+// of a tile's slots are taken its entry holds the tile's start.
+__device__ __forceinline__ uint64_t take_slot_from_end(uint64_t* ends, uint64_t tile) {
+  return atomicAdd(reinterpret_cast<unsigned long long*>(ends) + tile, ~0ull) - 1;
+}
 
 // A triangle that reaches no tile gets empty boxes, so that the scatter passes it at once (its boxes are read only by
 // the walks: no list holds it, so the test never reads them).
@@ -64,11 +70,9 @@ __device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int6
   }
   if (i >= p.num_triangles || total > p.light_capacity) return;
   const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
-  unsigned long long* ends = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
+  uint64_t* ends = p.light_ref_offsets;
   const uint32_t id = static_cast<uint32_t>(i);
-  tiles.for_each_reached(i, [&](uint64_t tile) {
-    p.light_refs[atomicAdd(ends + tile, ~0ull) - 1] = light_key(tile, id);
-  });
+  tiles.for_each_reached(i, [&](uint64_t tile) { p.light_refs[take_slot_from_end(ends, tile)] = light_key(tile, id); });
 }
 
 // ---- the test ----
