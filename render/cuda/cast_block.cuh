@@ -11,12 +11,14 @@
 
 #include "render/constants.h"
 #include "render/cuda/depth_sort_block.cuh"
+#include "render/cuda/shadow_block.cuh"
 #include "render/frame_params.h"
 #include "render/intersect.h"
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
 #include "render/stages/cast.h"
 #include "render/stages/shade.h"
+#include "render/stages/shadow.h"
 
 namespace slabcast {
 
@@ -256,7 +258,11 @@ __device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk
 // ordinary caster carries none of that code, so it keeps its registers and speed (its PTX is the same as when the
 // chunk loop was written out in it), and a frame without deep cells pays one launch of a few blocks that find the
 // list empty.
-template <int kChunk, bool kDeepCells>
+//
+// With shadows (kShadowSamples: cast_sample_kernel and cast_deep_sample_kernel), each ray's thread also makes its
+// pixel's shadow sample (stages/shadow.h: shadow_sample_of_hit) as the ray finishes, and the block folds its samples'
+// light-space bounds into the frame's, which saves a pass over the hit buffers.
+template <int kChunk, bool kDeepCells, bool kShadowSamples>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target, unsigned tile) {
   constexpr int kThreads = kTilePixels;
   static_assert(kChunk % kThreads == 0, "every thread loads the same number of references per chunk");
@@ -297,6 +303,10 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   const uint64_t tile_begin = slab_begin[0], tile_end = slab_begin[p.slabs];
   if (tile_end == tile_begin) {  // block-uniform: no triangle here, every ray misses
     if (inside) finish_pixel(p, target, px, py, kNoHit, INFINITY, 0, 0);
+    if (kShadowSamples && inside) {
+      LightCoord no_sample;
+      shadow_sample_of_hit(p, px, py, kNoHit, no_sample);
+    }
     return;
   }
 
@@ -376,6 +386,11 @@ __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget
   }
 
   if (inside) finish_pixel(p, target, px, py, best_id, best_t, tests, tile_end - tile_begin);
+  if constexpr (kShadowSamples) {
+    LightCoord c{};
+    const bool sample = inside && shadow_sample_of_hit(p, px, py, best_id, c);
+    add_block_samples_to_light_bounds(p, sample, c);
+  }
   add_cast_statistics(p, slab_begin, tests, inside && best_id != kNoHit);
 }
 

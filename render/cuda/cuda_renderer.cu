@@ -506,10 +506,16 @@ class CudaRenderer final : public Renderer {
         static_cast<uint32_t>(c.slabs), SlabOfRef{}, a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
     stage_done("L3");
 
-    // ---- 4. cast, and 5. shade into the caller's surface, by the same threads ----
+    // ---- 4. cast, and 5. shade into the caller's surface, by the same threads (with shadows: 4b's samples) ----
     record_stage_event(5);
-    cast_kernel<<<static_cast<unsigned>(c.tiles_x * c.tiles_y), kTilePixels, 0, stream_>>>(p, cast);
-    SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
+    const unsigned cast_tiles = static_cast<unsigned>(c.tiles_x * c.tiles_y);
+    if (c.shadows()) {
+      cast_sample_kernel<<<cast_tiles, kTilePixels, 0, stream_>>>(p, cast);
+      SLABCAST_CUDA_CHECK_LAUNCH(cast_sample_kernel);
+    } else {
+      cast_kernel<<<cast_tiles, kTilePixels, 0, stream_>>>(p, cast);
+      SLABCAST_CUDA_CHECK_LAUNCH(cast_kernel);
+    }
     {
       // A programmatic dependent launch: the deep-tile caster's launch overlaps the end of cast_kernel, whose grid
       // it then waits for on the device (cudaGridDependencySynchronize), so that a frame without deep tiles hardly
@@ -524,7 +530,8 @@ class CudaRenderer final : public Renderer {
       overlap.val.programmaticStreamSerializationAllowed = 1;
       config.attrs = &overlap;
       config.numAttrs = 1;
-      SLABCAST_CUDA_CHECK(cudaLaunchKernelEx(&config, cast_deep_kernel, p, cast));
+      SLABCAST_CUDA_CHECK(
+          cudaLaunchKernelEx(&config, c.shadows() ? cast_deep_sample_kernel : cast_deep_kernel, p, cast));
     }
     stage_done("cast");
     if (c.shadows()) {
@@ -548,10 +555,10 @@ class CudaRenderer final : public Renderer {
     stage_done("shade");
   }
 
-  // 4b. shadows (stages/shadow.h), then 5. shade: the samples and their keys, counted by light tile as they are made;
-  // their scatter into tiles on the side stream, beside the triangles' light boxes and references in the same tiles
-  // (a count, a scan and a scatter: render/cuda/shadow_block.cuh; their overflow redoes the frame, as L1's does),
-  // neither of which fills the GPU alone; the tests, the shade.
+  // 4b. shadows (stages/shadow.h), then 5. shade: the samples' keys (the caster made the samples), counted by light
+  // tile as they are made; their scatter into tiles on the side stream, beside the triangles' light boxes and
+  // references in the same tiles (a count, a scan and a scatter: render/cuda/shadow_block.cuh; their overflow redoes
+  // the frame, as L1's does), neither of which fills the GPU alone; the tests, the shade.
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
@@ -559,8 +566,7 @@ class CudaRenderer final : public Renderer {
     const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
     const uint64_t tiles = c.light_tiles();
     record_stage_event(kTimedStages);
-    shadow_sample_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p);
-    SLABCAST_CUDA_CHECK_LAUNCH(shadow_sample_kernel);
+    // The samples and their light-space bounds were made by the caster (cast_sample_kernel).
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_tile_depth.data(), 0, tiles * sizeof(uint32_t), stream_));
     SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_sample_offsets.data(), 0, tiles * sizeof(uint64_t), stream_));
     // The triangles' counts, tiles + 2 entries: the tiles', the large triangles' and the total. Cleared before the

@@ -58,10 +58,10 @@ void FrameGraph::capture(const FrameParams& p, const Shape& shape, cudaStream_t 
   capturing_ = false;
   SLABCAST_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
   template_ = graph;  // kept: its nodes name the executable graph's nodes to update
-  // The frame launches deform, bin and the two casters once, the two normal kernels when the shading needs them, with
-  // shadows the sample kernel, the references' count (which writes the light boxes) and scatter, and the test, and the
-  // shade kernel with shadows or in the heat views.
-  const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 4 : 0) +
+  // The frame launches deform, bin and the two casters once (with shadows the two that make the samples), the two
+  // normal kernels when the shading needs them, with shadows the references' count (which writes the light boxes) and
+  // scatter and the test, and the shade kernel with shadows or in the heat views.
+  const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 3 : 0) +
                           (shades_after_cast(p.shading, p.light.shadows) ? 1 : 0);
   const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, expected);
   const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
@@ -91,11 +91,12 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
                                  reinterpret_cast<const void*>(face_normal_kernel),
                                  reinterpret_cast<const void*>(vertex_normal_kernel),
                                  reinterpret_cast<const void*>(bin_kernel),
-                                 reinterpret_cast<const void*>(shadow_sample_kernel),
                                  reinterpret_cast<const void*>(light_ref_count_kernel),
                                  reinterpret_cast<const void*>(light_ref_scatter_kernel),
                                  reinterpret_cast<const void*>(shadow_test_kernel)};
   const void* casters[] = {reinterpret_cast<const void*>(cast_kernel), reinterpret_cast<const void*>(cast_deep_kernel),
+                           reinterpret_cast<const void*>(cast_sample_kernel),
+                           reinterpret_cast<const void*>(cast_deep_sample_kernel),
                            reinterpret_cast<const void*>(shade_kernel)};
   std::vector<FrameKernelNode> nodes;
   for (cudaGraphNode_t node : all) {

@@ -36,23 +36,37 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
   guard_overflow_block(column_offsets, tiles_x, total, capacity, overflow);
 }
 
-__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
-  cast_tile<kCastChunk, false>(p, target, blockIdx.x);
-}
-
-__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kernel(FrameParams p, CastTarget target) {
-  // Launched as cast_kernel's programmatic dependent (cuda_renderer.cu): its blocks may be resident before
-  // cast_kernel has finished, and wait here until it has, and its list and count are written.
+namespace {
+// The tiles on cast_kernel's list of tiles with a deep cell.
+template <bool kShadowSamples>
+__device__ __forceinline__ void cast_deep_tiles(const FrameParams& p, const CastTarget& target) {
+  // Launched as the caster's programmatic dependent (cuda_renderer.cu): its blocks may be resident before the caster
+  // has finished, and wait here until it has, and its list and count are written.
   cudaGridDependencySynchronize();
   const uint64_t listed = p.counters->deep_tiles;
   for (uint64_t i = blockIdx.x; i < listed; i += gridDim.x) {
-    cast_tile<kCastChunk, true>(p, target, p.deep_tiles[i]);
+    cast_tile<kCastChunk, true, kShadowSamples>(p, target, p.deep_tiles[i]);
     __syncthreads();  // the tile's shared memory is read no more before the next tile's is written
   }
 }
+}  // namespace
 
-__global__ void __launch_bounds__(kPixelBlock) shadow_sample_kernel(FrameParams p) {
-  shadow_sample_block(p, item_index());
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_kernel(FrameParams p, CastTarget target) {
+  cast_tile<kCastChunk, false, false>(p, target, blockIdx.x);
+}
+
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kernel(FrameParams p, CastTarget target) {
+  cast_deep_tiles<false>(p, target);
+}
+
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_sample_kernel(FrameParams p, CastTarget target) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *p.light_on_device = p.light;  // for the keys' kernel, fixed in the graph
+  cast_tile<kCastChunk, false, true>(p, target, blockIdx.x);
+}
+
+__global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_sample_kernel(FrameParams p,
+                                                                                        CastTarget target) {
+  cast_deep_tiles<true>(p, target);
 }
 
 __global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const ShadowOrigin* samples,

@@ -23,9 +23,10 @@ __global__ void guard_overflow_kernel(uint64_t* column_offsets, int tiles_x, con
 __global__ void cast_kernel(FrameParams p, CastTarget target);  // 4 + 5. cast and shade: a block of kTilePixels a tile
 __global__ void cast_deep_kernel(FrameParams p, CastTarget target);  // the same for the tiles with a deep cell
 constexpr unsigned kCastDeepBlocks = 132;  // cast_deep_kernel's grid: the tiles on its list, this many at a time
-// 4b. shadows (stages/shadow.h): the samples, their keys (packed by light tile beside the next), the triangles'
-// boxes and references, the test:
-__global__ void shadow_sample_kernel(FrameParams p);  // one thread a pixel, kPixelBlock threads
+// 4b. shadows (stages/shadow.h): the casters that also make each pixel's shadow sample and fold their light-space
+// bounds; the samples' keys (packed by light tile beside the next), the triangles' boxes and references, the test:
+__global__ void cast_sample_kernel(FrameParams p, CastTarget target);
+__global__ void cast_deep_sample_kernel(FrameParams p, CastTarget target);
 // Pixel i's key (stages/shadow.h: light_sample_key) into keys[i], its sample's depth key into its tile's maximum,
 // tile_depth[tile], a count of its tile's samples into tile_samples[tile], and the samples into *sample_count (all
 // zeroed before); one thread a pixel, kPixelBlock.

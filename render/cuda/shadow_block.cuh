@@ -1,7 +1,8 @@
-// The shadow stage's blocks on the GPU (stages/shadow.h has the per-item bodies both backends share): the samples,
-// whose block folds the faces' light-space bounds into one atomic per key and block; the triangles' references,
-// packed by light tile by a count, a scan and a scatter; and the test, whose warps each take 32 samples and load their
-// tiles' triangles once for all of them, and whose block sums its pair count into one atomic.
+// The shadow stage's blocks on the GPU (stages/shadow.h has the per-item bodies both backends share): the samples'
+// light-space bounds, which the caster's blocks fold into one atomic per key and block as their rays finish; the
+// triangles' references, packed by light tile by a count, a scan and a scatter; and the test, whose warps each take
+// 32 samples and load their tiles' triangles once for all of them, and whose block sums its pair count into one
+// atomic.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -13,14 +14,18 @@
 
 namespace slabcast {
 
-// Every thread of the block calls this (pix past the end included).
-__device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_t pix) {
-  __shared__ uint32_t face_keys[kMaxLightFaces * 4];  // LightFaceKeys of each face, as words
-  if (threadIdx.x < kMaxLightFaces * 4) face_keys[threadIdx.x] = 0;
-  if (pix == 0) *p.light_on_device = p.light;  // for the keys' kernel and emitter, fixed in the frame graph
+// The block's samples' light-space bounds into the frame's (counters->light_faces): each sample's four keys into the
+// block's by shared atomics, then each of the block's keys that could raise the frame's by one global atomic. Every
+// block adds to the same few words, whose atomics queue up at one L2 slice; the keys only grow, so a key at or below
+// the frame's as last seen cannot raise it and is left out (a stale look costs only an atomic that changes nothing).
+// Every thread of the block calls this, with whether its pixel is a sample and, if so, its light coordinate.
+__device__ __forceinline__ void add_block_samples_to_light_bounds(const FrameParams& p, bool sample,
+                                                                  const LightCoord& c) {
+  constexpr int kKeys = kMaxLightFaces * 4;  // LightFaceKeys of each face, as words
+  __shared__ uint32_t face_keys[kKeys];
+  if (threadIdx.x < kKeys) face_keys[threadIdx.x] = 0;
   __syncthreads();
-  LightCoord c;
-  if (pix < static_cast<int64_t>(p.view.width) * p.view.height && shadow_sample_one(p, pix, c)) {
+  if (sample) {
     uint32_t* k = face_keys + 4 * c.face;
     atomicMax(k + 0, ~ordered_key(c.u));
     atomicMax(k + 1, ordered_key(c.u));
@@ -28,8 +33,10 @@ __device__ __forceinline__ void shadow_sample_block(const FrameParams& p, int64_
     atomicMax(k + 3, ordered_key(c.v));
   }
   __syncthreads();
-  if (threadIdx.x < kMaxLightFaces * 4 && face_keys[threadIdx.x] != 0) {
-    atomicMax(reinterpret_cast<uint32_t*>(p.counters->light_faces) + threadIdx.x, face_keys[threadIdx.x]);
+  if (threadIdx.x < kKeys) {
+    const uint32_t key = face_keys[threadIdx.x];
+    uint32_t* frame_key = reinterpret_cast<uint32_t*>(p.counters->light_faces) + threadIdx.x;
+    if (key > *static_cast<volatile uint32_t*>(frame_key)) atomicMax(frame_key, key);
   }
 }
 

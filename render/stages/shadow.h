@@ -143,14 +143,14 @@ SC_HD Vec3 shadow_ray_origin(const LightFrame& L, Vec3 dir, Vec3 a, Vec3 b, Vec3
   return p + n * side;
 }
 
-// Pixel pix's sample (its primary hit in hit_id / hit_t): writes its ShadowOrigin and its mask's first value (lit, or
-// 128 for no hit; the test writes the shadowed ones), and returns whether it is a sample, with its light coordinate.
-SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
-  const uint32_t id = p.hit_id[pix];
+// The sample of pixel (px, py), whose primary ray hit triangle `id` (kNoHit: nothing): writes its ShadowOrigin and its
+// mask's first value (lit, or 128 for no hit; the test writes the shadowed ones), and returns whether it is a sample,
+// with its light coordinate. The cuda backend's caster calls this as each ray finishes (render/cuda/cast_block.cuh).
+SC_HD bool shadow_sample_of_hit(const FrameParams& p, int px, int py, uint32_t id, LightCoord& c) {
+  const int64_t pix = static_cast<int64_t>(py) * p.view.width + px;
   ShadowOrigin s{Vec3{0, 0, 0}, kNoHit};
   bool sample = false;
   if (id != kNoHit) {
-    const int px = static_cast<int>(pix % p.view.width), py = static_cast<int>(pix / p.view.width);
     const TriangleVerts tv = p.tri_verts[id];
     s.origin = shadow_ray_origin(p.light, pixel_ray_view(p.view, px, py), tv.a, tv.b, tv.c);
     sample = light_coord(p.light, s.origin, c);
@@ -159,6 +159,12 @@ SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
   p.shadow_origin[pix] = s;
   p.shadow_mask[pix] = id == kNoHit ? 128 : 255;
   return sample;
+}
+
+// Pixel pix's sample, from its primary hit in hit_id.
+SC_HD bool shadow_sample_one(const FrameParams& p, int64_t pix, LightCoord& c) {
+  const int px = static_cast<int>(pix % p.view.width), py = static_cast<int>(pix / p.view.width);
+  return shadow_sample_of_hit(p, px, py, p.hit_id[pix], c);
 }
 
 // ---- the keys packed by light tile ----
@@ -184,7 +190,7 @@ inline int light_tile_bits(uint64_t tiles) {
 // Pixel i's key: its sample's light tile, or tile `tiles` when it has no sample; and its sample's light depth as an
 // ordered key, which the tile's deepest sample keeps (light_tile_depth; 0 when it has no sample: every finite float's
 // ordered key is above 0). The light and the bounds are read through pointers: on the cuda backend the kernel is
-// fixed in the frame graph, and the sample kernel copies the frame's light to light_on_device.
+// fixed in the frame graph, and the caster copies the frame's light to light_on_device.
 struct LightSampleKey {
   uint64_t key;
   uint32_t depth_key;
