@@ -271,6 +271,9 @@ struct FrameParams {
   uint64_t* light_samples_scratch; // [view.height * view.width]: the keys in pixel order
   uint32_t* light_tile_depth;      // [faces * grid * grid]: the light depth of tile k's deepest sample as an
                                    //   ordered key; 0 when it has none (stages/shadow.h: light_sample_key)
+  uint64_t* light_sample_offsets;  // [faces * grid * grid (+ 1 on the cpu backend)]: tile k's samples are
+                                   //   light_samples[[k], [k + 1]); on the cuda backend first each tile's count,
+                                   //   then its end, then (after the scatter) its start
   LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
                                    //   (widened for rounding; empty where it cannot block a sample of that face)
   uint64_t light_capacity;         // elements of the light reference arrays

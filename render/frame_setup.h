@@ -267,6 +267,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.light_samples = a.light_samples.data();
   p.light_samples_scratch = a.light_samples_scratch.data();
   p.light_tile_depth = a.light_tile_depth.data();
+  p.light_sample_offsets = a.light_sample_offsets.data();
   p.light_boxes = a.light_boxes.data();
   p.light_capacity = a.light_refs.size();
   p.light_refs = a.light_refs.data();

@@ -566,13 +566,8 @@ class CudaRenderer final : public Renderer {
     const int64_t pixels = static_cast<int64_t>(c.width) * c.height;
     const uint64_t tiles = c.light_tiles();
     record_stage_event(kTimedStages);
-    // The samples and their light-space bounds were made by the caster (cast_sample_kernel).
-    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_tile_depth.data(), 0, tiles * sizeof(uint32_t), stream_));
-    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_sample_offsets.data(), 0, tiles * sizeof(uint64_t), stream_));
-    // The triangles' counts, tiles + 2 entries: the tiles', the large triangles' and the total. Cleared before the
-    // fork: after it, compute-sanitizer's initcheck took the count kernel's atomics on them in the frame graph for
-    // reads of uninitialized memory.
-    SLABCAST_CUDA_CHECK(cudaMemsetAsync(a.light_ref_offsets.data(), 0, (tiles + 2) * sizeof(uint64_t), stream_));
+    // The caster (cast_sample_kernel) made the samples and their light-space bounds, and cleared the light tiles'
+    // counters (the tiles' depths, their samples' and their triangles' counts) that the keys and the count add to.
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
         a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
         a.light_samples_scratch.data(), a.light_tile_depth.data(), a.light_sample_offsets.data(),

@@ -61,6 +61,7 @@ __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_kerne
 
 __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_sample_kernel(FrameParams p, CastTarget target) {
   if (blockIdx.x == 0 && threadIdx.x == 0) *p.light_on_device = p.light;  // for the keys' kernel, fixed in the graph
+  clear_light_tile_counters(p, item_index(), static_cast<int64_t>(gridDim.x) * blockDim.x);
   cast_tile<kCastChunk, false, true>(p, target, blockIdx.x);
 }
 
