@@ -27,6 +27,7 @@
 #include "prim/detail/block/split_block_utils.cuh"
 #include "prim/detail/block/tile_lookback.cuh"
 #include "prim/detail/block/warp_shuffle.cuh"
+#include "prim/detail/core/bits.h"
 #include "prim/detail/core/device_count.cuh"
 #include "prim/detail/core/item_count.h"
 
@@ -39,7 +40,13 @@ enum class SelectOutput { selected, partition };
 // ---- Selectors: the flags of a warp's items as a mask. A warp's stretch is read in rows of 32 x VEC consecutive
 // items, lane l holding items VEC l .. VEC l + VEC - 1 of each row; items[r * VEC + k] is item warp_base + 32 VEC r +
 // VEC lane + k, and its flag is bit r * VEC + k. The bits of items at or past `count` are don't-cares (the agent
-// clears them). ----
+// clears them). FULL: the tile is full, so that every item of the warp is below `count`. ----
+
+// VEC consecutive items, loaded at once.
+template <class T, int VEC>
+struct alignas(sizeof(T) * VEC) ItemVector {
+  T v[VEC];
+};
 
 // The warp-relative index of items[j] in a layout of VEC items a lane a row.
 template <int VEC>
@@ -50,7 +57,7 @@ __device__ __forceinline__ int select_item_offset(int j, int lane) {
 template <class Pred>
 struct SelectByPredicate {
   Pred pred;
-  template <int VEC, class T, int ITEMS>
+  template <int VEC, bool FULL, class T, int ITEMS>
   __device__ __forceinline__ uint32_t flag_rows(const T (&items)[ITEMS], const T* /*in*/, int64_t /*warp_base*/,
                                                 int64_t /*count*/) const {
     uint32_t flags = 0;
@@ -60,26 +67,77 @@ struct SelectByPredicate {
   }
 };
 
+// Flags beside the items. Those of a full tile need no bound checks. Where a lane's part of a row of flags (below) is
+// one load, a lane's flags in flight take ITEMS * sizeof(Flag) / 4 registers and one load, not ITEMS and ITEMS loads,
+// so that the loads of its items and flags all fit the register cap (SelectPolicyFor) ahead of the first ballot.
 template <class Flag>
 struct SelectByFlags {
   const Flag* __restrict__ flags;  // selected where static_cast<bool>(flags[i])
-  template <int VEC, class T, int ITEMS>
+
+  template <int VEC, bool FULL, class T, int ITEMS>
   __device__ __forceinline__ uint32_t flag_rows(const T (&)[ITEMS], const T* /*in*/, int64_t warp_base,
                                                 int64_t count) const {
+    const Flag* warp_flags = flags + warp_base;
+    const int warp_valid =  // the warp's real items (all of them in a full tile), so that bound checks are 32-bit
+        FULL ? 32 * ITEMS : static_cast<int>(min(max(count - warp_base, int64_t{0}), int64_t{32 * ITEMS}));
+    if constexpr (VEC == 1 && kPartLoads<ITEMS>) {
+      if (reinterpret_cast<uintptr_t>(flags) % sizeof(ItemVector<Flag, ITEMS>) == 0) {  // grid-uniform
+        return flag_rows_by_parts<FULL, ITEMS>(warp_flags, warp_valid);
+      }
+    }
+    // One flag a load, in the layout of the items. A flag past the real items is a don't-care (Flag{}).
     const int lane = threadIdx.x & 31;
     Flag f[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
-      const int64_t index = warp_base + select_item_offset<VEC>(i, lane);
-      if (index < count) f[i] = load_streaming(flags + index);
+      const int offset = select_item_offset<VEC>(i, lane);
+      f[i] = FULL || offset < warp_valid ? load_streaming(warp_flags + offset) : Flag{};
     }
     uint32_t mask = 0;
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-      mask |= static_cast<uint32_t>(warp_base + select_item_offset<VEC>(i, lane) < count && static_cast<bool>(f[i]))
-              << i;
-    }
+    for (int i = 0; i < ITEMS; ++i) mask |= static_cast<uint32_t>(static_cast<bool>(f[i])) << i;
     return mask;
+  }
+
+ private:
+  // A row of 32 flags is 32 / ITEMS parts of ITEMS consecutive flags: whether a part is one load (4, 8 or 16 bytes).
+  template <int ITEMS>
+  static constexpr bool kPartLoads =
+      32 % ITEMS == 0 && (sizeof(Flag) * ITEMS == 4 || sizeof(Flag) * ITEMS == 8 || sizeof(Flag) * ITEMS == 16);
+
+  // flag_rows for one item a lane a row, from one part of a row a lane: lane l loads part l / ITEMS of row
+  // l % ITEMS, and ballot j gathers element j of every lane's part, so that bit ITEMS p + r of ballot j is the flag
+  // of item ITEMS p + j of row r. Lane l holds item l of each row: its flags are bits ITEMS (l / ITEMS) .. + ITEMS - 1
+  // of ballot l % ITEMS. (A part is aligned: the warp's stretch starts at a multiple of 32 ITEMS.)
+  template <bool FULL, int ITEMS>
+  __device__ __forceinline__ uint32_t flag_rows_by_parts(const Flag* warp_flags, int warp_valid) const {
+    using Part = ItemVector<Flag, ITEMS>;
+    const int lane = threadIdx.x & 31;
+    const int element = lane % ITEMS;                          // the ballot this lane keeps
+    const int first = 32 * element + ITEMS * (lane / ITEMS);  // the warp-relative index of the lane's part
+    Part part;
+    if (FULL || first + ITEMS <= warp_valid) {
+      part = load_streaming(reinterpret_cast<const Part*>(warp_flags + first));
+    } else {  // a part that reaches past the real items: its real flags only, the others don't-cares (Flag{})
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) {
+        part.v[j] = first + j < warp_valid ? load_streaming(warp_flags + first + j) : Flag{};
+      }
+    }
+    // Ballot `element`, chosen as the ballots come by a tournament on its bits: ITEMS - 1 selects in all, where
+    // comparing `element` with each j would take a compare and a select a ballot. chosen[b] is the pick among the
+    // latest 2^b ballots.
+    constexpr int kRounds = bits_for_buckets(ITEMS);  // log2(ITEMS)
+    uint32_t chosen[kRounds + 1];
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      uint32_t pick = __ballot_sync(0xFFFFFFFFu, static_cast<bool>(part.v[j]));
+      int round = 0;
+#pragma unroll
+      for (; (j >> round) & 1; ++round) pick = (element >> round) & 1 ? pick : chosen[round];
+      chosen[round] = pick;
+    }
+    return (chosen[kRounds] >> (lane - element)) & ((1u << ITEMS) - 1u);
   }
 };
 
@@ -90,7 +148,7 @@ struct SelectByFlags {
 template <class Equal>
 struct SelectRunHeads {
   Equal equal;
-  template <int VEC, class T, int ITEMS>
+  template <int VEC, bool FULL, class T, int ITEMS>
   __device__ __forceinline__ uint32_t flag_rows(const T (&items)[ITEMS], const T* in, int64_t warp_base,
                                                 int64_t count) const {
     const int lane = threadIdx.x & 31;
@@ -124,12 +182,6 @@ template <class Selector>
 inline constexpr bool kSelectorVectorRows = false;
 template <class Equal>
 inline constexpr bool kSelectorVectorRows<SelectRunHeads<Equal>> = true;
-
-// VEC consecutive items, loaded at once.
-template <class T, int VEC>
-struct alignas(sizeof(T) * VEC) ItemVector {
-  T v[VEC];
-};
 
 template <class Policy, SelectOutput OUT, class T, class Selector>
 struct SelectAgent {
@@ -249,7 +301,7 @@ struct SelectAgent {
       }
     }
     // ---- flag_rows (bit i: items[i] is selected; cleared past the real items) ----
-    uint32_t flags = selector.template flag_rows<kVec>(items, io.in, tile_base + warp_first, count);
+    uint32_t flags = selector.template flag_rows<kVec, FULL>(items, io.in, tile_base + warp_first, count);
     if (!FULL) {
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
