@@ -33,7 +33,8 @@
 // Performance. One pass, one kernel, a block a tile: each warp ranks a row of 32 consecutive items with one ballot
 // (warp-aggregated output; select_unique rows of up to four consecutive items a lane, up to 16 bytes, so that a lane
 // finds most predecessors in its registers: an input aligned to a lane's run loads it with one load, any other one
-// item at a time) and packs its selected items in shared memory as it goes; the warps' counts add up in
+// item at a time; select_flagged loads a lane's consecutive flags, up to 16 bytes, with one load where they are
+// aligned, and hands them to the lanes that hold their items by ballots) and packs its selected items in shared memory as it goes; the warps' counts add up in
 // shared memory, and the tile's output offset comes from a decoupled look-back over the earlier tiles' published
 // counts, read 32 tiles at a time by one warp; then each warp stores its own items, 32 consecutive ones a store.
 // Memory traffic: every item read once (and a flag, for select_flagged), every kept item written once. Tile shape:

@@ -195,7 +195,8 @@ struct SelectTilePolicy {
 // their flags, 384 threads: at 32 items the flags' loads double the registers in flight and the pass slows down.
 // Measured on an H200, 2^26 u32, against CUB (docs/bench): 384 x 16 at 3 blocks 0.79 / 0.81 / 0.69 / 0.86 (select_if,
 // flagged, unique, partition); 256 x 24 at 4: 0.91 / 0.66 / 0.81 / 0.97; 256 x 32 at 4: 0.97 / 0.83 / 0.88 / 1.04;
-// flagged at 384 x 16, 4 blocks: 0.95.
+// flagged at 384 x 16, 4 blocks: 0.94 with a flag a load, 1.06 with a lane's 16 flags in one load (SelectByFlags), which
+// also leaves it no spills at its 40-register cap.
 constexpr int select_items_per_thread(size_t item_bytes, bool with_flags) {
   const size_t bytes = with_flags ? 64 : 128;
   const int most = with_flags ? 16 : 32;
