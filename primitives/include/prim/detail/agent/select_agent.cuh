@@ -8,13 +8,15 @@
 //                  index order, so every tile it waits for is held by a block already running (as CUB's single-pass
 //                  scans rely on); claiming tiles with an atomic instead cost 2-10 % (a round trip before the loads)
 //   load_rows      the warp's rows, 32 x VEC consecutive items a load, VEC a lane at once where the input is aligned
-//                  for it (else one at a time) (evict-first: read once)
+//                  for it (else one at a time; a predicate's full tile from one address a lane) (evict-first: read
+//                  once)
 //   flag_rows      the selector's flag of each item (a predicate, a flags array, or "differs from its predecessor"),
 //                  a bit an item; VEC > 1 pays only for the last (SelectPolicyFor)
 //   stage_rows     each lane's count of selected items in a row, 0..VEC, one ballot a bit: each selected item
-//                  straight to its rank in the warp's stretch of shared memory (for a partition, each rejected item
-//                  to its rank from the stretch's end); a warp's only state is its running counts, so that four
-//                  blocks fit an SM's registers (occupancy is what a memory-bound pass lives on)
+//                  straight to its rank in the warp's stretch of shared memory (for a partition, and in a predicate's
+//                  full tile, each rejected item to its rank from the stretch's end); a warp's only state is its
+//                  running counts, so that four blocks fit an SM's registers (occupancy is what a memory-bound pass
+//                  lives on)
 //   publish_count  the tile's count of selected items, before its own look-back
 //   look_back      one warp sums the counts of earlier tiles back to an inclusive prefix, and publishes its own
 //   store          each warp its own stretch: selected items to [prefix + the earlier warps' count, ...), rejected
@@ -182,6 +184,13 @@ template <class Selector>
 inline constexpr bool kSelectorVectorRows = false;
 template <class Equal>
 inline constexpr bool kSelectorVectorRows<SelectRunHeads<Equal>> = true;
+// Whether a selector's full tiles load from one address a lane and stage every item of a row in one store
+// (load_lane_rows, stage_whole_rows): the predicate's. The flags' and the run heads' tiles keep an address an item
+// and a store of the selected items only.
+template <class Selector>
+inline constexpr bool kSelectorWholeRows = false;
+template <class Pred>
+inline constexpr bool kSelectorWholeRows<SelectByPredicate<Pred>> = true;
 
 template <class Policy, SelectOutput OUT, class T, class Selector>
 struct SelectAgent {
@@ -195,6 +204,7 @@ struct SelectAgent {
   static constexpr int kCountBits = kVec >= 8 ? 4 : kVec >= 4 ? 3 : kVec >= 2 ? 2 : 1;
   static constexpr size_t kRunBytes = sizeof(T) * kVec;
   static constexpr bool kVectorLoads = kVec > 1 && (kRunBytes & (kRunBytes - 1)) == 0 && kRunBytes <= 16;
+  static constexpr bool kWholeRows = kSelectorWholeRows<Selector>;
   static_assert(kItems % kVec == 0, "whole rows only");
 
   struct TempStorage {
@@ -237,6 +247,35 @@ struct SelectAgent {
       }
       warp_count += __popc(ballot);
     }
+  }
+
+  // load_rows of a full tile, one item a load, from one address a lane: the offsets of its items are constants in the
+  // loads, where an address an item costs a 64-bit add and shift a load.
+  __device__ __forceinline__ static void load_lane_rows(T (&items)[kItems], const T* warp_in) {
+    const T* lane_in = warp_in + (threadIdx.x & 31) * kVec;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) items[i] = load_streaming(lane_in + select_item_offset<kVec>(i, 0));
+  }
+
+  // stage_rows of a full tile, one item a lane a row, one store a row with no branch: a selected item to its rank
+  // from the front, a rejected one to its rank from the back, as in a partition (a select never reads the back). Of
+  // the 32 i items before row i, 32 i - warp_count were rejected, so that a rejected item's place is kWarpItems - 1 -
+  // (32 i - warp_count + its rank among the row's rejected ones). The two ends never meet, and a row's 32 places fall
+  // in 32 distinct banks (4-byte items): the front ones from warp_count up, the back ones from warp_count - 1 down.
+  __device__ __forceinline__ static void stage_whole_rows(T* stretch, const T (&items)[kItems], uint32_t flags,
+                                                          int& warp_count, int& warp_rejected) {
+    const int lane = threadIdx.x & 31;
+    const uint32_t below = (1u << lane) - 1u;    // the lanes before this one
+    const int back_offset = kWarpItems - 1 - lane;  // a rejected item's place less its front place, in row 0
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const bool selected = (flags >> i) & 1u;
+      const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, selected);
+      const int front = warp_count + __popc(ballot & below);
+      stretch[selected ? front : front + back_offset - 32 * i] = items[i];
+      warp_count += __popc(ballot);
+    }
+    warp_rejected = kWarpItems - warp_count;
   }
 
   // stage_rows, VEC items a lane a row: a ballot for each bit of the lanes' counts ranks the row (selected items
@@ -293,6 +332,12 @@ struct SelectAgent {
         loaded = true;
       }
     }
+    if constexpr (FULL && kWholeRows) {
+      if (!loaded) {
+        load_lane_rows(items, io.in + (tile_base + warp_first));
+        loaded = true;
+      }
+    }
     if (!loaded) {
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
@@ -314,7 +359,9 @@ struct SelectAgent {
     T* stretch = temp.items + warp_first;
     int warp_count = 0;
     int warp_rejected = 0;
-    if constexpr (kVec == 1) {
+    if constexpr (kVec == 1 && FULL && kWholeRows) {
+      stage_whole_rows(stretch, items, flags, warp_count, warp_rejected);
+    } else if constexpr (kVec == 1) {
       stage_single_rows<FULL>(stretch, items, flags, warp_valid, warp_count, warp_rejected);
     } else {
       stage_vector_rows(stretch, items, flags, warp_count);
