@@ -8,9 +8,11 @@
 //   load_shares   keys (and values) of both shares into shared memory, the first input's first, every load in flight
 //                 before the first store to shared memory
 //   merge_thread  the thread's diagonal cut (merge_path in shared memory) and its serial merge: the merged keys and
-//                 where in shared memory each came from
+//                 where in shared memory each came from (a full tile of keys alone: the keys only, one shared read an
+//                 item)
 //   store_tile    the merged keys back to shared memory in thread order, then out in warp-consecutive order; a value
-//                 is fetched from shared memory through the position its key came from
+//                 is fetched from shared memory through the position its key came from. Keys alone are passed
+//                 through their warp's own stretch of shared memory, so a warp waits only for itself
 #pragma once
 #include <cuda_runtime.h>
 
@@ -94,7 +96,8 @@ struct MergeAgent {
   static constexpr int kTile = Policy::TILE_ITEMS;
 
   struct TempStorage {
-    K keys[kTile];                        // the two shares, then the merged keys in thread order
+    K keys[PAIRS ? kTile : kTile + 1];    // the two shares, then the merged keys in thread order (keys alone: the
+                                          // slot after them is read, never taken, by merge_full_thread_keys)
     V values[PAIRS ? kTile : 1];          // the two shares' values
     int32_t source[PAIRS ? kTile : 1];    // merged position -> position in `keys` / `values` it came from
   };
@@ -131,19 +134,26 @@ struct MergeAgent {
                                                     const MergeTileShares& s, const K (&keys)[kItems],
                                                     const int32_t (&source)[kItems], int first) {
     const int count = s.count1 + s.count2;
+    const int thread = static_cast<int>(threadIdx.x);
     __syncthreads();  // every thread's merge has read the staged keys
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = blocked_position(static_cast<int>(threadIdx.x), i, kItems);  // an odd kItems keeps these writes free of bank conflicts
+      const int p = blocked_position(thread, i, kItems);  // an odd kItems keeps these writes free of bank conflicts
       if (FULL || first + i < count) {
         temp.keys[p] = keys[i];
         if constexpr (PAIRS) temp.source[p] = source[i];
       }
     }
-    __syncthreads();
+    // Keys alone: a warp reads back only its lanes' blocked runs (each position < count of its stretch was written by
+    // one of its lanes). Pairs pass the whole tile, the form their measured tuning was taken with.
+    if constexpr (PAIRS) {
+      __syncthreads();
+    } else {
+      __syncwarp();
+    }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
-      const int p = striped_position(static_cast<int>(threadIdx.x), i, kThreads);
+      const int p = PAIRS ? striped_position(thread, i, kThreads) : warp_striped_position(thread, i, kItems);
       if (FULL || p < count) {
         io.keys_out[s.out_begin + p] = temp.keys[p];
         if constexpr (PAIRS) io.values_out[s.out_begin + p] = temp.values[temp.source[p]];
@@ -162,7 +172,12 @@ struct MergeAgent {
     __syncthreads();
     K keys[kItems];
     int32_t source[kItems];
-    const int first = Tile::template merge_thread<FULL>(temp.keys, s, take_second, keys, source);
+    int first = 0;
+    if constexpr (FULL && !PAIRS) {
+      first = merge_full_thread_keys<kItems>(temp.keys, s, static_cast<int>(threadIdx.x), take_second, keys);
+    } else {
+      first = Tile::template merge_thread<FULL>(temp.keys, s, take_second, keys, source);
+    }
     store_tile<FULL>(temp, io, s, keys, source, first);
   }
 

@@ -185,12 +185,14 @@ inline constexpr bool kSelectorVectorRows = false;
 template <class Equal>
 inline constexpr bool kSelectorVectorRows<SelectRunHeads<Equal>> = true;
 // Whether a selector's full tiles load from one address a lane and stage every item of a row in one store
-// (load_lane_rows, stage_whole_rows): the predicate's. The flags' and the run heads' tiles keep an address an item
+// (load_lane_rows, stage_whole_rows): the predicate's and the flags'. The run heads' tiles keep an address an item
 // and a store of the selected items only.
 template <class Selector>
 inline constexpr bool kSelectorWholeRows = false;
 template <class Pred>
 inline constexpr bool kSelectorWholeRows<SelectByPredicate<Pred>> = true;
+template <class Flag>
+inline constexpr bool kSelectorWholeRows<SelectByFlags<Flag>> = true;
 
 template <class Policy, SelectOutput OUT, class T, class Selector>
 struct SelectAgent {

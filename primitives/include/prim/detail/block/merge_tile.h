@@ -7,7 +7,9 @@
 //   share_source          where tile position p of the staged shares comes from
 //   striped_position      the tile position of a thread's i-th item in a coalesced (warp-consecutive) pass
 //   blocked_position      the tile position of a thread's i-th item in its own merged run
+//   warp_striped_position the tile position of a thread's i-th item in a pass over its warp's merged runs
 //   merge_thread_items    a thread's diagonal cut in the staged shares and its serial merge
+//   merge_full_thread_keys the same on a full tile, keys only, one shared read an item
 //   sweep_haystack_before the sweep's result for a needle: haystack items merged before it
 #pragma once
 #include <cuda_runtime.h>
@@ -59,6 +61,11 @@ __host__ __device__ __forceinline__ int share_source(const MergeTileShares& s, i
 __host__ __device__ __forceinline__ int striped_position(int thread, int i, int threads) { return i * threads + thread; }
 // A thread's merged run: item i of thread t is tile position t * items + i.
 __host__ __device__ __forceinline__ int blocked_position(int thread, int i, int items) { return thread * items + i; }
+// A warp's merged runs (its lanes' blocked positions, one stretch of 32 * items) in warp-consecutive order: item i of
+// thread t is position i * 32 + lane of its warp's stretch, so the pass needs only the warp's own blocked writes.
+__host__ __device__ __forceinline__ int warp_striped_position(int thread, int i, int items) {
+  return (thread / 32) * 32 * items + i * 32 + thread % 32;
+}
 
 // Thread `thread`'s items [first, first + ITEMS) of the tile's merge (first = thread * ITEMS, clipped to the count
 // on a partial tile), serially, from the staged shares (staged[0, count1) the first input's, staged[count1, count)
@@ -88,6 +95,34 @@ __host__ __device__ __forceinline__ int merge_thread_items(const K* staged, cons
     source[i] = second ? p2 : p1;
     p2 += second ? 1 : 0;
     p1 += second ? 0 : 1;
+  }
+  return first;
+}
+
+// Thread `thread`'s items of a full tile (count1 + count2 = ITEMS * threads) as merge_thread_items, keys only, with
+// both heads carried in registers: a step reads one key from shared memory, the next of the side it took (two reads
+// a step cost the keys-only merge shared-memory bandwidth). On a full tile every step takes an item inside its share,
+// so a head index never passes count1 (first share) or count (second); the read at count itself (a share just used
+// up) is of the slot after the staged keys, which `staged` must have (count + 1 slots), and its key is never taken.
+// The read is one unguarded load from an index chosen by a select: a guarded load in each branch is the form that
+// merge_thread_items says nvcc 13.0 miscompiled, and the compiler issues both branches' loads.
+template <int ITEMS, class K, class TakeSecond>
+__host__ __device__ __forceinline__ int merge_full_thread_keys(const K* staged, const MergeTileShares& s, int thread,
+                                                               TakeSecond take_second, K (&keys)[ITEMS]) {
+  const int count = s.count1 + s.count2;
+  const int first = blocked_position(thread, 0, ITEMS);
+  int p1 = merge_path(staged, s.count1, staged + s.count1, s.count2, first, take_second);
+  int p2 = s.count1 + first - p1;
+  K head1 = staged[p1];
+  K head2 = staged[p2];
+  for (int i = 0; i < ITEMS; ++i) {
+    const bool second = p2 < count && (p1 >= s.count1 || take_second(head1, head2));
+    keys[i] = second ? head2 : head1;
+    p2 += second ? 1 : 0;
+    p1 += second ? 0 : 1;
+    const K next = staged[second ? p2 : p1];
+    head2 = second ? next : head2;
+    head1 = second ? head1 : next;
   }
   return first;
 }
