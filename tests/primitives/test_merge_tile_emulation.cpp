@@ -1,8 +1,9 @@
 // The merge-path tile's per-thread steps (prim/detail/block/merge_tile.h), the very functions the merge and the
 // sorted-needle sweep run on the device, run here on the host for every thread of a simulated block: the phases
 // between the device's barriers run one after another over all threads (load striped -> barrier -> merge each
-// thread's run -> barrier -> stage blocked -> barrier -> store striped), so any index arithmetic that disagrees
-// between the steps shows as a wrong item of a named thread. Runs everywhere (no GPU).
+// thread's run -> barrier -> stage blocked -> barrier -> store striped; a full tile of keys alone also through
+// merge_full_thread_keys and its warp's own stretch), so any index arithmetic that disagrees between the steps shows
+// as a wrong item of a named thread. Runs everywhere (no GPU).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -103,6 +104,18 @@ void check_merge_tiles(const std::vector<K>& a, const std::vector<K>& b, Compare
     } else {
       emu.template merge_threads<false>(staged, s, keys, source, first);
     }
+    if (count == emu.kTile) {  // a full tile of keys alone: one shared read a step, and a slot past the staged keys
+      std::vector<K> padded = staged;
+      padded.push_back(K{});  // read when a share is used up, never taken
+      for (int t = 0; t < THREADS; ++t) {
+        K k[ITEMS];
+        const int f = prim::detail::merge_full_thread_keys<ITEMS>(padded.data(), s, t, SecondIfLess<Compare>{comp}, k);
+        ASSERT_EQ(f, first[t]) << "tile " << tile << " thread " << t;
+        for (int i = 0; i < ITEMS; ++i) {
+          ASSERT_EQ(k[i], keys[t][i]) << "tile " << tile << " thread " << t << " item " << i;
+        }
+      }
+    }
     std::vector<K> blocked(emu.kTile);  // ---- barrier: the merged runs staged in thread order ----
     for (int t = 0; t < THREADS; ++t) {
       for (int i = 0; i < ITEMS; ++i) {
@@ -122,6 +135,19 @@ void check_merge_tiles(const std::vector<K>& a, const std::vector<K>& b, Compare
         if (p < count) out[static_cast<size_t>(s.out_begin + p)] = blocked[static_cast<size_t>(p)];
       }
     }
+    // Keys alone pass through their warp's own stretch after a warp barrier only: a warp's lanes read each position
+    // of the stretch their blocked runs wrote, once, and nothing else.
+    std::vector<int> reads(emu.kTile, 0);
+    for (int t = 0; t < THREADS; ++t) {
+      const int stretch = (t / 32) * 32 * ITEMS;
+      for (int i = 0; i < ITEMS; ++i) {
+        const int p = prim::detail::warp_striped_position(t, i, ITEMS);
+        ASSERT_GE(p, stretch) << "thread " << t << " item " << i;
+        ASSERT_LT(p, stretch + 32 * ITEMS) << "thread " << t << " item " << i;
+        ++reads[static_cast<size_t>(p)];
+      }
+    }
+    for (int p = 0; p < emu.kTile; ++p) ASSERT_EQ(reads[static_cast<size_t>(p)], 1) << "position " << p;
   }
   EXPECT_EQ(out, want);
 }
