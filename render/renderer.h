@@ -219,8 +219,9 @@ struct FrameExtras {
 struct StageTimes {  // milliseconds; GPU times from CUDA events (cuda backend), wall clock (cpu backend)
   float deform = 0, bin = 0, l1 = 0, l2 = 0, l3 = 0, cast = 0;
   // Shadows (0 without): the samples and their packing by light tile; the triangles' light-space boxes and
-  // references; the shadow rays' tests. The cuda backend packs the samples beside the triangles' boxes and
-  // references, so there shadow_samples holds only the samples and their keys, and shadow_bin the packing too.
+  // references; the shadow rays' tests. On the cuda backend the caster makes the samples (their time is in cast)
+  // and the samples are packed beside the triangles' boxes and references, so there shadow_samples holds only the
+  // samples' keys, and shadow_bin the packing too.
   float shadow_samples = 0, shadow_bin = 0, shadow_test = 0;
   float shade = 0, total = 0;
 };
