@@ -40,6 +40,7 @@ struct SearchOptions {
   prim::NeedleOrder order = prim::NeedleOrder::any;
   bool device_counts = false;  // both counts on the device, each bound = count + slack
   int64_t slack = 0;
+  int64_t haystack_offset = 0;  // items the haystack starts after its buffer's (aligned) start
 };
 
 // Searches `needles` in `haystack` on the device; checks every result against the reference, the untouched tail past
@@ -53,19 +54,21 @@ void check_search(const std::vector<K>& haystack, const std::vector<K>& needles,
                                   << " n=" << n << (opt.order == prim::NeedleOrder::sorted ? " sorted" : " any")
                                   << " route="
                                   << (prim::detail::search_sweeps(opt.order, cap_h, cap_n) ? "sweep" : "sampled"));
-  DeviceBuffer<K> d_hay(std::max<int64_t>(cap_h, 1)), d_needles(std::max<int64_t>(cap_n, 1));
+  DeviceBuffer<K> d_hay_buffer(std::max<int64_t>(cap_h + opt.haystack_offset, 1)),
+      d_needles(std::max<int64_t>(cap_n, 1));
+  K* const d_hay = d_hay_buffer.get() + opt.haystack_offset;
   DeviceBuffer<Index> d_out(std::max<int64_t>(cap_n, 1));
-  ASSERT_CUDA(cudaMemcpy(d_hay.get(), haystack.data(), sizeof(K) * haystack.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(d_hay, haystack.data(), sizeof(K) * haystack.size(), cudaMemcpyHostToDevice));
   ASSERT_CUDA(cudaMemcpy(d_needles.get(), needles.data(), sizeof(K) * needles.size(), cudaMemcpyHostToDevice));
   DeviceBuffer<uint64_t> d_scalars(std::vector<uint64_t>{0, static_cast<uint64_t>(h), static_cast<uint64_t>(n)});
   const prim::ItemCount hc = opt.device_counts ? prim::ItemCount(cap_h, d_scalars.get() + 1) : prim::ItemCount(h);
   const prim::ItemCount nc = opt.device_counts ? prim::ItemCount(cap_n, d_scalars.get() + 2) : prim::ItemCount(n);
   auto run = [&](void* d_temp, size_t& bytes) {
     if constexpr (BOUND == Bound::lower) {
-      return prim::lower_bound(d_temp, bytes, d_hay.get(), hc, d_needles.get(), nc, d_out.get(), comp, 0, opt.order,
+      return prim::lower_bound(d_temp, bytes, d_hay, hc, d_needles.get(), nc, d_out.get(), comp, 0, opt.order,
                                d_scalars.get());
     } else {
-      return prim::upper_bound(d_temp, bytes, d_hay.get(), hc, d_needles.get(), nc, d_out.get(), comp, 0, opt.order,
+      return prim::upper_bound(d_temp, bytes, d_hay, hc, d_needles.get(), nc, d_out.get(), comp, 0, opt.order,
                                d_scalars.get());
     }
   };
@@ -89,7 +92,9 @@ void check_search(const std::vector<K>& haystack, const std::vector<K>& needles,
   for (size_t i = needles.size(); i < got.size(); ++i) {
     ASSERT_EQ(got[i], poisoned<Index>()) << "written past the needle count at " << i;
   }
-  EXPECT_EQ(d_hay.download(haystack.size()), haystack) << "haystack changed";
+  const std::vector<K> hay_after = d_hay_buffer.download(haystack.size() + static_cast<size_t>(opt.haystack_offset));
+  EXPECT_TRUE(std::equal(haystack.begin(), haystack.end(), hay_after.begin() + opt.haystack_offset))
+      << "haystack changed";
   EXPECT_EQ(d_needles.download(needles.size()), needles) << "needles changed";
 }
 

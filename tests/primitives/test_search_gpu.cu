@@ -10,8 +10,10 @@ using namespace search_test;
 
 constexpr uint64_t kSeed = 20260302;
 constexpr int64_t kTile = prim::detail::MergePolicyFor<4, 4>::type::TILE_ITEMS;
-constexpr int64_t kSamples = prim::detail::SampledSearchAgent<prim::detail::SearchPolicy, uint32_t, uint32_t,
-                                                              prim::detail::BeforeForLowerBound<prim::Less>>::kMaxSamples;
+using SearchAgent = prim::detail::SampledSearchAgent<prim::detail::SearchPolicy, uint32_t, uint32_t,
+                                                     prim::detail::BeforeForLowerBound<prim::Less>>;
+constexpr int64_t kSamples = SearchAgent::kMaxTop;  // the most top items: a longer haystack gets levels below the top
+constexpr int64_t kFanout = SearchAgent::kFanout;
 constexpr int64_t kChunk = int64_t{prim::detail::SearchPolicy::kThreads} * prim::detail::SearchPolicy::kNeedlesPerThread;
 
 TEST(Search, EmptyInputs) {
@@ -25,8 +27,8 @@ TEST(Search, OneItem) {
   for (uint32_t needle : {0u, 4u, 5u, 6u}) check_both_bounds_and_orders(std::vector<uint32_t>{5}, std::vector<uint32_t>{needle});
 }
 
-// Haystack sizes around the warp, the block, the sweep's tile, the sample count and its multiples (the sampled search's
-// stride), and 2^k +- 1; needles as many (the sweep) and far fewer (the sampled search even when sorted).
+// Haystack sizes around the warp, the block, the sweep's tile, the most top items and their multiples by the fanout
+// (where the sampled search gains a level), and 2^k +- 1; needles as many (the sweep) and far fewer (the sampled search even when sorted).
 class SearchSizes : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(SearchSizes, MatchesReference) {
@@ -45,7 +47,9 @@ TEST_P(SearchSizes, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Search, SearchSizes,
                          ::testing::Values(1, 2, 31, 32, 33, 255, 256, 257, kTile - 1, kTile, kTile + 1, kSamples - 1,
                                            kSamples, kSamples + 1, 2 * kSamples + 1, 3 * kSamples - 1, kChunk + 1,
-                                           (1 << 16) - 1, 1 << 16, (1 << 16) + 1, (1 << 20) + 1,
+                                           (1 << 16) - 1, 1 << 16, (1 << 16) + 1, kSamples * kFanout - 1,
+                                           kSamples * kFanout, kSamples * kFanout + 1, (1 << 20) + 1,
+                                           kSamples * kFanout * kFanout - 1, kSamples * kFanout * kFanout + 1,
                                            (int64_t{1} << 22) - 1));
 
 // Needles below the smallest and above the largest item, on either side of runs of equal items, and a haystack of one
@@ -131,16 +135,56 @@ TEST(Search, DeviceResidentCounts) {
   }
 }
 
-// A haystack just below its bound samples with a smaller stride than the bound does, so it has more samples than the
-// bound's sampling (kSamples of them against kSamples / 2 + 1): the samples' scratch must hold them.
-TEST(Search, DeviceCountsSampleMoreThanTheBound) {
-  const auto haystack = random_keys<uint32_t>(static_cast<size_t>(kSamples), 0, kSeed + 21, true);
+// A device count far below its bound has fewer levels of samples than the bound, at other offsets in the scratch:
+// the search must take its own levels, not the bound's. Haystacks whose top is the haystack itself, one level above
+// it, and two, each under the bound of a haystack with levels more.
+TEST(Search, DeviceCountsFarBelowTheBoundTakeTheirOwnLevels) {
   const auto needles = random_keys<uint32_t>(50000, 0, kSeed + 22, false);
-  SearchOptions opt;
-  opt.device_counts = true;
-  opt.slack = 1;
-  check_search<Bound::lower>(haystack, needles, opt);
-  check_search<Bound::upper>(haystack, needles, opt);
+  for (int64_t h : {kSamples, kSamples * kFanout - 1, kSamples * kFanout + 1}) {
+    SCOPED_TRACE(h);
+    const auto haystack = random_keys<uint32_t>(static_cast<size_t>(h), 0, kSeed + 21, true);
+    SearchOptions opt;
+    opt.device_counts = true;
+    opt.slack = h * kFanout;
+    check_search<Bound::lower>(haystack, needles, opt);
+    check_search<Bound::upper>(haystack, needles, opt);
+  }
+}
+
+// A haystack that does not start on a 16-byte boundary (its leaf nodes are read an item at a time), and keys of 12
+// bytes (no node is whole 16-byte words), through levels of samples.
+struct Key12 {
+  uint32_t hi, mid, lo;
+  __host__ __device__ bool operator==(const Key12& o) const { return hi == o.hi && mid == o.mid && lo == o.lo; }
+};
+struct Key12Less {
+  __host__ __device__ bool operator()(const Key12& a, const Key12& b) const {
+    if (a.hi != b.hi) return a.hi < b.hi;
+    if (a.mid != b.mid) return a.mid < b.mid;
+    return a.lo < b.lo;
+  }
+};
+
+TEST(Search, UnalignedHaystackAndTwelveByteKeys) {
+  const auto haystack = random_keys<uint32_t>(kSamples * kFanout * 3 + 7, 0, kSeed + 23, true);
+  const auto needles = random_keys<uint32_t>(70001, 0, kSeed + 24, false);
+  SearchOptions unaligned;
+  unaligned.haystack_offset = 1;
+  check_search<Bound::lower>(haystack, needles, unaligned);
+  check_search<Bound::upper>(haystack, needles, unaligned);
+
+  std::vector<Key12> hay12(300007), needles12(100003);
+  std::mt19937_64 rng(kSeed + 25);
+  for (auto& k : hay12) k = Key12{static_cast<uint32_t>(rng() % 50), static_cast<uint32_t>(rng() % 1000),
+                                  static_cast<uint32_t>(rng())};
+  std::sort(hay12.begin(), hay12.end(), Key12Less{});
+  for (size_t i = 0; i < needles12.size(); ++i) {
+    needles12[i] = i % 4 == 0 ? hay12[rng() % hay12.size()]  // exact hits, some in runs of equal hi and mid
+                              : Key12{static_cast<uint32_t>(rng() % 52), static_cast<uint32_t>(rng() % 1000),
+                                      static_cast<uint32_t>(rng())};
+  }
+  check_search<Bound::lower>(hay12, needles12, {}, Key12Less{});
+  check_search<Bound::upper>(hay12, needles12, unaligned, Key12Less{});
 }
 
 // A device count above its bound: nothing is written, the count is added to the invalid counter, and the Workspace

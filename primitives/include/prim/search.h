@@ -27,15 +27,17 @@
 // constructible; h.max, n.max <= 2^60. The inputs are not modified. No allocation, no host synchronisation (except the
 // Workspace overloads); safe inside CUDA graph capture.
 //
-// Scratch: the sweep, 8 bytes a tile boundary of the merged needles and haystack; the search, the haystack's samples
-// (at most 32 KiB).
+// Scratch: the sweep, 8 bytes a tile boundary of the merged needles and haystack; the search, the levels of samples
+// above the haystack (about h / (F - 1) items: h / 7 for 4-byte keys, h / 3 for 8-byte keys and wider).
 //
 // Performance. The sweep reads needles and haystack once and writes the results once (a cut kernel, then a block a
-// tile, as the merge). The search is cache-aware: a kernel gathers the haystack's items at multiples of a stride into
-// scratch, at most 32 KiB of them; each block of a resident grid holds them in shared memory, so a needle's first
-// ~log2(8192) steps are shared-memory reads; the stretch of fewer than `stride` items between two samples is then
-// halved in global memory, a thread's eight needles a step in lockstep so that eight independent loads are in flight
-// (SearchPolicy in prim/detail/tuning.h).
+// tile, as the merge). The search is cache-aware: a kernel gathers levels of samples of the haystack (level l: the
+// items at multiples of F^l, F = 8 for 4-byte keys, 16 for narrower ones, 4 for
+// wider ones), a B+ tree whose leaves are the haystack
+// itself; each block of a resident grid holds the top level (at most 4 KiB) in shared memory, and each level below
+// costs a needle one node of F consecutive items (32 bytes for 4-byte keys: one sector, no dependent steps inside
+// it), the upper levels hits in L1 and L2, the haystack's leaf node the one read from DRAM. A thread's three needles
+// step down in lockstep so that their loads are in flight together (SearchPolicy in prim/detail/tuning.h).
 #pragma once
 #include <cuda_runtime.h>
 

@@ -14,7 +14,7 @@
 //   hash map insert / find / contains      256    1 key                     -                   -   HashMapPolicy
 //   merge-path tile (merge, sorted search) 256    min(15, 60 B / record)    3840                8 (keys only), -
 //                                                                                                 MergePolicyFor
-//   unsorted search                        256    4 needles in lockstep     1024 needles        4   SearchPolicy
+//   unsorted search                        256    3 needles in lockstep     768 needles         4   SearchPolicy
 //   select / partition tile                256    min(32, 128 B / item)     8192                4   SelectPolicyFor
 //   select unique (4 items a lane a row)   256    min(32, 128 B / item)     8192                4   SelectPolicyFor
 //   select by flags                        384    min(16, 64 B / item)      6144                4   SelectPolicyFor
@@ -154,22 +154,23 @@ struct RangeTreePolicy {
 
 // The searches (search_agent.cuh). Sorted needles are swept against the haystack with merge-path tiles when the
 // haystack holds at most kSweepHaystackPerNeedle items a needle; otherwise, and for needles in any order, each needle
-// is searched: first in a sample of the haystack held in shared memory (kSampleBytes), then in the haystack's stretch
-// between two samples, kNeedlesPerThread needles a thread stepping in lockstep so that their loads are in flight
-// together. Those steps' upper levels are hits in L1, which takes what shared memory leaves: four blocks an SM leave L1
-// about 124 KiB (the cap of 64 registers lets four in; the 51 the kernel takes keep a fifth out). Swept on the H200
-// (2^26 needles in 2^26 u32): 4 needles a thread at 4 blocks 3.5 % faster than 8 needles at the 2 blocks 88 registers
-// allow; a fifth or sixth block (40 registers, uncapped) squeezed L1 and took twice as long; 3 or 6 needles, 128
-// threads, and 16 KiB of samples at 6 or 8 blocks were slower.
+// is searched down levels of samples of the haystack: the top (at most kTopBytes, kMaxTopItems items) in shared
+// memory, then a node of about kNodeBytes a level from global memory, kNeedlesPerThread needles a thread stepping in
+// lockstep so that their nodes' loads are in flight together. Swept on an H200 (2^20, 2^24, 2^26 unsorted needles in
+// as many u32, against thrust::lower_bound): 32-byte nodes (a sector) beat 64 (2.78 / 2.27x at 2^26) and 16 (1.9x);
+// shared memory left to L1 beats a larger top (8 KiB, 16 KiB and 32 KiB tops lose up to 20 % at 2^20); 2 to 4 needles
+// at 3 to 5 blocks an SM are within 5 % of each other, while a shape that spills (4 needles of 64-byte nodes under the
+// 64-register cap) or 128-thread blocks lose a third.
 struct SearchPolicy {
   static constexpr int kThreads = 256;
-  static constexpr int kNeedlesPerThread = 4;
-  static constexpr int kSampleBytes = 32 * 1024;
-  static constexpr int kMaxSamples = 8192;
+  static constexpr int kNeedlesPerThread = 3;
+  static constexpr int kNodeBytes = 32;
+  static constexpr int kTopBytes = 4 * 1024;
+  static constexpr int kMaxTopItems = 4096;
   static constexpr int kBlocksPerSm = 4;             // the search's resident grid,
-  static constexpr int kMinBlocks = kBlocksPerSm;     //   and its residency (__launch_bounds__)
+  static constexpr int kMinBlocks = kBlocksPerSm;     //   and its residency (__launch_bounds__: at most 64 registers)
   static constexpr int64_t kSweepHaystackPerNeedle = 32;
-  static constexpr int kSampleThreads = 256;  // the kernel that gathers the samples
+  static constexpr int kSampleThreads = 256;  // the kernel that gathers the levels
 };
 
 // Select and partition tiles (select_agent.cuh): a warp ranks a row of 32 x VEC consecutive items at a time with

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "prim/detail/agent/merge_agent.cuh"
 #include "prim/detail/core/device_count.cuh"
@@ -85,31 +86,50 @@ struct SearchSweepAgent {
 };
 
 // ------------------------------------------------------------------------------------------------------------
-// Sampled search: every needle by itself, in two levels. The haystack's items at multiples of `stride` (the samples,
-// gathered once a call into scratch) sit in shared memory; a needle's binary search there leaves a stretch of fewer
-// than `stride` haystack items, searched in global memory with the other needles of the thread in lockstep, so that
-// their loads are in flight together. The searched predicate is monotone over the haystack: "item before needle"
-// (comp(item, needle) for the lower bound, !comp(needle, item) for the upper bound); the result is the number of items
-// for which it holds.
+// Sampled search: every needle by itself, down a pyramid of samples of the haystack (a B+ tree whose leaves are the
+// haystack itself, so only its upper levels are built). Level 0 is the haystack; level l >= 1 holds the haystack's
+// items at multiples of F^l, F = the fanout (SampleLevels); a node is F consecutive items of a level. The top level,
+// the first of at most kMaxTop items (the haystack itself when it is that short), sits in shared memory; the levels
+// below it are gathered once a call into scratch. A needle's binary search in the top leaves the last top sample before
+// it; each level down, one node read from global memory (F items, 32 bytes for 4-byte keys: one sector, no dependent
+// steps inside it) and a count of its items before the needle narrow that to the level below, until the leaf node of
+// the haystack gives the result. A thread's kNeedles needles step down in lockstep, so their nodes' loads are in flight
+// together. The upper levels are small enough to stay in L1 and L2; the haystack's leaf node is the one read that goes
+// to DRAM, one sector (a binary search makes about three dependent scattered reads there). The searched predicate is
+// monotone over the haystack: "item before needle" (comp(item, needle) for the lower bound, !comp(needle, item) for the
+// upper bound); the result is the number of items for which it holds.
 //
-//   load_samples       the samples into shared memory (once a block)
-//   search_samples     a needle's stretch [lo, lo + len] from the samples
-//   search_stretches   the kNeedles stretches, halved in lockstep: one load a needle a step, all issued first
+//   load_top        the top level into shared memory (once a block)
+//   search_top      a needle's count of top items before it
+//   step_down       the kNeedles nodes of a level loaded together, then each needle's count of its node's items
+//                   before it: its node on the level below, or at level 0 its result
 // ------------------------------------------------------------------------------------------------------------
 
-// The sampling of a haystack of h items into at most max_samples samples: every stride-th item, from item 0.
-struct HaystackSampling {
-  int64_t stride;
-  int64_t count;
-  int steps;  // halvings that take a stretch of up to stride - 1 items to none
+// The levels of samples of a haystack of h items: level l holds count[l] = ceil(h / F^l) items (count[0] = h, the
+// haystack), levels 1..top in scratch, each from offset[l] items, a whole number of nodes (F items) from the scratch's
+// start. The top is the first level of at most max_top items. A shorter haystack never has more levels, nor more
+// items in any of them, so the scratch of a haystack's host bound holds those of any count below it.
+template <int FANOUT>
+struct SampleLevels {
+  static constexpr int kFanout = FANOUT;
+  static constexpr int kMaxLevels = 31;  // F >= 4 and h < 2^60: at most 30 levels above the haystack
+  int top;
+  int64_t count[kMaxLevels + 1];
+  int64_t offset[kMaxLevels + 1];
+  int64_t scratch_items;  // levels 1..top, each rounded up to whole nodes
 
-  __host__ __device__ __forceinline__ static HaystackSampling of(int64_t h, int64_t max_samples) {
-    HaystackSampling s;
-    s.stride = h <= max_samples ? 1 : (h + max_samples - 1) / max_samples;
-    s.count = (h + s.stride - 1) / s.stride;
-    s.steps = 0;
-    for (int64_t len = s.stride - 1; len > 0; len >>= 1) ++s.steps;
-    return s;
+  // In place (a kernel's copy in shared memory, not a local one).
+  __host__ __device__ void compute(int64_t h, int64_t max_top) {
+    top = 0;
+    count[0] = h;
+    offset[0] = 0;
+    scratch_items = 0;
+    while (count[top] > max_top && top < kMaxLevels) {
+      const int l = ++top;
+      count[l] = (count[l - 1] + FANOUT - 1) / FANOUT;
+      offset[l] = scratch_items;
+      scratch_items += (count[l] + FANOUT - 1) / FANOUT * FANOUT;
+    }
   }
 };
 
@@ -131,46 +151,93 @@ struct BeforeForUpperBound {  // !(needle < item)
   }
 };
 
+// A node of F items from p: whole 16-byte loads when the node is full and 16-byte aligned (`aligned`: every node of
+// the level is), else one item at a time, the first `valid` only.
+template <int F, class K>
+__device__ __forceinline__ void load_node(const K* p, int valid, bool aligned, K (&node)[F]) {
+  constexpr bool kWhole16 = (sizeof(K) * F) % 16 == 0;
+  if (kWhole16 && aligned && valid == F) {
+    constexpr int kWords = kWhole16 ? static_cast<int>(sizeof(K) * F / 16) : 1;
+    uint4 words[kWords];
+    const uint4* q = reinterpret_cast<const uint4*>(p);
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) words[w] = q[w];
+    memcpy(node, words, sizeof(K) * F);
+  } else {
+#pragma unroll
+    for (int j = 0; j < F; ++j) {
+      if (j < valid) node[j] = p[j];
+    }
+  }
+}
+
 template <class Policy, class K, class Index, class Before>
 struct SampledSearchAgent {
   static constexpr int kThreads = Policy::kThreads;
   static constexpr int kNeedles = Policy::kNeedlesPerThread;
   static constexpr int64_t kChunk = int64_t{kThreads} * kNeedles;
-  // As many samples as fit kSampleBytes (at least one), at most kMaxSamples.
-  static constexpr int max_samples() {
-    const size_t fit = Policy::kSampleBytes / sizeof(K) > 0 ? Policy::kSampleBytes / sizeof(K) : 1;
-    return fit < static_cast<size_t>(Policy::kMaxSamples) ? static_cast<int>(fit) : Policy::kMaxSamples;
+  // A node of about kNodeBytes, at least 4 and at most 16 items (the fanout).
+  static constexpr size_t kNodeItems = Policy::kNodeBytes / sizeof(K);
+  static constexpr int kFanout = static_cast<int>(kNodeItems < 4 ? 4 : (kNodeItems > 16 ? 16 : kNodeItems));
+  using Levels = SampleLevels<kFanout>;
+  // As many top items as fit kTopBytes (at least one), at most kMaxTopItems.
+  static constexpr int max_top() {
+    const size_t fit = Policy::kTopBytes / sizeof(K) > 0 ? Policy::kTopBytes / sizeof(K) : 1;
+    return fit < static_cast<size_t>(Policy::kMaxTopItems) ? static_cast<int>(fit) : Policy::kMaxTopItems;
   }
-  static constexpr int kMaxSamples = max_samples();
+  static constexpr int kMaxTop = max_top();
 
   struct TempStorage {
-    K samples[kMaxSamples];
+    K top[kMaxTop];
+    Levels levels;
   };
 
-  // ---- search_samples: the number of samples before x, as a stretch of the haystack ----
-  __device__ __forceinline__ static void search_samples(const TempStorage& temp, const HaystackSampling& sampling,
-                                                        int64_t h, const K& x, Before before, int64_t& lo,
-                                                        int64_t& len) {
+  // ---- search_top: the number of top items before x ----
+  __device__ __forceinline__ static int64_t search_top(const TempStorage& temp, int count, const K& x, Before before) {
     int base = 0;
-    int n = static_cast<int>(sampling.count);
+    int n = count;
     while (n > 0) {
       const int half = n / 2;
-      if (before(temp.samples[base + half], x)) {
+      if (before(temp.top[base + half], x)) {
         base += half + 1;
         n -= half + 1;
       } else {
         n = half;
       }
     }
-    // Samples [0, base) are before x, sample `base` (if any) is not: the result lies in
-    // [(base - 1) * stride + 1, base * stride], within the haystack.
-    lo = base == 0 ? 0 : (base - 1) * sampling.stride + 1;
-    const int64_t hi = base < sampling.count ? base * sampling.stride : h;
-    len = hi - lo;
+    return base;
+  }
+
+  // ---- step_down: level l's nodes for every needle still going down (bit k of `going`), then their counts ----
+  // at[k]: the needle's last item before it on level l + 1, the first of its node on level l. After the step, its
+  // last item before it on level l; at level 0 (the haystack, leaf) the number of items before it, its result.
+  __device__ __forceinline__ static void step_down(const K* level, int64_t count, bool aligned, bool leaf,
+                                                   const K (&x)[kNeedles], int64_t (&at)[kNeedles], unsigned& going,
+                                                   Before before) {
+    K items[kNeedles][kFanout];
+    int valid[kNeedles];
+#pragma unroll
+    for (int k = 0; k < kNeedles; ++k) {
+      valid[k] = 0;
+      if (going >> k & 1u) {
+        const int64_t first = at[k] * kFanout;
+        valid[k] = static_cast<int>(count - first < kFanout ? count - first : kFanout);
+        load_node<kFanout>(level + first, valid[k], aligned, items[k]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kNeedles; ++k) {
+      if (!(going >> k & 1u)) continue;
+      int before_x = 1;  // the node's first item is the sample above it, known to be before x
+#pragma unroll
+      for (int j = 1; j < kFanout; ++j) before_x += (j < valid[k] && before(items[k][j], x[k])) ? 1 : 0;
+      at[k] = at[k] * kFanout + before_x - (leaf ? 0 : 1);
+    }
+    if (leaf) going = 0;
   }
 
   __device__ __forceinline__ static void run(TempStorage& temp, const K* __restrict__ haystack,
-                                             const K* __restrict__ samples, const K* __restrict__ needles,
+                                             const K* __restrict__ scratch, const K* __restrict__ needles,
                                              Index* __restrict__ out, ItemCount num_haystack, ItemCount num_needles,
                                              Before before) {
     // A count above its bound: nothing is written (the sampling kernel counted it).
@@ -178,55 +245,51 @@ struct SampledSearchAgent {
     const int64_t h = count_on_device(num_haystack);
     const int64_t n = count_on_device(num_needles);
     if (static_cast<int64_t>(blockIdx.x) * kChunk >= n) return;
-    const HaystackSampling sampling = HaystackSampling::of(h, kMaxSamples);
 
-    // ---- load_samples ----
-    for (int j = threadIdx.x; j < sampling.count; j += kThreads) temp.samples[j] = samples[j];
+    // ---- load_top ----
+    if (threadIdx.x == 0) temp.levels.compute(h, kMaxTop);
     __syncthreads();
+    const int top = temp.levels.top;
+    const int top_count = static_cast<int>(temp.levels.count[top]);
+    const K* top_items = top == 0 ? haystack : scratch + temp.levels.offset[top];
+    for (int j = threadIdx.x; j < top_count; j += kThreads) temp.top[j] = top_items[j];
+    __syncthreads();
+    const bool haystack_aligned = reinterpret_cast<uintptr_t>(haystack) % 16 == 0;
 
     for (int64_t chunk = blockIdx.x * kChunk; chunk < n; chunk += static_cast<int64_t>(gridDim.x) * kChunk) {
       K x[kNeedles];
-      int64_t lo[kNeedles], len[kNeedles];
+      int64_t at[kNeedles];  // a needle's last item before it on the current level; at the end, its result
+      unsigned going = 0;    // bit k: needle k still steps down
 #pragma unroll
       for (int k = 0; k < kNeedles; ++k) {
         const int64_t i = chunk + k * kThreads + threadIdx.x;
         if (i < n) x[k] = needles[i];
       }
-      // ---- search_samples ----
+      // ---- search_top ----
 #pragma unroll
       for (int k = 0; k < kNeedles; ++k) {
         const int64_t i = chunk + k * kThreads + threadIdx.x;
+        at[k] = 0;
         if (i < n) {
-          search_samples(temp, sampling, h, x[k], before, lo[k], len[k]);
-        } else {
-          lo[k] = 0;
-          len[k] = 0;
+          const int64_t before_x = search_top(temp, top_count, x[k], before);
+          if (top == 0) {
+            at[k] = before_x;  // the top is the haystack: the result
+          } else if (before_x > 0) {
+            at[k] = before_x - 1;
+            going |= 1u << k;
+          }  // else no item is before x: 0
         }
       }
-      // ---- search_stretches ----
-      for (int step = 0; step < sampling.steps; ++step) {
-        K probe[kNeedles];
-#pragma unroll
-        for (int k = 0; k < kNeedles; ++k) {
-          if (len[k] > 0) probe[k] = haystack[lo[k] + len[k] / 2];
-        }
-#pragma unroll
-        for (int k = 0; k < kNeedles; ++k) {
-          if (len[k] > 0) {
-            const int64_t half = len[k] / 2;
-            if (before(probe[k], x[k])) {
-              lo[k] += half + 1;
-              len[k] -= half + 1;
-            } else {
-              len[k] = half;
-            }
-          }
-        }
+      // ---- step_down ----
+      for (int l = top - 1; l >= 0; --l) {
+        const bool leaf = l == 0;
+        const K* level = leaf ? haystack : scratch + temp.levels.offset[l];
+        step_down(level, temp.levels.count[l], leaf ? haystack_aligned : true, leaf, x, at, going, before);
       }
 #pragma unroll
       for (int k = 0; k < kNeedles; ++k) {
         const int64_t i = chunk + k * kThreads + threadIdx.x;
-        if (i < n) out[i] = static_cast<Index>(lo[k]);
+        if (i < n) out[i] = static_cast<Index>(at[k]);
       }
     }
   }

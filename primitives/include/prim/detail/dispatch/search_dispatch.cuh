@@ -75,40 +75,42 @@ struct SearchSweep {
   }
 };
 
-// ---- The sampled search: the sampling kernel, then a resident grid of searches ----
+// ---- The sampled search: the kernel that gathers the levels of samples, then a resident grid of searches ----
 template <bool UPPER, class K, class Index, class Compare, class Policy = SearchPolicy>
 struct SampledSearch {
   using Before = std::conditional_t<UPPER, BeforeForUpperBound<Compare>, BeforeForLowerBound<Compare>>;
   using Agent = SampledSearchAgent<Policy, K, Index, Before>;
-  static constexpr int kMaxSamples = Agent::kMaxSamples;
+  using Levels = typename Agent::Levels;
 
-  // Samples of any haystack of up to max_haystack items: a shorter one may take more than the bound's sampling (a
-  // smaller stride), never more than min(kMaxSamples, its count).
-  static int64_t max_samples(const ItemCount& num_haystack) {
-    return std::min<int64_t>(kMaxSamples, num_haystack.max);
+  // The levels' scratch items for any haystack of up to max_haystack items (SampleLevels: a shorter one needs no
+  // more).
+  static int64_t scratch_items(const ItemCount& num_haystack) {
+    Levels levels;
+    levels.compute(num_haystack.max, Agent::kMaxTop);
+    return levels.scratch_items;
   }
 
   static cudaError_t launch(const K* haystack, ItemCount num_haystack, const K* needles, ItemCount num_needles,
-                            Index* out, K* samples, Compare comp, cudaStream_t stream, uint64_t* d_num_invalid) {
-    // ---- sampling (also counts a count above its bound as invalid) ----
-    const unsigned sample_blocks = static_cast<unsigned>(
-        std::max<int64_t>(1, ceil_div(max_samples(num_haystack), SearchPolicy::kSampleThreads)));
-    search_samples_kernel<kMaxSamples><<<sample_blocks, SearchPolicy::kSampleThreads, 0, stream>>>(
-        haystack, num_haystack, num_needles, samples, d_num_invalid);
+                            Index* out, K* scratch, Compare comp, cudaStream_t stream, uint64_t* d_num_invalid) {
+    int device = 0, sms = 0;
+    PRIM_TRY(cudaGetDevice(&device));
+    PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    // ---- levels (also counts a count above its bound as invalid) ----
+    const unsigned sample_blocks = static_cast<unsigned>(std::max<int64_t>(
+        1, std::min<int64_t>(ceil_div(scratch_items(num_haystack), SearchPolicy::kSampleThreads), int64_t{sms} * 8)));
+    search_samples_kernel<Levels, Agent::kMaxTop><<<sample_blocks, SearchPolicy::kSampleThreads, 0, stream>>>(
+        haystack, num_haystack, num_needles, scratch, d_num_invalid);
     PRIM_TRY_LAUNCH();
     if (num_needles.max == 0) return cudaSuccess;
     // ---- searches: a resident grid walking chunks of kThreads x kNeedlesPerThread needles ----
     constexpr auto kKernel = sampled_search_kernel<Policy, K, Index, Before>;
-    int device = 0, sms = 0;
-    PRIM_TRY(cudaGetDevice(&device));
-    PRIM_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const int64_t chunks = ceil_div(num_needles.max, Agent::kChunk);
     const unsigned grid =
         static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(chunks, int64_t{sms} * Policy::kBlocksPerSm)));
     bool overlap = false;
     PRIM_TRY(kernel_waits_for_earlier_kernels<kKernel>(overlap));
     PRIM_TRY(launch_overlapped(overlap, kKernel, dim3(grid), dim3(Policy::kThreads), 0, stream, haystack,
-                               static_cast<const K*>(samples), needles, out, num_haystack, num_needles, Before{comp}));
+                               static_cast<const K*>(scratch), needles, out, num_haystack, num_needles, Before{comp}));
     PRIM_TRY_LAUNCH();
     return cudaSuccess;
   }
@@ -134,11 +136,11 @@ cudaError_t dispatch_search(void* d_temp, size_t& temp_bytes, const K* haystack,
 
   TempCarver carver(d_temp);
   int64_t* partitions = nullptr;
-  K* samples = nullptr;
+  K* levels = nullptr;
   if (sweep) {
     partitions = carver.take<int64_t>(static_cast<size_t>(Sweep::max_tiles(num_haystack, num_needles) + 1));
   } else {
-    samples = carver.take<K>(static_cast<size_t>(Sampled::max_samples(num_haystack)));
+    levels = carver.take<K>(static_cast<size_t>(Sampled::scratch_items(num_haystack)));
   }
   bool size_query = false;
   PRIM_TRY(carver.finish(temp_bytes, size_query));
@@ -149,7 +151,7 @@ cudaError_t dispatch_search(void* d_temp, size_t& temp_bytes, const K* haystack,
   if (sweep) {
     return Sweep::launch(haystack, num_haystack, needles, num_needles, out, partitions, comp, stream, d_num_invalid);
   }
-  return Sampled::launch(haystack, num_haystack, needles, num_needles, out, samples, comp, stream, d_num_invalid);
+  return Sampled::launch(haystack, num_haystack, needles, num_needles, out, levels, comp, stream, d_num_invalid);
 }
 
 }  // namespace detail

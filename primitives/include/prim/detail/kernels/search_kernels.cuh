@@ -27,31 +27,40 @@ __global__ void __launch_bounds__(Policy::BLOCK_THREADS)
              NEEDLES_FIRST ? nn : nh, NEEDLES_FIRST ? nh : nn, take_second);
 }
 
-// samples[j] = haystack[j * stride] for the sampling of the real haystack (HaystackSampling); thread 0 counts a count
-// above its bound as invalid (the sampled search then writes nothing).
-template <int MAX_SAMPLES, class K>
+// The levels of samples above the haystack (SampleLevels): scratch[offset[l] + j] = haystack[j * F^l] for levels
+// 1..top, a grid-stride loop over the levels' items; thread 0 of block 0 counts a count above its bound as invalid (the
+// sampled search then writes nothing).
+template <class Levels, int MAX_TOP, class K>
 __global__ void __launch_bounds__(SearchPolicy::kSampleThreads)
     search_samples_kernel(const K* __restrict__ haystack, ItemCount num_haystack, ItemCount num_needles,
-                          K* __restrict__ samples, uint64_t* num_invalid) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    add_invalid(num_invalid, count_above_bound(num_haystack) + count_above_bound(num_needles));
+                          K* __restrict__ scratch, uint64_t* num_invalid) {
+  __shared__ Levels levels;
+  if (threadIdx.x == 0) {
+    if (blockIdx.x == 0) add_invalid(num_invalid, count_above_bound(num_haystack) + count_above_bound(num_needles));
+    levels.compute(count_on_device(num_haystack), MAX_TOP);
   }
-  const HaystackSampling sampling = HaystackSampling::of(count_on_device(num_haystack), MAX_SAMPLES);
-  for (int64_t j = static_cast<int64_t>(blockIdx.x) * SearchPolicy::kSampleThreads + threadIdx.x; j < sampling.count;
-       j += static_cast<int64_t>(gridDim.x) * SearchPolicy::kSampleThreads) {
-    samples[j] = haystack[j * sampling.stride];
+  __syncthreads();
+  const int64_t step = static_cast<int64_t>(gridDim.x) * SearchPolicy::kSampleThreads;
+  int64_t stride = 1;  // F^l
+  for (int l = 1; l <= levels.top; ++l) {
+    stride *= Levels::kFanout;
+    K* level = scratch + levels.offset[l];
+    for (int64_t j = static_cast<int64_t>(blockIdx.x) * SearchPolicy::kSampleThreads + threadIdx.x;
+         j < levels.count[l]; j += step) {
+      level[j] = haystack[j * stride];
+    }
   }
 }
 
 // A resident grid of sampled searches; overlapped with the sampling kernel.
 template <class Policy, class K, class Index, class Before>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocks)
-    sampled_search_kernel(const K* __restrict__ haystack, const K* __restrict__ samples, const K* __restrict__ needles,
+    sampled_search_kernel(const K* __restrict__ haystack, const K* __restrict__ levels, const K* __restrict__ needles,
                           Index* __restrict__ out, ItemCount num_haystack, ItemCount num_needles, Before before) {
-  wait_for_earlier_kernels();  // first: the samples are the previous kernel's
+  wait_for_earlier_kernels();  // first: the levels are the previous kernel's
   using Agent = SampledSearchAgent<Policy, K, Index, Before>;
   __shared__ typename Agent::TempStorage temp;
-  Agent::run(temp, haystack, samples, needles, out, num_haystack, num_needles, before);
+  Agent::run(temp, haystack, levels, needles, out, num_haystack, num_needles, before);
 }
 
 }  // namespace detail
