@@ -143,6 +143,11 @@ class CudaRenderer final : public Renderer {
     for (;;) {
       FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles, d_.capacity,
                                         d_.a, d_.counters.data());
+      if (cells_are_tiles()) {
+        p.cell_refs = d_.a.refs_b.data();
+        p.cell_refs_scratch = d_.a.refs_a.data();
+        p.cell_offsets = d_.a.tile_offsets.data();
+      }
       p.view.pixel_offset_x = offset.x;
       p.view.pixel_offset_y = offset.y;
       if (settings.keyframes) {
@@ -228,11 +233,13 @@ class CudaRenderer final : public Renderer {
         cudaMemcpy(depth.data(), d_.a.nearest_depth.data(), T * sizeof(float), cudaMemcpyDeviceToHost));
     SLABCAST_CUDA_CHECK(
         cudaMemcpy(&range, &d_.counters.data()->depth_range, sizeof(range), cudaMemcpyDeviceToHost));
-    SLABCAST_CUDA_CHECK(cudaMemcpy(offsets.data(), d_.a.cell_offsets.data(), offsets.size() * sizeof(uint64_t),
-                                   cudaMemcpyDeviceToHost));
+    const uint64_t* cell_offsets = cells_are_tiles() ? d_.a.tile_offsets.data() : d_.a.cell_offsets.data();
+    const TriangleRef* cell_refs = cells_are_tiles() ? d_.a.refs_b.data() : d_.a.refs_a.data();
+    SLABCAST_CUDA_CHECK(
+        cudaMemcpy(offsets.data(), cell_offsets, offsets.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     std::vector<TriangleRef> refs(offsets.back());
     SLABCAST_CUDA_CHECK(
-        cudaMemcpy(refs.data(), d_.a.refs_a.data(), refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
+        cudaMemcpy(refs.data(), cell_refs, refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
     const BuildView b{c.tiles_x,    c.tiles_y, c.slabs,        nearest_of(range), farthest_of(range),
                       boxes.data(), depth.data(), T, offsets.data(), refs.data()};
     return to_frame_structure(b);
@@ -427,6 +434,10 @@ class CudaRenderer final : public Renderer {
     d_.ensure(d_.scratch, side_scratch_offset_ + side, "the build's scratch");
   }
 
+  // With one slab, L3 would split each tile into one cell, keeping its references in order: a copy. The frame skips
+  // it; the caster reads L2's tiles as the cells (refs_b by tile_offsets) and sorts deep cells in refs_a.
+  bool cells_are_tiles() const { return d_.size.slabs == 1; }
+
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
     if (!sync_stages_) return;
@@ -478,7 +489,7 @@ class CudaRenderer final : public Renderer {
     SLABCAST_CUDA_CHECK_LAUNCH(bin_kernel);
     stage_done("bin");
 
-    // ---- 3. build: L1 by tile column (one reference per covered tile), L2 by row, L3 by slab ----
+    // ---- 3. build: L1 by tile column (one reference per covered tile), L2 by row, L3 by slab (cells_are_tiles) ----
     record_stage_event(2);
     const TileColumnEmitter emitter{a.pixel_box.data(), a.nearest_depth.data(), p.depth_range, c.slabs, T,
                                     a.pieces.data()};
@@ -499,11 +510,14 @@ class CudaRenderer final : public Renderer {
         RowOfRef{}, a.tile_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
     stage_done("L2");
     record_stage_event(4);
-    bytes = d_.scratch.bytes();
-    SLABCAST_CUDA_CHECK(prim::segmented_split(
-        d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_b.data()), a.refs_a.data(),
-        static_cast<int64_t>(d_.capacity), a.tile_offsets.data(), static_cast<int64_t>(c.tiles_x) * c.tiles_y,
-        static_cast<uint32_t>(c.slabs), SlabOfRef{}, a.cell_offsets.data(), stream_, nullptr, kBuildSegmentedOptions));
+    if (!cells_are_tiles()) {
+      bytes = d_.scratch.bytes();
+      SLABCAST_CUDA_CHECK(prim::segmented_split(
+          d_.scratch.data(), bytes, static_cast<const TriangleRef*>(a.refs_b.data()), a.refs_a.data(),
+          static_cast<int64_t>(d_.capacity), a.tile_offsets.data(), static_cast<int64_t>(c.tiles_x) * c.tiles_y,
+          static_cast<uint32_t>(c.slabs), SlabOfRef{}, a.cell_offsets.data(), stream_, nullptr,
+          kBuildSegmentedOptions));
+    }
     stage_done("L3");
 
     // ---- 4. cast, and 5. shade into the caller's surface, by the same threads (with shadows: 4b's samples) ----
