@@ -8,6 +8,7 @@
 
 #include "prim/detail/agent/merge_agent.cuh"
 #include "prim/detail/core/device_count.cuh"
+#include "prim/detail/core/search_levels.h"
 
 namespace prim {
 namespace detail {
@@ -104,34 +105,6 @@ struct SearchSweepAgent {
 //   step_down       the kNeedles nodes of a level loaded together, then each needle's count of its node's items
 //                   before it: its node on the level below, or at level 0 its result
 // ------------------------------------------------------------------------------------------------------------
-
-// The levels of samples of a haystack of h items: level l holds count[l] = ceil(h / F^l) items (count[0] = h, the
-// haystack), levels 1..top in scratch, each from offset[l] items, a whole number of nodes (F items) from the scratch's
-// start. The top is the first level of at most max_top items. A shorter haystack never has more levels, nor more
-// items in any of them, so the scratch of a haystack's host bound holds those of any count below it.
-template <int FANOUT>
-struct SampleLevels {
-  static constexpr int kFanout = FANOUT;
-  static constexpr int kMaxLevels = 31;  // F >= 4 and h < 2^60: at most 30 levels above the haystack
-  int top;
-  int64_t count[kMaxLevels + 1];
-  int64_t offset[kMaxLevels + 1];
-  int64_t scratch_items;  // levels 1..top, each rounded up to whole nodes
-
-  // In place (a kernel's copy in shared memory, not a local one).
-  __host__ __device__ void compute(int64_t h, int64_t max_top) {
-    top = 0;
-    count[0] = h;
-    offset[0] = 0;
-    scratch_items = 0;
-    while (count[top] > max_top && top < kMaxLevels) {
-      const int l = ++top;
-      count[l] = (count[l - 1] + FANOUT - 1) / FANOUT;
-      offset[l] = scratch_items;
-      scratch_items += (count[l] + FANOUT - 1) / FANOUT * FANOUT;
-    }
-  }
-};
 
 // The searched predicate: "haystack item before needle".
 template <class Compare>
