@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(SearchPolicy::kSampleThreads)
   }
 }
 
-// A resident grid of sampled searches; overlapped with the sampling kernel.
+// A resident grid of sampled searches; overlapped with the kernel that gathers the levels.
 template <class Policy, class K, class Index, class Before>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kMinBlocks)
     sampled_search_kernel(const K* __restrict__ haystack, const K* __restrict__ levels, const K* __restrict__ needles,
