@@ -143,11 +143,10 @@ class CudaRenderer final : public Renderer {
     for (;;) {
       FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles, d_.capacity,
                                         d_.a, d_.counters.data());
-      if (cells_are_tiles()) {
-        p.cell_refs = d_.a.refs_b.data();
-        p.cell_refs_scratch = d_.a.refs_a.data();
-        p.cell_offsets = d_.a.tile_offsets.data();
-      }
+      const BuiltCells cells = built_cells();
+      p.cell_refs = cells.refs;
+      p.cell_refs_scratch = cells.scratch;
+      p.cell_offsets = cells.offsets;
       p.view.pixel_offset_x = offset.x;
       p.view.pixel_offset_y = offset.y;
       if (settings.keyframes) {
@@ -233,13 +232,12 @@ class CudaRenderer final : public Renderer {
         cudaMemcpy(depth.data(), d_.a.nearest_depth.data(), T * sizeof(float), cudaMemcpyDeviceToHost));
     SLABCAST_CUDA_CHECK(
         cudaMemcpy(&range, &d_.counters.data()->depth_range, sizeof(range), cudaMemcpyDeviceToHost));
-    const uint64_t* cell_offsets = cells_are_tiles() ? d_.a.tile_offsets.data() : d_.a.cell_offsets.data();
-    const TriangleRef* cell_refs = cells_are_tiles() ? d_.a.refs_b.data() : d_.a.refs_a.data();
+    const BuiltCells built = built_cells();
     SLABCAST_CUDA_CHECK(
-        cudaMemcpy(offsets.data(), cell_offsets, offsets.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+        cudaMemcpy(offsets.data(), built.offsets, offsets.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
     std::vector<TriangleRef> refs(offsets.back());
     SLABCAST_CUDA_CHECK(
-        cudaMemcpy(refs.data(), cell_refs, refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
+        cudaMemcpy(refs.data(), built.refs, refs.size() * sizeof(TriangleRef), cudaMemcpyDeviceToHost));
     const BuildView b{c.tiles_x,    c.tiles_y, c.slabs,        nearest_of(range), farthest_of(range),
                       boxes.data(), depth.data(), T, offsets.data(), refs.data()};
     return to_frame_structure(b);
@@ -437,6 +435,19 @@ class CudaRenderer final : public Renderer {
   // With one slab, L3 would split each tile into one cell, keeping its references in order: a copy. The frame skips
   // it; the caster reads L2's tiles as the cells (refs_b by tile_offsets) and sorts deep cells in refs_a.
   bool cells_are_tiles() const { return d_.size.slabs == 1; }
+
+  // Where the build leaves the cells (the frame's parameters and last_structure read them from here): L3's output,
+  // or with one slab L2's; and the other reference array, free after the build, as the caster's scratch.
+  struct BuiltCells {
+    TriangleRef* refs;
+    TriangleRef* scratch;
+    uint64_t* offsets;
+  };
+  BuiltCells built_cells() const {
+    const FrameArrays<prim::DeviceBuffer>& a = d_.a;
+    if (cells_are_tiles()) return BuiltCells{a.refs_b.data(), a.refs_a.data(), a.tile_offsets.data()};
+    return BuiltCells{a.refs_a.data(), a.refs_b.data(), a.cell_offsets.data()};
+  }
 
   // Debug switch SLABCAST_SYNC_STAGES=1: wait after each stage and check, so a fault is pinned to its stage.
   void stage_done(const char* stage) const {
