@@ -353,12 +353,20 @@ void Session::render_and_present(int fb_width, int fb_height) {
     display_.resize(width, height, choose_feed());
   }
   refinement_.restart();  // until this frame is drawn: a frame that throws leaves no progression to continue
+  // The overlay shows the last timed frame's stages beside every frame's total (FrameSettings::stage_times).
+  frame.stage_times = frames_rendered_++ % kStageTimingInterval == 0;
+  const StageTimes last_stages = stats.ms;
   if (pick_pending_) {  // this frame also downloads its IDs and depth (a click's frame only)
     FrameExtras extras;
     stats = display_.render(*renderer_, frame, &extras);
     finish_pick(extras);
   } else {
     stats = display_.render(*renderer_, frame);
+  }
+  if (!frame.stage_times) {
+    const float total = stats.ms.total;
+    stats.ms = last_stages;
+    stats.ms.total = total;
   }
   if (refine_samples) refinement_.rendered(settings, frame.progressive_sample);
   // The selection follows the vertices as they move: its query after every frame that has a rectangle (a host wait).

@@ -206,6 +206,7 @@ class Session {
   VertexDrag vertex_drag_ = VertexDrag::none;
   bool pick_pending_ = false;
   double pick_fb_x_ = 0, pick_fb_y_ = 0;
+  uint64_t frames_rendered_ = 0;  // the renderer's frames: one in kStageTimingInterval has its stages timed
   void finish_pick(const FrameExtras& extras);
 };
 

@@ -72,7 +72,7 @@ class CudaRenderer final : public Renderer {
   ~CudaRenderer() override {
     if (stream_) cudaStreamSynchronize(stream_);
     if (side_stream_) cudaStreamSynchronize(side_stream_);
-    graph_.release();
+    for (FrameGraph& graph : graphs_) graph.release();
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
     for (cudaEvent_t e : fork_events_) cudaEventDestroy(e);
     for (cudaEvent_t e : resolve_events_) cudaEventDestroy(e);
@@ -140,6 +140,10 @@ class CudaRenderer final : public Renderer {
     stats.triangles_in = static_cast<uint64_t>(d_.num_triangles);
     stats.hidden_duplicates = d_.hidden_duplicates;
     int scale_exponent = 0;  // of the frame's view space (camera.h)
+    time_stages_ = settings.stage_times;
+    // The frame's last event: after the shade kernel, where the frame has one, else after the caster (which shades).
+    const bool shade_kernel = shades_after_cast(to_shade_mode(settings.shading), d_.size.shadows());
+    last_event_ = d_.size.shadows() ? kTimedStagesWithShadows : shade_kernel ? kTimedStages + 1 : kTimedStages;
     for (;;) {
       FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles, d_.capacity,
                                         d_.a, d_.counters.data());
@@ -157,7 +161,7 @@ class CudaRenderer final : public Renderer {
       last_view_ = p.view;
       const CastTarget cast = cast_target(target, extras != nullptr, shades_after_cast(p.shading, d_.size.shadows()));
       if (frame_graph_enabled_) {
-        graph_.launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
+        graphs_[time_stages_ ? 1 : 0].launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
       } else {
         encode_frame(p, cast);
       }
@@ -183,15 +187,15 @@ class CudaRenderer final : public Renderer {
                                           &stats.ms.l2,             &stats.ms.l3,         &stats.ms.cast,
                                           &stats.ms.shadow_samples, &stats.ms.shadow_bin, &stats.ms.shadow_test,
                                           &stats.ms.shade};
-    const int timed = d_.size.shadows() ? kTimedStagesWithShadows : kTimedStages;
-    for (int i = 0; i < timed; ++i) SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
-    // Without shadows the shade stage is the caster's (0 here), except in the heat views (encode_frame).
-    int last_event = timed;
-    if (!d_.size.shadows() && shades_after_cast(to_shade_mode(settings.shading), false)) {
-      SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.shade, events_[kTimedStages], events_[kTimedStages + 1]));
-      last_event = kTimedStages + 1;
+    if (time_stages_) {
+      const int timed = d_.size.shadows() ? kTimedStagesWithShadows : kTimedStages;
+      for (int i = 0; i < timed; ++i) SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
+      // Without shadows the shade stage is the caster's (0 here), except in the heat views (encode_frame).
+      if (last_event_ == kTimedStages + 1) {
+        SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.shade, events_[kTimedStages], events_[kTimedStages + 1]));
+      }
     }
-    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[last_event]));
+    SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[last_event_]));
 
     if (extras) {
       const size_t pixels = static_cast<size_t>(settings.width) * settings.height;
@@ -468,10 +472,13 @@ class CudaRenderer final : public Renderer {
                              shades_after_cast(p.shading, p.light.shadows)};
   }
 
-  // The stage timing events; inside a capture they become event-record nodes of the graph.
+  // The stage timing events; inside a capture they become event-record nodes of the graph. A frame whose stages are
+  // not timed records only its first and last (FrameSettings::stage_times: each costs the graph a few microseconds).
   void record_stage_event(int i) {
-    SLABCAST_CUDA_CHECK(cudaEventRecordWithFlags(
-        events_[i], stream_, graph_.capturing() ? cudaEventRecordExternal : cudaEventRecordDefault));
+    if (!time_stages_ && i != 0 && i != last_event_) return;
+    const bool capturing = graphs_[0].capturing() || graphs_[1].capturing();
+    SLABCAST_CUDA_CHECK(
+        cudaEventRecordWithFlags(events_[i], stream_, capturing ? cudaEventRecordExternal : cudaEventRecordDefault));
   }
 
   // Stream-ordered: no allocation, no synchronisation (unless SLABCAST_SYNC_STAGES).
@@ -644,7 +651,11 @@ class CudaRenderer final : public Renderer {
   cudaEvent_t fork_events_[2] = {};      // its fork from stream_ and its join back
   size_t side_scratch_offset_ = 0;       // where in the scratch blob the side stream's primitive works
   DeviceArrays d_;   // every device array (after stream_: its uploads run on it)
-  FrameGraph graph_;
+  // The frame graphs of frames without and with their stages timed (record_stage_event), kept side by side: a
+  // caller that times one frame in a few (the benchmark, the viewer) alternates between them.
+  FrameGraph graphs_[2];
+  bool time_stages_ = true;  // this frame's FrameSettings::stage_times
+  int last_event_ = 0;       // the index in events_ of this frame's last event
   DeviceVertexSelect select_;  // select_vertices' buffers, allocated at its first call
   ViewParams last_view_{};     // the last frame's camera (select_vertices projects with it)
   cudaEvent_t events_[kEventCount] = {};

@@ -180,6 +180,35 @@ TEST_F(CudaBackend, DeepStacksMatchTheCpu) {
 
 TEST_F(CudaBackend, AScenesSizeChangesNoTriangleIdFrom2ToTheMinus66To2ToThe66) { expect_scale_free(Backend::cuda); }
 
+// A frame whose stages are not timed runs another frame graph (without the stage events): frames that alternate between
+// the two, with shadows, in a heat view (its own shade kernel) and shaded by the caster, each against the cpu; the
+// untimed ones report a total and no stage.
+TEST_F(CudaBackend, FramesWithoutStageTimesAreTheSameFrames) {
+  const Scene s = procedural_scene("sphere", 20000, Deformer::twist);
+  set_mesh(s.mesh);
+  const Shading shadings[] = {Shading::phong, Shading::ray_tests, Shading::phong};
+  for (int view = 0; view < 3; ++view) {
+    for (int k = 0; k < 4; ++k) {
+      FrameSettings f = settings_for(s, 101, 77, 8, shadings[view]);
+      f.shadows = view == 2;
+      f.deform.time = 0.25f * static_cast<float>(k);
+      f.stage_times = k % 2 == 1;
+      const std::string what = "view " + std::to_string(view) + ", frame " + std::to_string(k);
+      const Frames r = expect_same(f, what);
+      const StageTimes& ms = r.gpu.stats.ms;
+      EXPECT_GT(ms.total, 0.0f) << what;
+      const float stages = ms.deform + ms.bin + ms.l1 + ms.l2 + ms.l3 + ms.cast + ms.shadow_samples +
+                           ms.shadow_bin + ms.shadow_test + ms.shade;
+      if (f.stage_times) {
+        EXPECT_GT(ms.cast, 0.0f) << what;
+        EXPECT_GE(ms.total + 1e-3f, stages) << what;
+      } else {
+        EXPECT_EQ(stages, 0.0f) << what;
+      }
+    }
+  }
+}
+
 TEST_F(CudaBackend, StageTimesArePositive) {  // the cuda renderer alone
   const Scene s = procedural_scene("sphere", 100000);
   gpu = make_renderer(Backend::cuda);
