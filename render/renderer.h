@@ -192,7 +192,7 @@ struct FrameSettings {
   // them). The benchmark and the viewer time the stages of one frame in kStageTimingInterval.
   bool stage_times = true;
 };
-constexpr int kStageTimingInterval = 8;
+constexpr int kStageTimingInterval = 8;  // the benchmark and the viewer time the stages of one frame in this many
 // The heat views: a count per pixel (ray_tests) or per tile (tile_triangles) on a log colour scale fitted to the frame.
 inline bool is_heat_view(Shading s) { return s == Shading::ray_tests || s == Shading::tile_triangles; }
 // The heat views' scale, as the shade stage draws it (render/stages/shade.h), for legends: where a count lies on the

@@ -72,15 +72,12 @@ FrameSettings settings_for(const BenchOptions& options, const Camera& camera, Im
   return s;
 }
 
-constexpr int kReferenceSlabs = 16;
+constexpr int kReferenceSlabs = 16;  // the raster ignores slabs; any valid count
 
 // The frames whose stages are timed (FrameSettings::stage_times): one in kStageTimingInterval, counted from the first
 // timed frame, so that every row has at least one, and some warm-up frames, so that the renderer makes both of its
 // frame graphs before the timed frames.
-bool stages_timed(int frame, int warmup) {
-  const int k = (frame - warmup) % kStageTimingInterval;
-  return k == 0;
-}  // the raster ignores slabs; any valid count
+bool stages_timed(int frame, int warmup) { return (frame - warmup) % kStageTimingInterval == 0; }
 
 }  // namespace
 
