@@ -1,7 +1,14 @@
 // Shadows on the cuda backend against the cpu backend: the mask, the statistics and the image, scene by scene; long
-// light-tile lists; a deforming animation; the light moving between frames of one frame graph; buffers that grow.
+// light-tile lists; a deforming animation; the light moving between frames of one frame graph; buffers that grow; the
+// images of frames drawn without the hit buffers, in every view.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "render/appearance_scenes.h"
 #include "render/cuda_vs_cpu.h"
 #include "render/shadow_scenes.h"
 
@@ -78,6 +85,43 @@ TEST_F(CudaVsCpuFixture, ShadowsOnOffAndLightKinds) {
   expect_same(f, "point");
   f.light = Light{};
   expect_same(f, "headlight");
+}
+
+// Frames without the hit buffers, as the benchmark and the viewer draw them (the caster then writes the hit buffers
+// only for the shade kernel). Each image must equal the cpu's bit for bit (the surface starts poisoned, so a pixel
+// left unwritten differs), in every view, with and without the wireframe, under a sun and a point light, on a mesh
+// with materials and textures.
+TEST_F(CudaVsCpuFixture, ShadowFramesWithoutHitBuffersMatchTheCpu) {
+  const ShadowScene cases[] = {{on_floor("torus_knot", 3000, Deformer::twist), sun(1.0f, 2.0f, 0.5f)},
+                               {on_floor("sphere", 2000), point_light(0.4f, 1.5f, 0.3f)},
+                               {appearance_scene("torus", 4000, Deformer::twist, 0.7f), sun(1.0f, 2.0f, 0.5f)}};
+  const Shading views[] = {Shading::phong,       Shading::flat,      Shading::albedo, Shading::depth,
+                           Shading::triangle_id, Shading::ray_tests, Shading::shadow};
+  for (const ShadowScene& c : cases) {
+    make_renderers();
+    set_mesh(c.scene.mesh);
+    for (Shading view : views) {
+      for (bool wireframe : {false, true}) {
+        FrameSettings f = shadow_settings(c, 131, 97);
+        f.shading = view;
+        f.wireframe = wireframe;
+        const std::string what = shadow_case_label(c) + ", view " + std::to_string(static_cast<int>(view)) +
+                                 (wireframe ? ", wireframe" : "");
+        const Frame expected = render_frame(*cpu, f);
+        DeviceSurface surface(f.width, f.height);
+        const FrameStats stats = gpu->render(f, surface.surface(), nullptr);
+        std::vector<uint8_t> rgba;
+        EXPECT_TRUE(surface.download(rgba)) << what << ": the cuda backend wrote into the row padding";
+        ASSERT_EQ(rgba.size(), expected.rgba.size()) << what;
+        uint64_t differing = 0;
+        for (size_t i = 0; i < rgba.size(); i += 4) differing += std::memcmp(&rgba[i], &expected.rgba[i], 4) != 0;
+        EXPECT_EQ(differing, 0u) << what << ": pixels that differ from the cpu's";
+        EXPECT_EQ(stats.shadow_samples, expected.stats.shadow_samples) << what;
+        const auto& mask = expected.extras.shadow_mask;
+        EXPECT_GT(std::count(mask.begin(), mask.end(), uint8_t{0}), 0) << what << ": no pixel in shadow";
+      }
+    }
+  }
 }
 
 }  // namespace
