@@ -10,6 +10,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "render/constants.h"
+#include "render/cuda/cast_target.cuh"
 #include "render/cuda/depth_sort_block.cuh"
 #include "render/cuda/shadow_block.cuh"
 #include "render/frame_params.h"
@@ -22,29 +23,8 @@
 
 namespace slabcast {
 
-// Where the caster's pixels go: the caller's surface, and the hit buffers only when the caller asked for them
-// (FrameExtras); the frame itself needs neither buffer, since each ray is shaded by the thread that cast it.
-struct CastTarget {
-  uint8_t* pixels;
-  size_t pitch_bytes;
-  bool word_aligned;
-  bool write_hits;
-  bool shade;  // false with shadows: the caster writes the hit buffers, the shade kernel the pixels after the mask
-};
-
-__device__ __forceinline__ void write_pixel(const CastTarget& target, int px, int py, const Rgba8& c) {
-  uint8_t* out = target.pixels + static_cast<size_t>(py) * target.pitch_bytes + 4 * static_cast<size_t>(px);
-  if (target.word_aligned) {
-    *reinterpret_cast<uchar4*>(out) = make_uchar4(c.r, c.g, c.b, c.a);
-  } else {
-    out[0] = c.r;
-    out[1] = c.g;
-    out[2] = c.b;
-    out[3] = c.a;
-  }
-}
-
-// A pixel's result: the hit buffers when the caller asked for them, and its shade into the target.
+// A pixel's result: the hit buffers when the caller asked for them, and its shade into the target (with shadows, as
+// if lit: the test writes the shadowed pixels, CastTarget::shadowed_grey).
 __device__ __forceinline__ void finish_pixel(const FrameParams& p, const CastTarget& target, int px, int py,
                                              uint32_t best_id, float best_t, uint32_t tests, uint64_t tile_refs) {
   if (target.write_hits) {
@@ -261,7 +241,8 @@ __device__ __forceinline__ uint32_t cast_deep_cell(CastInputs p, CastChunk chunk
 //
 // With shadows (kShadowSamples: cast_sample_kernel and cast_deep_sample_kernel), each ray's thread also makes its
 // pixel's shadow sample (stages/shadow.h: shadow_sample_of_hit) as the ray finishes, and the block folds its samples'
-// light-space bounds into the frame's, which saves a pass over the hit buffers.
+// light-space bounds into the frame's, which saves a pass over the hit buffers; unless a shade kernel follows the test
+// (stages/shade.h: shades_after_cast), it shades its pixel as if lit, and the test writes the shadowed ones.
 template <int kChunk, bool kDeepCells, bool kShadowSamples>
 __device__ __forceinline__ void cast_tile(const FrameParams& p, const CastTarget& target, unsigned tile) {
   constexpr int kThreads = kTilePixels;

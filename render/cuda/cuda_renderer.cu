@@ -31,6 +31,7 @@
 #include "render/stages/bin.h"
 #include "render/stages/build.h"
 #include "render/stages/resolve.h"
+#include "render/stages/shade.h"
 #include "render/stages/shadow.h"
 
 namespace slabcast {
@@ -47,11 +48,16 @@ cudaStream_t create_stream() {
   return stream;
 }
 
-// With shadows and in the heat views (shades_after_cast) the caster writes the hit buffers and leaves the pixels to the
-// shade kernel, after the mask or once the frame's largest count is known.
-CastTarget cast_target(const Surface& target, bool write_hits, bool shade_after_cast) {
+// Where the frame is shaded after the cast (shades_after_cast) the caster writes the hit buffers and leaves the pixels
+// to the shade kernel; otherwise it shades them as if lit, and where a lit view's shadowed pixels are one grey the
+// shadow test writes it into them.
+CastTarget cast_target(const Surface& target, bool write_hits, const FrameParams& p) {
   const bool aligned = reinterpret_cast<uintptr_t>(target.pixels) % 4 == 0 && target.pitch_bytes % 4 == 0;
-  return CastTarget{target.pixels, target.pitch_bytes, aligned, write_hits || shade_after_cast, !shade_after_cast};
+  const bool shade_after_cast = shades_after_cast(p);
+  return CastTarget{target.pixels,           target.pitch_bytes,
+                    aligned,                 write_hits || shade_after_cast,
+                    !shade_after_cast,       shadowed_pixels_are_grey(p),
+                    shadowed_grey(p.light)};
 }
 
 class CudaRenderer final : public Renderer {
@@ -141,9 +147,6 @@ class CudaRenderer final : public Renderer {
     stats.hidden_duplicates = d_.hidden_duplicates;
     int scale_exponent = 0;  // of the frame's view space (camera.h)
     time_stages_ = settings.stage_times;
-    // The frame's last event: after the shade kernel, where the frame has one, else after the caster (which shades).
-    const bool shade_kernel = shades_after_cast(to_shade_mode(settings.shading), d_.size.shadows());
-    last_event_ = d_.size.shadows() ? kTimedStagesWithShadows : shade_kernel ? kTimedStages + 1 : kTimedStages;
     for (;;) {
       FrameParams p = make_frame_params(settings, d_.bounds, d_.size, d_.num_vertices, d_.num_triangles, d_.capacity,
                                         d_.a, d_.counters.data());
@@ -159,7 +162,10 @@ class CudaRenderer final : public Renderer {
       }
       scale_exponent = p.view.scale_exponent;
       last_view_ = p.view;
-      const CastTarget cast = cast_target(target, extras != nullptr, shades_after_cast(p.shading, d_.size.shadows()));
+      // The frame's last event: after the shade kernel, where the frame has one, else after the caster (which
+      // shades) or with shadows after the test.
+      last_event_ = shade_event() + (shades_after_cast(p) ? 1 : 0);
+      const CastTarget cast = cast_target(target, extras != nullptr, p);
       if (frame_graph_enabled_) {
         graphs_[time_stages_ ? 1 : 0].launch(p, cast, graph_shape(p), stream_, [&] { encode_frame(p, cast); });
       } else {
@@ -188,11 +194,12 @@ class CudaRenderer final : public Renderer {
                                           &stats.ms.shadow_samples, &stats.ms.shadow_bin, &stats.ms.shadow_test,
                                           &stats.ms.shade};
     if (time_stages_) {
-      const int timed = d_.size.shadows() ? kTimedStagesWithShadows : kTimedStages;
-      for (int i = 0; i < timed; ++i) SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
-      // Without shadows the shade stage is the caster's (0 here), except in the heat views (encode_frame).
-      if (last_event_ == kTimedStages + 1) {
-        SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.shade, events_[kTimedStages], events_[kTimedStages + 1]));
+      for (int i = 0; i < shade_event(); ++i) {
+        SLABCAST_CUDA_CHECK(cudaEventElapsedTime(ms[i], events_[i], events_[i + 1]));
+      }
+      // The shade stage is the caster's and the test's (0 here), except in the frames with a shade kernel.
+      if (last_event_ == shade_event() + 1) {
+        SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.shade, events_[shade_event()], events_[last_event_]));
       }
     }
     SLABCAST_CUDA_CHECK(cudaEventElapsedTime(&stats.ms.total, events_[0], events_[last_event_]));
@@ -261,9 +268,11 @@ class CudaRenderer final : public Renderer {
 
  private:
   static constexpr int kTimedStages = 6;  // deform, bin, l1, l2, l3, cast (which shades)
-  // With shadows: + the samples, the light bin, the tests, the shade.
+  // With shadows: + the samples, the light bin, the tests; then the shade kernel, where the frame has one.
   static constexpr int kTimedStagesWithShadows = kTimedStages + 4;
   static constexpr int kEventCount = kTimedStagesWithShadows + 2;
+  // The event before the shade kernel: the last stage's end.
+  int shade_event() const { return d_.size.shadows() ? kTimedStages + 3 : kTimedStages; }
 
   // The frame's pose into the rig's palette and weights, ahead of the frame on its stream. The host copies are
   // members: the stream reads them after this returns (a pageable copy is staged before the call returns, but
@@ -469,7 +478,7 @@ class CudaRenderer final : public Renderer {
                              d_.size.slabs,          d_.num_triangles,    d_.num_vertices,
                              d_.capacity,            d_.generation(),     d_.size.light_faces,
                              d_.size.light_grid,     d_.a.light_refs.size(),
-                             shades_after_cast(p.shading, p.light.shadows)};
+                             shades_after_cast(p)};
   }
 
   // The stage timing events; inside a capture they become event-record nodes of the graph. A frame whose stages are
@@ -566,31 +575,28 @@ class CudaRenderer final : public Renderer {
           cudaLaunchKernelEx(&config, c.shadows() ? cast_deep_sample_kernel : cast_deep_kernel, p, cast));
     }
     stage_done("cast");
-    if (c.shadows()) {
-      encode_shadows(p, cast);
-      return;
-    }
-    // The shade stage has no kernel of its own, and no events either: two back to back cost ~1 us. The heat views
-    // have one (their scale, the frame's largest count, is known only now), timed as the shade.
-    record_stage_event(kTimedStages);
-    if (shades_after_cast(p.shading, false)) {
-      encode_shade(p, cast);
-      record_stage_event(kTimedStages + 1);
-    }
+    if (c.shadows()) encode_shadows(p, cast);
+    encode_shade(p, cast);
   }
 
-  // 5. shade, after the cast (shades_after_cast): one thread a pixel, from the cast's buffers.
+  // 5. shade: the caster's (and with shadows the test's), with no kernel of its own and no events either (two back to
+  // back cost ~1 us), except where the frame is shaded after the cast (stages/shade.h: shades_after_cast): one thread
+  // a pixel, from the cast's buffers, timed as the shade.
   void encode_shade(const FrameParams& p, const CastTarget& cast) {
+    record_stage_event(shade_event());
+    if (!shades_after_cast(p)) return;
     const int64_t pixels = static_cast<int64_t>(d_.size.width) * d_.size.height;
     shade_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(p, cast);
     SLABCAST_CUDA_CHECK_LAUNCH(shade_kernel);
     stage_done("shade");
+    record_stage_event(shade_event() + 1);
   }
 
-  // 4b. shadows (stages/shadow.h), then 5. shade: the samples' keys (the caster made the samples), counted by light
-  // tile as they are made; their scatter into tiles on the side stream, beside the triangles' light boxes and
-  // references in the same tiles (a count, a scan and a scatter: render/cuda/shadow_block.cuh; their overflow redoes
-  // the frame, as L1's does), neither of which fills the GPU alone; the tests, the shade.
+  // 4b. shadows (stages/shadow.h): the samples' keys (the caster made the samples), counted by light tile as they are
+  // made; their scatter into tiles on the side stream, beside the triangles' light boxes and references in the same
+  // tiles (a count, a scan and a scatter: render/cuda/shadow_block.cuh; their overflow redoes the frame, as L1's
+  // does), neither of which fills the GPU alone; the tests, which write the grey of a lit view's shadowed pixels where
+  // it is one (CastTarget::grey_shadows).
   void encode_shadows(const FrameParams& p, const CastTarget& cast) {
     const FrameSize& c = d_.size;
     FrameArrays<prim::DeviceBuffer>& a = d_.a;
@@ -633,13 +639,9 @@ class CudaRenderer final : public Renderer {
     record_stage_event(kTimedStages + 2);
     // 32 samples a warp over the pixels, an upper bound of their count (which is on the device): the blocks past the
     // samples return at once.
-    shadow_test_kernel<<<grid_for(pixels, kShadowTestBlock), kShadowTestBlock, 0, stream_>>>(p);
+    shadow_test_kernel<<<grid_for(pixels, kShadowTestBlock), kShadowTestBlock, 0, stream_>>>(p, cast);
     SLABCAST_CUDA_CHECK_LAUNCH(shadow_test_kernel);
     stage_done("shadow test");
-
-    record_stage_event(kTimedStages + 3);
-    encode_shade(p, cast);
-    record_stage_event(kTimedStagesWithShadows);
   }
 
   RendererOptions options_;

@@ -7,6 +7,7 @@
 
 #include "render/cuda/kernels.cuh"
 #include "render/cuda_check.h"
+#include "render/stages/shade.h"
 
 namespace slabcast {
 
@@ -60,9 +61,9 @@ void FrameGraph::capture(const FrameParams& p, const Shape& shape, cudaStream_t 
   template_ = graph;  // kept: its nodes name the executable graph's nodes to update
   // The frame launches deform, bin and the two casters once (with shadows the two that make the samples), the two
   // normal kernels when the shading needs them, with shadows the references' count (which writes the light boxes) and
-  // scatter and the test, and the shade kernel with shadows or in the heat views.
+  // scatter and the test, and the shade kernel where the frame is shaded after the cast.
   const size_t expected = (p.need_smooth_normals ? 6 : 4) + (p.light.shadows ? 3 : 0) +
-                          (shades_after_cast(p.shading, p.light.shadows) ? 1 : 0);
+                          (shades_after_cast(p) ? 1 : 0);
   const std::vector<FrameKernelNode> nodes = frame_kernel_nodes(graph, expected);
   const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
   if (status == cudaErrorMemoryAllocation) {
@@ -92,12 +93,11 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
                                  reinterpret_cast<const void*>(vertex_normal_kernel),
                                  reinterpret_cast<const void*>(bin_kernel),
                                  reinterpret_cast<const void*>(light_ref_count_kernel),
-                                 reinterpret_cast<const void*>(light_ref_scatter_kernel),
-                                 reinterpret_cast<const void*>(shadow_test_kernel)};
-  const void* casters[] = {reinterpret_cast<const void*>(cast_kernel), reinterpret_cast<const void*>(cast_deep_kernel),
-                           reinterpret_cast<const void*>(cast_sample_kernel),
-                           reinterpret_cast<const void*>(cast_deep_sample_kernel),
-                           reinterpret_cast<const void*>(shade_kernel)};
+                                 reinterpret_cast<const void*>(light_ref_scatter_kernel)};
+  const void* target_kernels[] = {  // they take the CastTarget too
+      reinterpret_cast<const void*>(cast_kernel),        reinterpret_cast<const void*>(cast_deep_kernel),
+      reinterpret_cast<const void*>(cast_sample_kernel), reinterpret_cast<const void*>(cast_deep_sample_kernel),
+      reinterpret_cast<const void*>(shadow_test_kernel), reinterpret_cast<const void*>(shade_kernel)};
   std::vector<FrameKernelNode> nodes;
   for (cudaGraphNode_t node : all) {
     cudaGraphNodeType type;
@@ -105,7 +105,8 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
     if (type != cudaGraphNodeTypeKernel) continue;
     cudaKernelNodeParams params{};
     SLABCAST_CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-    const bool is_cast = std::find(std::begin(casters), std::end(casters), params.func) != std::end(casters);
+    const bool is_cast = std::find(std::begin(target_kernels), std::end(target_kernels), params.func) !=
+                         std::end(target_kernels);
     const bool is_frame = std::find(std::begin(frame_kernels), std::end(frame_kernels), params.func) !=
                           std::end(frame_kernels);
     if (is_cast || is_frame) nodes.push_back(FrameKernelNode{node, params, is_cast});

@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-#include "render/cuda/cast_block.cuh"
+#include "render/cuda/cast_target.cuh"
 #include "render/frame_params.h"
 
 namespace slabcast {
@@ -55,7 +55,7 @@ class FrameGraph {
   void release();
 
  private:
-  // A kernel node whose arguments are the frame's (FrameParams, and for the caster CastTarget).
+  // A kernel node whose arguments are the frame's (FrameParams, and for the kernels that write the target CastTarget).
   struct FrameKernelNode {
     cudaGraphNode_t node;
     cudaKernelNodeParams params;  // as captured; the argument pointers are replaced at each launch

@@ -116,8 +116,9 @@ __global__ void __launch_bounds__(kTriangleBlock) light_ref_scatter_kernel(Frame
   light_ref_scatter_one(p, item_index());
 }
 
-__global__ void __launch_bounds__(kShadowTestBlock, kShadowTestBlocksPerSm) shadow_test_kernel(FrameParams p) {
-  shadow_test_block(p, static_cast<uint64_t>(blockIdx.x) * kShadowTestBlock);
+__global__ void __launch_bounds__(kShadowTestBlock, kShadowTestBlocksPerSm) shadow_test_kernel(FrameParams p,
+                                                                                              CastTarget target) {
+  shadow_test_block(p, target, static_cast<uint64_t>(blockIdx.x) * kShadowTestBlock);
 }
 
 __global__ void __launch_bounds__(kPixelBlock) shade_kernel(FrameParams p, CastTarget target) {

@@ -6,14 +6,14 @@
 
 #include <cstdint>
 
-#include "render/cuda/cast_block.cuh"
+#include "render/cuda/cast_target.cuh"
 #include "render/frame_params.h"
 #include "render/stages/resolve.h"
 #include "render/stages/select.h"
 
 namespace slabcast {
 
-// ---- the frame: FrameParams (and for the caster CastTarget) are its arguments, set anew every frame ----
+// ---- the frame: FrameParams (and CastTarget for the kernels that write pixels) are its arguments, set each frame ----
 __global__ void deform_kernel(FrameParams p);         // 1. deform: one thread a vertex, kVertexBlock threads
 __global__ void face_normal_kernel(FrameParams p);    //    smooth normals: one thread a triangle, kTriangleBlock
 __global__ void vertex_normal_kernel(FrameParams p);  //    one thread (or warp) a vertex, kVertexBlock
@@ -43,8 +43,10 @@ __global__ void light_sample_scatter_kernel(const uint64_t* keys, int64_t pixels
 // the triangles' light boxes first. One thread a triangle, kTriangleBlock.
 __global__ void light_ref_count_kernel(FrameParams p);
 __global__ void light_ref_scatter_kernel(FrameParams p);
-__global__ void shadow_test_kernel(FrameParams p);    // a warp 32 samples (in light-tile order), kShadowTestBlock
-__global__ void shade_kernel(FrameParams p, CastTarget target);  // 5. with shadows: one thread a pixel, kPixelBlock
+// A warp 32 samples (in light-tile order), kShadowTestBlock; writes shadowed pixels' grey (CastTarget::grey_shadows)
+__global__ void shadow_test_kernel(FrameParams p, CastTarget target);
+// 5. where the frame is shaded after the cast (stages/shade.h: shades_after_cast): one thread a pixel, kPixelBlock
+__global__ void shade_kernel(FrameParams p, CastTarget target);
 constexpr int kPixelBlock = 256;
 // 6. resolve (samples > 1): sample k's frame into the sums, the average after the last; one thread a pixel, kPixelBlock
 __global__ void accumulate_sample_kernel(SampleImage image, int k);

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "render/constants.h"
+#include "render/cuda/cast_target.cuh"
 #include "render/frame_params.h"
 #include "render/stages/shadow.h"
 
@@ -321,19 +322,28 @@ __device__ __forceinline__ uint32_t test_large_triangles(const FrameParams& p, c
   return blocked | __ballot_sync(kFullWarp, mine && !open);
 }
 
-// Finish: the lane's sample's mask and its pairs, its list's length.
-__device__ __forceinline__ uint64_t finish_warp_sample(const FrameParams& p, const ShadowTestWarp& w,
-                                                       const WarpSamples& ws, uint32_t blocked) {
+// Finish: the lane's sample's mask (and, where the frame's shadowed pixels are one grey, that grey into the target
+// over the caster's lit colour) and its pairs, its list's length.
+__device__ __forceinline__ uint64_t finish_warp_sample(const FrameParams& p, const CastTarget& target,
+                                                       const ShadowTestWarp& w, const WarpSamples& ws,
+                                                       uint32_t blocked) {
   const int lane = static_cast<int>(threadIdx.x) % kWarpLanes;
   if (lane >= ws.count) return 0;
-  if ((blocked >> lane & 1u) != 0) p.shadow_mask[ws.pixel] = 0;
+  if ((blocked >> lane & 1u) != 0) {
+    p.shadow_mask[ws.pixel] = 0;
+    if (target.grey_shadows) {
+      const int px = static_cast<int>(ws.pixel % static_cast<uint32_t>(p.view.width));
+      const int py = static_cast<int>(ws.pixel / static_cast<uint32_t>(p.view.width));
+      write_pixel(target, px, py, target.shadowed_grey);
+    }
+  }
   const LightRefRange large = large_light_refs(p);
   return w.tile_refs[lane] + (large.end - large.begin);
 }
 
 // The test's block: kShadowTestBlock / 32 warps, each on the 32 samples from `first` + 32 times its index (stages/
 // shadow.h: shadow_test_one is the same test one sample at a time). Every thread of the block calls this.
-__device__ __forceinline__ void shadow_test_block(const FrameParams& p, uint64_t first) {
+__device__ __forceinline__ void shadow_test_block(const FrameParams& p, const CastTarget& target, uint64_t first) {
   static_assert(kShadowTestBlock % kWarpLanes == 0, "whole warps");
   __shared__ ShadowTestWarp warps[kShadowTestBlock / kWarpLanes];
   __shared__ unsigned long long block_tests;
@@ -349,7 +359,7 @@ __device__ __forceinline__ void shadow_test_block(const FrameParams& p, uint64_t
     ShadowTestWarp& w = warps[warp];
     const WarpSamples ws = load_warp_samples(p, w, warp_first, samples);
     const uint32_t blocked = test_large_triangles(p, w, ws, test_tile_triangles(p, w, ws));
-    tests = finish_warp_sample(p, w, ws, blocked);
+    tests = finish_warp_sample(p, target, w, ws, blocked);
   }
   for (int d = kWarpLanes / 2; d > 0; d /= 2) tests += __shfl_xor_sync(kFullWarp, tests, d);
   if (threadIdx.x % kWarpLanes == 0 && tests != 0) atomicAdd(&block_tests, tests);

@@ -3,8 +3,10 @@
 // albedo (stages/texture.h) as its colour where the mesh has materials, the albedo view, and the debug views of
 // renderer.h's Shading (ShadeMode, frame_params.h), and the wireframe over any of them. shade_ray is the per-pixel body:
 // the cuda caster calls it as it casts, the cpu backend through shade_one from the cast's buffers. The heat views and
-// the frames with shadows are shaded after the cast instead (shades_after_cast), on both backends through shade_one:
-// a heat view's scale is the whole frame's largest count, known only once every ray is cast.
+// the shadow view are shaded after the cast instead (shades_after_cast), on both backends through shade_one: a heat
+// view's scale is the whole frame's largest count, known only once every ray is cast. With shadows the cuda caster
+// shades as if every pixel were lit, and the shadow test writes the one grey of a shadowed pixel where it blocks a
+// pixel's sample (shadowed_pixels_are_grey), or else a shade kernel shades after the mask.
 #pragma once
 #include <cstdint>
 
@@ -170,11 +172,36 @@ SC_HD Rgba8 darken_for_wireframe(Rgba8 c) {
   return Rgba8{wireframe_channel(c.r), wireframe_channel(c.g), wireframe_channel(c.b), c.a};
 }
 
+// The views lit by the frame's light (shade_lit): besides the mask's own view, the only ones whose colour the shadow
+// mask changes.
+SC_HD bool lit_view(ShadeMode shading) { return shading == ShadeMode::phong || shading == ShadeMode::flat; }
+
+// With shadows, whether a lit view's shadowed pixels all have one colour, shadowed_grey: shade_lit keeps the ambient
+// term alone there, the same for every pixel of a mesh without materials when no wireframe darkens some of them.
+SC_HD bool shadowed_pixels_are_grey(const FrameParams& p) {
+  return p.light.shadows && lit_view(p.shading) && p.appearance.materials == nullptr && !p.wireframe;
+}
+
+// Their colour: shade_lit of a shadowed pixel without albedo, whose diffuse and specular terms are the mask's 0 times
+// finite factors, so that any pixel's normal, ray and distance give the same bits.
+SC_HD Rgba8 shadowed_grey(const LightFrame& light) {
+  PixelSample s{};
+  s.shadow = 0;
+  s.dir_view = Vec3{0.0f, 0.0f, -1.0f};
+  s.normal_view = Vec3{0.0f, 0.0f, 1.0f};
+  s.has_albedo = false;
+  return shade_lit(light, s);
+}
+
 // Whether the frame is shaded by a pass of its own after the cast (shade_one, from the cast's buffers) rather than by
-// the caster: with shadows (the shade reads the mask, made after the cast) and in the heat views (their scale is the
-// frame's largest count).
-SC_HD bool shades_after_cast(ShadeMode shading, bool shadows) {
-  return shadows || shading == ShadeMode::ray_tests || shading == ShadeMode::tile_triangles;
+// the cuda caster (the cpu backend shades every frame so): in the heat views (their scale is the frame's largest
+// count, known only once every ray is cast) and, with shadows, in the mask's view and in a lit view whose shadowed
+// pixels are not one grey. Otherwise the caster shades every pixel as if lit, and where the shadowed pixels are one
+// grey the shadow test writes it into each pixel whose sample it finds blocked.
+SC_HD bool shades_after_cast(const FrameParams& p) {
+  if (p.shading == ShadeMode::ray_tests || p.shading == ShadeMode::tile_triangles) return true;
+  return p.light.shadows &&
+         (p.shading == ShadeMode::shadow || (lit_view(p.shading) && !shadowed_pixels_are_grey(p)));
 }
 
 // ---- per-pixel bodies ----

@@ -87,10 +87,11 @@ TEST_F(CudaVsCpuFixture, ShadowsOnOffAndLightKinds) {
   expect_same(f, "headlight");
 }
 
-// Frames without the hit buffers, as the benchmark and the viewer draw them (the caster then writes the hit buffers
-// only for the shade kernel). Each image must equal the cpu's bit for bit (the surface starts poisoned, so a pixel
-// left unwritten differs), in every view, with and without the wireframe, under a sun and a point light, on a mesh
-// with materials and textures.
+// Frames without the hit buffers, as the benchmark and the viewer draw them: the caster shading as if lit and the test
+// writing the shadowed pixels' grey (a lit view of a mesh without materials or wireframe), the caster alone (the views
+// the mask leaves alone), or a shade kernel after the mask (the mask's view, the heat views, a lit view with the
+// wireframe or of a mesh with materials). Each image must equal the cpu's bit for bit (the surface starts poisoned, so
+// a pixel left unwritten differs), under a sun and a point light.
 TEST_F(CudaVsCpuFixture, ShadowFramesWithoutHitBuffersMatchTheCpu) {
   const ShadowScene cases[] = {{on_floor("torus_knot", 3000, Deformer::twist), sun(1.0f, 2.0f, 0.5f)},
                                {on_floor("sphere", 2000), point_light(0.4f, 1.5f, 0.3f)},
