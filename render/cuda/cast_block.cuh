@@ -24,7 +24,7 @@
 namespace slabcast {
 
 // A pixel's result: the hit buffers when the caller asked for them, and its shade into the target (with shadows, as
-// if lit: the test writes the shadowed pixels, CastTarget::shadowed_grey).
+// if lit: the test writes the shadowed pixels, CastTarget::grey_shadows).
 __device__ __forceinline__ void finish_pixel(const FrameParams& p, const CastTarget& target, int px, int py,
                                              uint32_t best_id, float best_t, uint32_t tests, uint64_t tile_refs) {
   if (target.write_hits) {

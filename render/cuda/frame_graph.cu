@@ -15,10 +15,10 @@ bool FrameGraph::launch_with(const FrameParams& p, const CastTarget& cast_target
   FrameParams params = p;
   CastTarget cast = cast_target;
   void* frame_args[] = {&params};
-  void* cast_args[] = {&params, &cast};
+  void* target_args[] = {&params, &cast};
   for (const FrameKernelNode& node : nodes_) {
     cudaKernelNodeParams kernel = node.params;
-    kernel.kernelParams = node.cast ? cast_args : frame_args;
+    kernel.kernelParams = node.takes_target ? target_args : frame_args;
     SLABCAST_CUDA_CHECK(cudaGraphExecKernelNodeSetParams(exec_, node.node, &kernel));
   }
   const cudaError_t status = cudaGraphLaunch(exec_, stream);
@@ -105,11 +105,11 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
     if (type != cudaGraphNodeTypeKernel) continue;
     cudaKernelNodeParams params{};
     SLABCAST_CUDA_CHECK(cudaGraphKernelNodeGetParams(node, &params));
-    const bool is_cast = std::find(std::begin(target_kernels), std::end(target_kernels), params.func) !=
-                         std::end(target_kernels);
+    const bool takes_target = std::find(std::begin(target_kernels), std::end(target_kernels), params.func) !=
+                              std::end(target_kernels);
     const bool is_frame = std::find(std::begin(frame_kernels), std::end(frame_kernels), params.func) !=
                           std::end(frame_kernels);
-    if (is_cast || is_frame) nodes.push_back(FrameKernelNode{node, params, is_cast});
+    if (takes_target || is_frame) nodes.push_back(FrameKernelNode{node, params, takes_target});
   }
   if (nodes.size() != expected) {
     throw std::logic_error("slabcast: the frame graph has " + std::to_string(nodes.size()) +

@@ -55,11 +55,11 @@ class FrameGraph {
   void release();
 
  private:
-  // A kernel node whose arguments are the frame's (FrameParams, and for the kernels that write the target CastTarget).
+  // A kernel node whose arguments are the frame's: FrameParams, and for the kernels that write pixels CastTarget.
   struct FrameKernelNode {
     cudaGraphNode_t node;
     cudaKernelNodeParams params;  // as captured; the argument pointers are replaced at each launch
-    bool cast;
+    bool takes_target;            // CastTarget is its second argument
   };
   void capture(const FrameParams& p, const Shape& shape, cudaStream_t stream, const std::function<void()>& encode);
   // Sets the frame's arguments on the executable graph's nodes and launches it; false (the graph released) when the
