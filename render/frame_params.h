@@ -109,6 +109,11 @@ struct LightBox {
   float u0, u1, v0, v1;
   float near;
 };
+// A face's grid (stages/shadow.h: face_grid): its samples' bounds (lo > hi: none) and the cells a unit along u and v.
+struct LightFaceGrid {
+  LightBox bounds;
+  float u_cells, v_cells;
+};
 
 // A shadow sample: the origin of its shadow ray (the primary hit moved off its triangle by its rounding error,
 // stages/shadow.h) and the triangle it lies on; id = kNoHit: no sample (a miss, or a point on the light itself).
@@ -139,6 +144,8 @@ struct FrameCounters {
                                //   caster finds it for that view only, the cpu backend always)
   DepthRangeKeys depth_range;  // not a statistic: the bin stage's depth range, here to be zeroed with them
   LightFaceKeys light_faces[kMaxLightFaces];  // not a statistic: the samples' light-space bounds (stages/shadow.h)
+  LightFaceGrid light_grids[kMaxLightFaces];  // not a statistic: each face's grid, made from light_faces once a frame
+                                              //   (with the samples' keys) for the triangles' walks
 };
 
 // ---- the mesh's appearance (render/appearance.h packs it at set_mesh; stages/texture.h reads it) ----

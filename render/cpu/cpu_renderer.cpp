@@ -461,6 +461,7 @@ class CpuRenderer final : public Renderer {
         k.v_max = std::max(k.v_max, own.faces[f].v_max);
       }
     }
+    for (int f = 0; f < p.light.faces; ++f) counters.light_grids[f] = face_grid(counters.light_faces[f], p.light.grid);
     const uint64_t tiles = size_.light_tiles();
     parallel_for(pixels, threads_, kItemsPerChunk, [&](int64_t i) {
       a_.light_samples_scratch[i] = light_sample_key(a_.shadow_origin.data(), &p.light, counters.light_faces, i).key;
@@ -483,7 +484,7 @@ class CpuRenderer final : public Renderer {
 
     parallel_for(T, threads_, kItemsPerChunk, [&](int64_t i) { light_box_one(p, i); });
     const LightTileEmitter triangle_emitter{
-        LightTiles{a_.light_boxes.data(), T, &p.light, counters.light_faces, a_.light_tile_depth.data()}};
+        LightTiles{a_.light_boxes.data(), T, &p.light, counters.light_grids, a_.light_tile_depth.data()}};
     uint64_t references = 0;
     for (;;) {  // one bucket: the triangles' keys in triangle order
       uint64_t run[2];

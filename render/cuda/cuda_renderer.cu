@@ -607,7 +607,7 @@ class CudaRenderer final : public Renderer {
     // The caster (cast_sample_kernel) made the samples and their light-space bounds, and cleared the light tiles'
     // counters (the tiles' depths, their samples' and their triangles' counts) that the keys and the count add to.
     light_sample_key_kernel<<<grid_for(pixels, kPixelBlock), kPixelBlock, 0, stream_>>>(
-        a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, pixels,
+        a.shadow_origin.data(), a.light_on_device.data(), counters->light_faces, counters->light_grids, pixels,
         a.light_samples_scratch.data(), a.light_tile_depth.data(), a.light_sample_offsets.data(),
         &counters->shadow_samples);
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_key_kernel);
@@ -626,13 +626,25 @@ class CudaRenderer final : public Renderer {
         a.light_samples_scratch.data(), pixels, tiles, a.light_sample_offsets.data(), a.light_samples.data());
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_scatter_kernel);
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
-    light_ref_count_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_kernel);
+    const bool sun = p.light.faces == 1;  // the count and scatter of a sun's one face, or of a point light's six
+    const unsigned triangle_grid = grid_for(d_.num_triangles, kTriangleBlock);
+    if (sun) {
+      light_ref_count_sun_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
+      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_sun_kernel);
+    } else {
+      light_ref_count_cube_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
+      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_cube_kernel);
+    }
     bytes = side_scratch_offset_;  // the side stream's scan works past it
     SLABCAST_CUDA_CHECK(prim::inclusive_sum(d_.scratch.data(), bytes, a.light_ref_offsets.data(),
                                             a.light_ref_offsets.data(), static_cast<int64_t>(tiles) + 2, stream_));
-    light_ref_scatter_kernel<<<grid_for(d_.num_triangles, kTriangleBlock), kTriangleBlock, 0, stream_>>>(p);
-    SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_kernel);
+    if (sun) {
+      light_ref_scatter_sun_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
+      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_sun_kernel);
+    } else {
+      light_ref_scatter_cube_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
+      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_cube_kernel);
+    }
     SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are packed
     stage_done("shadow bin");
 

@@ -92,8 +92,10 @@ std::vector<FrameGraph::FrameKernelNode> FrameGraph::frame_kernel_nodes(cudaGrap
                                  reinterpret_cast<const void*>(face_normal_kernel),
                                  reinterpret_cast<const void*>(vertex_normal_kernel),
                                  reinterpret_cast<const void*>(bin_kernel),
-                                 reinterpret_cast<const void*>(light_ref_count_kernel),
-                                 reinterpret_cast<const void*>(light_ref_scatter_kernel)};
+                                 reinterpret_cast<const void*>(light_ref_count_sun_kernel),
+                                 reinterpret_cast<const void*>(light_ref_scatter_sun_kernel),
+                                 reinterpret_cast<const void*>(light_ref_count_cube_kernel),
+                                 reinterpret_cast<const void*>(light_ref_scatter_cube_kernel)};
   const void* target_kernels[] = {  // they take the CastTarget too
       reinterpret_cast<const void*>(cast_kernel),        reinterpret_cast<const void*>(cast_deep_kernel),
       reinterpret_cast<const void*>(cast_sample_kernel), reinterpret_cast<const void*>(cast_deep_sample_kernel),

@@ -72,11 +72,13 @@ __global__ void __launch_bounds__(kTilePixels, kCastBlocksPerSm) cast_deep_sampl
 
 __global__ void __launch_bounds__(kPixelBlock) light_sample_key_kernel(const ShadowOrigin* samples,
                                                                        const LightFrame* light,
-                                                                       const LightFaceKeys* faces, int64_t pixels,
+                                                                       const LightFaceKeys* faces,
+                                                                       LightFaceGrid* grids, int64_t pixels,
                                                                        uint64_t* keys, uint32_t* tile_depth,
                                                                        uint64_t* tile_samples,
                                                                        uint64_t* sample_count) {
   const int64_t i = item_index();
+  if (blockIdx.x == 0 && threadIdx.x < light->faces) grids[threadIdx.x] = face_grid(faces[threadIdx.x], light->grid);
   bool sample = false;
   if (i < pixels) {
     const LightSampleKey k = light_sample_key(samples, light, faces, i);
@@ -105,15 +107,20 @@ __global__ void __launch_bounds__(kPixelBlock) light_sample_scatter_kernel(const
   packed[take_slot_from_end(tile_ends, tile)] = key;
 }
 
-__global__ void __launch_bounds__(kTriangleBlock) light_ref_count_kernel(FrameParams p) {
-  if (const int64_t t = item_index(); t < p.num_triangles) {
-    light_box_one(p, t);  // the walk, the scatter and the test read it back
-    light_ref_count_one(p, t);
-  }
+__global__ void __launch_bounds__(kTriangleBlock) light_ref_count_sun_kernel(FrameParams p) {
+  if (const int64_t t = item_index(); t < p.num_triangles) light_ref_count_sun(p, t);
 }
 
-__global__ void __launch_bounds__(kTriangleBlock) light_ref_scatter_kernel(FrameParams p) {
-  light_ref_scatter_one(p, item_index());
+__global__ void __launch_bounds__(kTriangleBlock) light_ref_scatter_sun_kernel(FrameParams p) {
+  light_ref_scatter_sun(p, item_index());
+}
+
+__global__ void __launch_bounds__(kTriangleBlock) light_ref_count_cube_kernel(FrameParams p) {
+  if (const int64_t t = item_index(); t < p.num_triangles) light_ref_count_cube(p, t);
+}
+
+__global__ void __launch_bounds__(kTriangleBlock) light_ref_scatter_cube_kernel(FrameParams p) {
+  light_ref_scatter_cube(p, item_index());
 }
 
 __global__ void __launch_bounds__(kShadowTestBlock, kShadowTestBlocksPerSm) shadow_test_kernel(FrameParams p,

@@ -29,10 +29,11 @@ __global__ void cast_sample_kernel(FrameParams p, CastTarget target);
 __global__ void cast_deep_sample_kernel(FrameParams p, CastTarget target);
 // Pixel i's key (stages/shadow.h: light_sample_key) into keys[i], its sample's depth key into its tile's maximum,
 // tile_depth[tile], a count of its tile's samples into tile_samples[tile], and the samples into *sample_count (all
-// zeroed before); one thread a pixel, kPixelBlock.
+// zeroed before); and each face's grid into grids (stages/shadow.h: face_grid). One thread a pixel, kPixelBlock.
 __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const LightFrame* light,
-                                        const LightFaceKeys* faces, int64_t pixels, uint64_t* keys,
-                                        uint32_t* tile_depth, uint64_t* tile_samples, uint64_t* sample_count);
+                                        const LightFaceKeys* faces, LightFaceGrid* grids, int64_t pixels,
+                                        uint64_t* keys, uint32_t* tile_depth, uint64_t* tile_samples,
+                                        uint64_t* sample_count);
 // The samples' keys packed by light tile: once tile_samples is scanned inclusively into each tile's end, each
 // sample's key goes to a slot of its tile's run, taken from the run's end (so in no set order within the run, which
 // neither the mask nor the pair count depends on). Pixels without a sample are left out. One thread a pixel,
@@ -40,9 +41,12 @@ __global__ void light_sample_key_kernel(const ShadowOrigin* samples, const Light
 __global__ void light_sample_scatter_kernel(const uint64_t* keys, int64_t pixels, uint64_t tiles, uint64_t* tile_ends,
                                             uint64_t* packed);
 // The triangles' light references by a count, a scan and a scatter (render/cuda/shadow_block.cuh); the count writes
-// the triangles' light boxes first. One thread a triangle, kTriangleBlock.
-__global__ void light_ref_count_kernel(FrameParams p);
-__global__ void light_ref_scatter_kernel(FrameParams p);
+// the triangles' light boxes first. One thread a triangle, kTriangleBlock. A sun's (one face of light space) and a
+// point light's (six) are kernels of their own.
+__global__ void light_ref_count_sun_kernel(FrameParams p);
+__global__ void light_ref_scatter_sun_kernel(FrameParams p);
+__global__ void light_ref_count_cube_kernel(FrameParams p);
+__global__ void light_ref_scatter_cube_kernel(FrameParams p);
 // A warp 32 samples (in light-tile order), kShadowTestBlock; writes shadowed pixels' grey (CastTarget::grey_shadows)
 __global__ void shadow_test_kernel(FrameParams p, CastTarget target);
 // 5. where the frame is shaded after the cast (stages/shade.h: shades_after_cast): one thread a pixel, kPixelBlock

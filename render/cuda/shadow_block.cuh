@@ -70,31 +70,67 @@ __device__ __forceinline__ uint64_t take_slot_from_end(uint64_t* ends, uint64_t 
   return atomicAdd(reinterpret_cast<unsigned long long*>(ends) + tile, ~0ull) - 1;
 }
 
-// A triangle that reaches no tile gets empty boxes, so that the scatter passes it at once (its boxes are read only by
-// the walks: no list holds it, so the test never reads them).
-__device__ __forceinline__ void light_ref_count_one(const FrameParams& p, int64_t i) {
-  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
+// A sun's light space has one face and a point light's six, and each has a count and a scatter of its own: a sun's
+// walk its triangle's one box with its cells worked out once (LightTiles::for_each_reached_in_box), the count from
+// the box as computed, not read back. A point light's code beside it raised the sun's scatter from 32 to 41
+// registers, costing occupancy that its atomics need.
+
+// Triangle i's box, then its count: a sun's. A triangle that reaches no tile gets an empty box, so that the scatter
+// passes it at once (its box is read only by the walks: no list holds it, so the test never reads it).
+__device__ __forceinline__ void light_ref_count_sun(const FrameParams& p, int64_t i) {
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
   unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
-  if (tiles.for_each_reached(i, [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); }) == 0) {
+  TriangleVerts t;
+  const LightBox box = light_blocker(p, i, t) ? sun_light_box(p.light, t) : empty_light_box();
+  const uint32_t reached =
+      tiles.for_each_reached_in_box(box, tiles.grid_of(0), [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); });
+  p.light_boxes[i] = reached != 0 ? box : empty_light_box();
+}
+
+// A point light's: the triangle's boxes on every face (light_box_one), read back by the walk.
+__device__ __forceinline__ void light_ref_count_cube(const FrameParams& p, int64_t i) {
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
+  unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
+  light_box_one(p, i);
+  if (tiles.for_each_reached_on_every_face(i, [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); }) == 0) {
     for (int f = 0; f < p.light.faces; ++f) {
       p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = empty_light_box();
     }
   }
 }
 
-// Every thread of the grid calls this (i past the triangles included). The first records the total and whether it
-// fits; with no room, no triangle is scattered (the frame is redone with more) and the test tests nothing.
-__device__ __forceinline__ void light_ref_scatter_one(const FrameParams& p, int64_t i) {
+// Every thread of the scatter's grid calls this first (i past the triangles included): the first records the total
+// and whether it fits. False where the thread scatters nothing: past the triangles, or with no room (the frame is
+// then redone with more, and the test tests nothing).
+__device__ __forceinline__ bool light_ref_scatter_room(const FrameParams& p, int64_t i) {
   const uint64_t total = p.light_ref_offsets[light_tile_count(p.light) + 1];
   if (i == 0) {
     p.counters->light_references = total;
     if (total > p.light_capacity) p.counters->light_overflow = 1;
   }
-  if (i >= p.num_triangles || total > p.light_capacity) return;
-  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_faces, p.light_tile_depth};
+  return i < p.num_triangles && total <= p.light_capacity;
+}
+
+__device__ __forceinline__ void light_ref_scatter_sun(const FrameParams& p, int64_t i) {
+  if (!light_ref_scatter_room(p, i)) return;
+  const LightBox box = p.light_boxes[i];
+  if (box.u0 > box.u1) return;  // reaches no tile: the count emptied its box
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
   uint64_t* ends = p.light_ref_offsets;
   const uint32_t id = static_cast<uint32_t>(i);
-  tiles.for_each_reached(i, [&](uint64_t tile) { p.light_refs[take_slot_from_end(ends, tile)] = light_key(tile, id); });
+  tiles.for_each_reached_in_box(box, tiles.grid_of(0), [&](uint64_t tile) {
+    p.light_refs[take_slot_from_end(ends, tile)] = light_key(tile, id);
+  });
+}
+
+__device__ __forceinline__ void light_ref_scatter_cube(const FrameParams& p, int64_t i) {
+  if (!light_ref_scatter_room(p, i)) return;
+  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
+  uint64_t* ends = p.light_ref_offsets;
+  const uint32_t id = static_cast<uint32_t>(i);
+  tiles.for_each_reached_on_every_face(i, [&](uint64_t tile) {
+    p.light_refs[take_slot_from_end(ends, tile)] = light_key(tile, id);
+  });
 }
 
 // ---- the test ----

@@ -98,13 +98,23 @@ SC_HD void accumulate_face(LightFaceKeys& k, float u, float v) {
   k.v_max = v_hi > k.v_max ? v_hi : k.v_max;
 }
 
-// The tile along one axis of a coordinate x of a face whose samples span [lo, hi]: monotone in x (every step is a
-// correctly rounded operation monotone in its input), so a triangle's box [x0, x1] holding x gives tiles that hold
-// x's tile.
-SC_HD int light_cell(float x, float lo, float hi, int grid) {
+// A face's grid (LightFaceGrid): its samples' bounds (face_bounds) and the cells a unit along u and along v (0 where
+// the samples span nothing), so that a coordinate's cell costs a subtraction and a product (light_cell). Each
+// sample's key makes its face's; the triangles' walks read the frame's, made once (FrameCounters::light_grids).
+SC_HD float cells_per_unit(float lo, float hi, int grid) {
   const float span = hi - lo;
-  if (!(span > 0.0f)) return 0;
-  const float s = sc_div(x - lo, span) * static_cast<float>(grid);
+  return span > 0.0f ? sc_div(static_cast<float>(grid), span) : 0.0f;
+}
+SC_HD LightFaceGrid face_grid(const LightFaceKeys& k, int grid) {
+  const LightBox b = face_bounds(k);
+  return LightFaceGrid{b, cells_per_unit(b.u0, b.u1, grid), cells_per_unit(b.v0, b.v1, grid)};
+}
+
+// The tile along one axis of a coordinate x of a face whose samples start at lo, `cells` cells a unit
+// (cells_per_unit): monotone in x (every step is a correctly rounded operation monotone in its input, the product's
+// factor fixed and not negative), so a triangle's box [x0, x1] holding x gives tiles that hold x's tile.
+SC_HD int light_cell(float x, float lo, float cells, int grid) {
+  const float s = (x - lo) * cells;
   if (!(s > 0.0f)) return 0;
   if (s >= static_cast<float>(grid)) return grid - 1;
   return static_cast<int>(sc_floor(s));
@@ -203,8 +213,8 @@ SC_HD LightSampleKey light_sample_key(const ShadowOrigin* samples, const LightFr
   if (s.id == kNoHit || !light_coord(L, s.origin, c)) {
     return LightSampleKey{light_key(light_tile_count(L), static_cast<uint32_t>(i)), 0};
   }
-  const LightBox b = face_bounds(faces[c.face]);
-  const int cu = light_cell(c.u, b.u0, b.u1, L.grid), cv = light_cell(c.v, b.v0, b.v1, L.grid);
+  const LightFaceGrid g = face_grid(faces[c.face], L.grid);
+  const int cu = light_cell(c.u, g.bounds.u0, g.u_cells, L.grid), cv = light_cell(c.v, g.bounds.v0, g.v_cells, L.grid);
   return LightSampleKey{light_key(light_tile(c.face, cu, cv, L.grid), static_cast<uint32_t>(i)), ordered_key(c.depth)};
 }
 
@@ -290,32 +300,41 @@ SC_HD bool box_holds(const LightBox& b, float u, float v, float depth) {
   return u >= b.u0 && u <= b.u1 && v >= b.v0 && v <= b.v1 && b.near <= depth;
 }
 
-// Triangle i's box on each face of light space (empty where it cannot block: a hidden duplicate, a degenerate or
-// non-finite triangle, a face it does not reach). Hidden duplicates (mesh_duplicates.h) are copies of a triangle that
-// is in, and would otherwise shadow their original's own points.
-SC_HD void light_box_one(const FrameParams& p, int64_t i) {
-  const LightFrame& L = p.light;
+// Triangle i's vertices, and whether it can block anything: not a hidden duplicate (mesh_duplicates.h: a copy of a
+// triangle that is in, which would otherwise shadow its original's own points), nor degenerate or non-finite.
+SC_HD bool light_blocker(const FrameParams& p, int64_t i, TriangleVerts& t) {
   const bool hidden = p.hidden_duplicate != nullptr && p.hidden_duplicate[i] != 0;
-  const TriangleVerts t = hidden ? TriangleVerts{} : p.tri_verts[i];  // the bin stage writes none for a hidden one
-  const bool blocks_at_all = !hidden && can_block(t);
-  for (int f = 0; f < L.faces; ++f) {
-    LightBox box = empty_light_box();
-    if (blocks_at_all && L.kind == LightKind::sun) {
-      const float ua = dot(t.a, L.axis_u), ub = dot(t.b, L.axis_u), uc = dot(t.c, L.axis_u);
-      const float va = dot(t.a, L.axis_v), vb = dot(t.b, L.axis_v), vc = dot(t.c, L.axis_v);
-      const float size = sc_max(1.0f, sc_max(sc_max(sc_max(sc_abs(ua), sc_abs(ub)), sc_max(sc_abs(uc), sc_abs(va))),
-                                             sc_max(sc_abs(vb), sc_abs(vc))));
-      const float margin = kSunMargin * size;
-      const float da = sun_depth(L, t.a), db = sun_depth(L, t.b), dc = sun_depth(L, t.c);
-      const float depth_margin =
-          kDepthMargin * sc_max(1.0f, sc_max(sc_abs(da), sc_max(sc_abs(db), sc_abs(dc))));
-      box = LightBox{sc_min(ua, sc_min(ub, uc)) - margin, sc_max(ua, sc_max(ub, uc)) + margin,
-                     sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin,
-                     sc_min(da, sc_min(db, dc)) - depth_margin};
-    } else if (blocks_at_all && !cube_face_box(L.position, f, t.a, t.b, t.c, box)) {
-      box = empty_light_box();
-    }
-    p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = box;
+  t = hidden ? TriangleVerts{} : p.tri_verts[i];  // the bin stage writes none for a hidden one
+  return !hidden && can_block(t);
+}
+
+// A blocker's box in a sun's light space (its one face).
+SC_HD LightBox sun_light_box(const LightFrame& L, const TriangleVerts& t) {
+  const float ua = dot(t.a, L.axis_u), ub = dot(t.b, L.axis_u), uc = dot(t.c, L.axis_u);
+  const float va = dot(t.a, L.axis_v), vb = dot(t.b, L.axis_v), vc = dot(t.c, L.axis_v);
+  const float size = sc_max(1.0f, sc_max(sc_max(sc_max(sc_abs(ua), sc_abs(ub)), sc_max(sc_abs(uc), sc_abs(va))),
+                                         sc_max(sc_abs(vb), sc_abs(vc))));
+  const float margin = kSunMargin * size;
+  const float da = sun_depth(L, t.a), db = sun_depth(L, t.b), dc = sun_depth(L, t.c);
+  const float depth_margin = kDepthMargin * sc_max(1.0f, sc_max(sc_abs(da), sc_max(sc_abs(db), sc_abs(dc))));
+  return LightBox{sc_min(ua, sc_min(ub, uc)) - margin, sc_max(ua, sc_max(ub, uc)) + margin,
+                  sc_min(va, sc_min(vb, vc)) - margin, sc_max(va, sc_max(vb, vc)) + margin,
+                  sc_min(da, sc_min(db, dc)) - depth_margin};
+}
+
+// A blocker's box on face f of light space (empty where it does not reach the face).
+SC_HD LightBox light_box(const LightFrame& L, const TriangleVerts& t, int f) {
+  if (L.kind == LightKind::sun) return sun_light_box(L, t);
+  LightBox box;
+  return cube_face_box(L.position, f, t.a, t.b, t.c, box) ? box : empty_light_box();
+}
+
+// Triangle i's box on each face of light space (empty for a triangle that cannot block).
+SC_HD void light_box_one(const FrameParams& p, int64_t i) {
+  TriangleVerts t;
+  const bool blocks = light_blocker(p, i, t);
+  for (int f = 0; f < p.light.faces; ++f) {
+    p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = blocks ? light_box(p.light, t, f) : empty_light_box();
   }
 }
 
@@ -323,12 +342,16 @@ SC_HD void light_box_one(const FrameParams& p, int64_t i) {
 struct LightCells {
   int u0, u1, v0, v1;
 };
-SC_HD bool light_cells(const LightBox& box, const LightBox& fb, int grid, LightCells& c) {
+SC_HD bool light_cells(const LightBox& box, const LightFaceGrid& g, int grid, LightCells& c) {
+  const LightBox& fb = g.bounds;
   if (box.u0 > box.u1 || fb.u0 > fb.u1) return false;                                   // empty box, or no samples
   if (box.u1 < fb.u0 || box.u0 > fb.u1 || box.v1 < fb.v0 || box.v0 > fb.v1) return false;  // misses every sample
-  c = LightCells{light_cell(box.u0, fb.u0, fb.u1, grid), light_cell(box.u1, fb.u0, fb.u1, grid),
-                 light_cell(box.v0, fb.v0, fb.v1, grid), light_cell(box.v1, fb.v0, fb.v1, grid)};
+  c = LightCells{light_cell(box.u0, fb.u0, g.u_cells, grid), light_cell(box.u1, fb.u0, g.u_cells, grid),
+                 light_cell(box.v0, fb.v0, g.v_cells, grid), light_cell(box.v1, fb.v0, g.v_cells, grid)};
   return true;
+}
+SC_HD uint64_t cell_count(const LightCells& c) {
+  return static_cast<uint64_t>(c.u1 - c.u0 + 1) * static_cast<uint64_t>(c.v1 - c.v0 + 1);
 }
 
 // Whether a tile whose deepest sample has depth key `tile_depth` (light_sample_key; 0: no sample) holds a sample that
@@ -350,16 +373,18 @@ struct LightTiles {
   const LightBox* boxes;  // [faces * triangles]
   int64_t triangles;
   const LightFrame* light;
-  const LightFaceKeys* faces;
+  const LightFaceGrid* grids;  // [faces]: face_grid of each face's samples' bounds
   const uint32_t* tile_depth;  // [tiles]: each tile's deepest sample's depth key (light_sample_key)
+
+  SC_HD const LightFaceGrid& grid_of(int face) const { return grids[face]; }
 
   // The tiles triangle i's boxes cover on all faces, before light depth: over kLargeLightTriangle it is a large one.
   SC_HD uint64_t covered(int64_t i) const {
     uint64_t tiles = 0;
     for (int f = 0; f < light->faces; ++f) {
       LightCells c;
-      if (light_cells(boxes[static_cast<int64_t>(f) * triangles + i], face_bounds(faces[f]), light->grid, c)) {
-        tiles += static_cast<uint64_t>(c.u1 - c.u0 + 1) * static_cast<uint64_t>(c.v1 - c.v0 + 1);
+      if (light_cells(boxes[static_cast<int64_t>(f) * triangles + i], grid_of(f), light->grid, c)) {
+        tiles += cell_count(c);
       }
     }
     return tiles;
@@ -368,6 +393,34 @@ struct LightTiles {
   // kLargeLightTriangle tiles, tile `tiles` alone (the large triangles' list). Returns how many.
   template <class Reach>
   SC_HD uint32_t for_each_reached(int64_t i, Reach&& reach) const {
+    return light->faces == 1 ? for_each_reached_in_box(boxes[i], grid_of(0), reach)
+                             : for_each_reached_on_every_face(i, reach);
+  }
+  // for_each_reached of a light of one face (a sun), from the triangle's box and the face's grid as the caller holds
+  // them: the box's cells are worked out once, and the box is not read back from memory.
+  template <class Reach>
+  SC_HD uint32_t for_each_reached_in_box(const LightBox& box, const LightFaceGrid& g, Reach&& reach) const {
+    LightCells c;
+    if (!light_cells(box, g, light->grid, c)) return 0;
+    if (cell_count(c) > kLargeLightTriangle) {
+      reach(light_tile_count(*light));
+      return 1;
+    }
+    uint32_t reached = 0;
+    for (int cu = c.u0; cu <= c.u1; ++cu) {
+      for (int cv = c.v0; cv <= c.v1; ++cv) {
+        const uint32_t t = light_tile(0, cu, cv, light->grid);
+        if (tile_reaches(tile_depth[t], box.near)) {
+          reach(static_cast<uint64_t>(t));
+          ++reached;
+        }
+      }
+    }
+    return reached;
+  }
+  // for_each_reached of a light of any number of faces (a point light's six), each face's box read from memory.
+  template <class Reach>
+  SC_HD uint32_t for_each_reached_on_every_face(int64_t i, Reach&& reach) const {
     if (covered(i) > kLargeLightTriangle) {
       reach(light_tile_count(*light));
       return 1;
@@ -409,7 +462,7 @@ struct LightTiles {
   SC_HD void enter_next_face(LightTileWalk& w, int64_t i) const {
     for (++w.face; w.face < light->faces; ++w.face) {
       w.box = boxes[static_cast<int64_t>(w.face) * triangles + i];
-      if (light_cells(w.box, face_bounds(faces[w.face]), light->grid, w.cells)) {
+      if (light_cells(w.box, grid_of(w.face), light->grid, w.cells)) {
         w.cu = w.cells.u0;
         w.cv = w.cells.v0;
         return;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -30,9 +31,12 @@ TEST(ShadowMath, LightCellIsMonotoneAndInRange) {
   std::mt19937 rng(4);
   std::uniform_real_distribution<float> u(-3.0f, 3.0f);
   for (int i = 0; i < 2000; ++i) {
-    const float lo = u(rng), hi = lo + std::abs(u(rng)), x = u(rng), y = u(rng);
+    const float lo = u(rng), x = u(rng), y = u(rng);
+    // Spans of every kind: none (one sample), one ulp (a product by a huge number of cells a unit), wide.
+    const float hi = i % 10 == 0 ? lo : (i % 10 == 1 ? std::nextafter(lo, 4.0f) : lo + std::abs(u(rng)));
     const int grid = 1 + i % 700;
-    const int cx = light_cell(x, lo, hi, grid), cy = light_cell(y, lo, hi, grid);
+    const float cells = cells_per_unit(lo, hi, grid);
+    const int cx = light_cell(x, lo, cells, grid), cy = light_cell(y, lo, cells, grid);
     EXPECT_GE(cx, 0);
     EXPECT_LT(cx, grid);
     if (x <= y) {
@@ -157,7 +161,8 @@ TEST(ShadowMath, TrianglesGoOnlyToTilesWithASampleTheyCanBlock) {
   accumulate_face(faces[0], 1.0f, 1.0f);
   const LightBox box{-0.5f, 1.5f, -0.5f, 1.5f, 0.5f};  // over all four tiles
   const uint32_t tile_depth[4] = {0, ordered_key(0.4f), ordered_key(0.5f), ordered_key(3.0f)};
-  const LightTileEmitter emitter{LightTiles{&box, 1, &L, faces, tile_depth}};
+  const LightFaceGrid grid = face_grid(faces[0], L.grid);
+  const LightTileEmitter emitter{LightTiles{&box, 1, &L, &grid, tile_depth}};
   std::vector<uint64_t> keys;
   auto emit = [&](uint32_t bucket, uint64_t key) {
     EXPECT_EQ(bucket, 0u);
@@ -195,14 +200,16 @@ TEST(ShadowMath, TileWalkReachesEveryTileOfTheTriangleOnceInOrder) {
         const float w = rng() % 3 == 0 ? 0.01f : 0.6f * static_cast<float>(rng() % 4);
         b = rng() % 5 == 0 ? empty_light_box() : LightBox{u0, u0 + w, v0, v0 + w, static_cast<float>(rng() % 4)};
       }
-      const LightTiles tiles{boxes.data(), triangles, &L, faces, tile_depth.data()};
+      LightFaceGrid grids[kMaxLightFaces];
+      for (int f = 0; f < L.faces; ++f) grids[f] = face_grid(faces[f], L.grid);
+      const LightTiles tiles{boxes.data(), triangles, &L, grids, tile_depth.data()};
       for (int64_t i = 0; i < triangles; ++i) {
         std::vector<uint32_t> expected;
         uint64_t covered = 0;
         for (int f = 0; f < L.faces; ++f) {
           const LightBox& b = boxes[static_cast<size_t>(f * triangles + i)];
           LightCells c;
-          if (!light_cells(b, face_bounds(faces[f]), L.grid, c)) continue;
+          if (!light_cells(b, grids[f], L.grid, c)) continue;
           covered += static_cast<uint64_t>(c.u1 - c.u0 + 1) * static_cast<uint64_t>(c.v1 - c.v0 + 1);
           for (int cu = c.u0; cu <= c.u1; ++cu) {
             for (int cv = c.v0; cv <= c.v1; ++cv) {
