@@ -626,25 +626,18 @@ class CudaRenderer final : public Renderer {
         a.light_samples_scratch.data(), pixels, tiles, a.light_sample_offsets.data(), a.light_samples.data());
     SLABCAST_CUDA_CHECK_LAUNCH(light_sample_scatter_kernel);
     SLABCAST_CUDA_CHECK(cudaEventRecord(fork_events_[1], side_stream_));
-    const bool sun = p.light.faces == 1;  // the count and scatter of a sun's one face, or of a point light's six
+    // The count and scatter of a sun's one face, or of a point light's six.
+    const bool sun = p.light.faces == 1;
+    const auto light_ref_count = sun ? light_ref_count_sun_kernel : light_ref_count_cube_kernel;
+    const auto light_ref_scatter = sun ? light_ref_scatter_sun_kernel : light_ref_scatter_cube_kernel;
     const unsigned triangle_grid = grid_for(d_.num_triangles, kTriangleBlock);
-    if (sun) {
-      light_ref_count_sun_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
-      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_sun_kernel);
-    } else {
-      light_ref_count_cube_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
-      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count_cube_kernel);
-    }
+    light_ref_count<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_ref_count);
     bytes = side_scratch_offset_;  // the side stream's scan works past it
     SLABCAST_CUDA_CHECK(prim::inclusive_sum(d_.scratch.data(), bytes, a.light_ref_offsets.data(),
                                             a.light_ref_offsets.data(), static_cast<int64_t>(tiles) + 2, stream_));
-    if (sun) {
-      light_ref_scatter_sun_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
-      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_sun_kernel);
-    } else {
-      light_ref_scatter_cube_kernel<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
-      SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter_cube_kernel);
-    }
+    light_ref_scatter<<<triangle_grid, kTriangleBlock, 0, stream_>>>(p);
+    SLABCAST_CUDA_CHECK_LAUNCH(light_ref_scatter);
     SLABCAST_CUDA_CHECK(cudaStreamWaitEvent(stream_, fork_events_[1], 0));  // join: the samples are packed
     stage_done("shadow bin");
 

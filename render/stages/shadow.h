@@ -334,7 +334,8 @@ SC_HD void light_box_one(const FrameParams& p, int64_t i) {
   TriangleVerts t;
   const bool blocks = light_blocker(p, i, t);
   for (int f = 0; f < p.light.faces; ++f) {
-    p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = blocks ? light_box(p.light, t, f) : empty_light_box();
+    const LightBox box = blocks ? light_box(p.light, t, f) : empty_light_box();
+    p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = box;
   }
 }
 
