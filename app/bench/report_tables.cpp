@@ -58,9 +58,10 @@ void print_shadow_table(std::ostream& out, const std::vector<BenchRow>& rows) {
                                            : "-"});
   }
   if (cells.size() == 1) return;
-  out << "\nshadows: the shadow stages, medians, ms (shadows = samples + light bin + test; shade runs after them); "
-         "shadow map = the gl-raster reference with a shadow map, its whole frame; map wrong px = pixels (of those where "
-         "both hit the same triangle) where its mask differs from the exact one\n";
+  out << "\nshadows: the shadow stages, medians, ms (shadows = samples + light bin + test; shade = a shading pass "
+         "after them, 0 where the caster shades and the test writes the shadowed pixels); shadow map = the gl-raster "
+         "reference with a shadow map, its whole frame; map wrong px = pixels (of those where both hit the same "
+         "triangle) where its mask differs from the exact one\n";
   print_table(out, cells);
 }
 
