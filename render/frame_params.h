@@ -282,7 +282,11 @@ struct FrameParams {
                                    //   light_samples[[k], [k + 1]); on the cuda backend first each tile's count,
                                    //   then its end, then (after the scatter) its start
   LightBox* light_boxes;           // [faces * num_triangles]: triangle i's box on face f at f * num_triangles + i
-                                   //   (widened for rounding; empty where it cannot block a sample of that face)
+                                   //   (widened for rounding; empty where it cannot block a sample of that face);
+                                   //   the cuda backend writes a point light's only where light_faces_reached says
+  uint8_t* light_faces_reached;    // [num_triangles] (cuda backend, a point light): bit f where triangle i reaches a
+                                   //   tile of face f, or kLargeLightFaces for a large one, whose every box is written
+                                   //   (render/cuda/shadow_block.cuh)
   uint64_t light_capacity;         // elements of the light reference arrays
   uint64_t* light_refs;            // [light_capacity]: keys (light tile << 32 | triangle ID) packed by tile, the
                                    //   large triangles (every sample tests them) in tile faces * grid * grid; the

@@ -118,6 +118,7 @@ struct FrameArrays {
   Array<uint32_t> light_tile_depth;
   Array<uint64_t> light_refs, light_refs_scratch, light_ref_offsets;
   Array<LightBox> light_boxes;
+  Array<uint8_t> light_faces_reached;  // cuda backend, a point light
 };
 
 // Which keyframes (renderer.h's Keyframes) the two device slots hold, and where a frame's two go: a keyframe already
@@ -269,6 +270,7 @@ FrameParams make_frame_params(const FrameSettings& s, const MeshBounds& bounds, 
   p.light_tile_depth = a.light_tile_depth.data();
   p.light_sample_offsets = a.light_sample_offsets.data();
   p.light_boxes = a.light_boxes.data();
+  p.light_faces_reached = a.light_faces_reached.data();
   p.light_capacity = a.light_refs.size();
   p.light_refs = a.light_refs.data();
   p.light_refs_scratch = a.light_refs_scratch.data();

@@ -483,8 +483,7 @@ class CpuRenderer final : public Renderer {
     stats.ms.shadow_samples = ms_since(t);
 
     parallel_for(T, threads_, kItemsPerChunk, [&](int64_t i) { light_box_one(p, i); });
-    const LightTileEmitter triangle_emitter{
-        LightTiles{a_.light_boxes.data(), T, &p.light, counters.light_grids, a_.light_tile_depth.data()}};
+    const LightTileEmitter triangle_emitter{frame_light_tiles(p)};
     uint64_t references = 0;
     for (;;) {  // one bucket: the triangles' keys in triangle order
       uint64_t run[2];

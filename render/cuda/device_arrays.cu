@@ -126,6 +126,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   // The references' offsets: a tile each, then the large triangles' run; the tiles' deepest samples.
   const size_t light_runs = c.shadows() ? c.light_tiles() + 2 : 0, light_depths = c.shadows() ? c.light_tiles() : 0;
   const size_t light_boxes = c.shadows() ? static_cast<size_t>(c.light_faces) * static_cast<size_t>(num_triangles) : 0;
+  const size_t faces_reached = c.shadows() && c.light_faces > 1 ? static_cast<size_t>(num_triangles) : 0;
   const size_t shadow_pixels = c.shadows() ? pixels : 0;
   const size_t light_capacity = c.shadows() ? initial_light_capacity(c, static_cast<uint64_t>(num_triangles)) : 0;
   count_growth(shadow_pixels, sizeof(ShadowOrigin), a.shadow_origin.size());
@@ -137,6 +138,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
   count_growth(light_runs, sizeof(uint64_t), a.light_ref_offsets.size());
   count_growth(light_capacity, sizeof(uint64_t), a.light_refs.size());
   count_growth(light_boxes, sizeof(LightBox), a.light_boxes.size());
+  count_growth(faces_reached, sizeof(uint8_t), a.light_faces_reached.size());
   const std::string what = "the per-pixel buffers of a " + std::to_string(c.width) + "x" + std::to_string(c.height) +
                            " frame";
   size_t free_bytes = 0, total_bytes = 0;
@@ -164,6 +166,7 @@ void DeviceArrays::reserve_frame(const FrameSize& c) {
     ensure(a.light_ref_offsets, light_runs, "light-tile offsets");
     ensure(a.light_refs, light_capacity, "light-space triangle references");
     ensure(a.light_boxes, light_boxes, "the triangles' light-space boxes");
+    ensure(a.light_faces_reached, faces_reached, "the faces each triangle reaches");
   }
 }
 
@@ -203,7 +206,7 @@ size_t DeviceArrays::bytes_in_use() const {
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_tile_depth.bytes() +
          a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
-         a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
+         a.light_faces_reached.bytes() + a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
          a.displacement_weights.bytes() + sample_sums.bytes();
 }
 

@@ -78,7 +78,7 @@ __device__ __forceinline__ uint64_t take_slot_from_end(uint64_t* ends, uint64_t 
 // Triangle i's box, then its count: a sun's. A triangle that reaches no tile gets an empty box, so that the scatter
 // passes it at once (its box is read only by the walks: no list holds it, so the test never reads it).
 __device__ __forceinline__ void light_ref_count_sun(const FrameParams& p, int64_t i) {
-  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
+  const LightTiles tiles = frame_light_tiles(p);
   unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
   TriangleVerts t;
   const LightBox box = light_blocker(p, i, t) ? sun_light_box(p.light, t) : empty_light_box();
@@ -87,16 +87,57 @@ __device__ __forceinline__ void light_ref_count_sun(const FrameParams& p, int64_
   p.light_boxes[i] = reached != 0 ? box : empty_light_box();
 }
 
-// A point light's: the triangle's boxes on every face (light_box_one), read back by the walk.
+// A point light's. Each face's box is worked out and, where it covers cells, written; then each such face is walked
+// (for a large triangle, the large list counted instead). Only what is read later is written: the boxes on the faces
+// where it reaches a tile (a tile's list holds it there, and the test reads its box on the tile's face), a box on
+// every face for a large triangle (every sample tests it, on the sample's own face: the faces where its box covers
+// no cell get an empty one, which holds no sample either), and which of these it is (light_faces_reached), from which
+// the scatter walks the same faces. Writing all six boxes and reading them back took most of this kernel's time.
+constexpr uint8_t kLargeLightFaces = 0x80;  // light_faces_reached of a large triangle: every face's box is written
+
 __device__ __forceinline__ void light_ref_count_cube(const FrameParams& p, int64_t i) {
-  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
+  const LightTiles tiles = frame_light_tiles(p);
   unsigned long long* counts = reinterpret_cast<unsigned long long*>(p.light_ref_offsets);
-  light_box_one(p, i);
-  if (tiles.for_each_reached_on_every_face(i, [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); }) == 0) {
-    for (int f = 0; f < p.light.faces; ++f) {
-      p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = empty_light_box();
+  LightBox* boxes = p.light_boxes + i;
+  const int64_t face_stride = p.num_triangles;
+  TriangleVerts t;
+  const bool blocks = light_blocker(p, i, t);
+  uint64_t cells = 0;
+  uint32_t covered = 0;  // bit f: the box on face f covers cells
+  LightBox last{};       // the box of the last face covered, kept for its walk (most triangles cover one face)
+  // Not unrolled: six copies of the face's box took 58 registers and stalled on fetching instructions (a quarter of
+  // the warps' cycles), and the kernel ran 14 % slower.
+#pragma unroll 1
+  for (int f = 0; f < kMaxLightFaces; ++f) {
+    LightBox box;
+    LightCells c{0, 0, 0, 0};
+    if (blocks && cube_face_box(p.light.position, f, t.a, t.b, t.c, box) &&
+        light_cells(box, tiles.grid_of(f), p.light.grid, c)) {
+      boxes[f * face_stride] = box;
+      cells += cell_count(c);
+      covered |= 1u << f;
+      last = box;
     }
   }
+  if (cells > kLargeLightTriangle) {
+    atomicAdd(counts + light_tile_count(p.light), 1ull);
+#pragma unroll
+    for (int f = 0; f < kMaxLightFaces; ++f) {
+      if ((covered >> f & 1u) == 0) boxes[f * face_stride] = empty_light_box();
+    }
+    p.light_faces_reached[i] = kLargeLightFaces;
+    return;
+  }
+  const int last_face = covered == 0 ? 0 : 31 - __clz(static_cast<int>(covered));
+  uint32_t reached = 0;
+  for (uint32_t faces = covered; faces != 0; faces &= faces - 1) {
+    const int f = __ffs(static_cast<int>(faces)) - 1;
+    const LightBox box = f == last_face ? last : tiles.box_of(f, i);
+    if (tiles.for_each_reached_on_face(f, box, [&](uint64_t tile) { atomicAdd(counts + tile, 1ull); }) != 0) {
+      reached |= 1u << f;
+    }
+  }
+  p.light_faces_reached[i] = static_cast<uint8_t>(reached);
 }
 
 // Every thread of the scatter's grid calls this first (i past the triangles included): the first records the total
@@ -111,26 +152,36 @@ __device__ __forceinline__ bool light_ref_scatter_room(const FrameParams& p, int
   return i < p.num_triangles && total <= p.light_capacity;
 }
 
+// Triangle `id`'s reference into a slot of each tile it reaches (take_slot_from_end), as the scatters' walks call it.
+struct LightRefSlots {
+  const FrameParams& p;
+  uint32_t id;
+  __device__ __forceinline__ void operator()(uint64_t tile) const {
+    p.light_refs[take_slot_from_end(p.light_ref_offsets, tile)] = light_key(tile, id);
+  }
+};
+
 __device__ __forceinline__ void light_ref_scatter_sun(const FrameParams& p, int64_t i) {
   if (!light_ref_scatter_room(p, i)) return;
   const LightBox box = p.light_boxes[i];
   if (box.u0 > box.u1) return;  // reaches no tile: the count emptied its box
-  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
-  uint64_t* ends = p.light_ref_offsets;
-  const uint32_t id = static_cast<uint32_t>(i);
-  tiles.for_each_reached_in_box(box, tiles.grid_of(0), [&](uint64_t tile) {
-    p.light_refs[take_slot_from_end(ends, tile)] = light_key(tile, id);
-  });
+  const LightTiles tiles = frame_light_tiles(p);
+  tiles.for_each_reached_in_box(box, tiles.grid_of(0), LightRefSlots{p, static_cast<uint32_t>(i)});
 }
 
 __device__ __forceinline__ void light_ref_scatter_cube(const FrameParams& p, int64_t i) {
   if (!light_ref_scatter_room(p, i)) return;
-  const LightTiles tiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
-  uint64_t* ends = p.light_ref_offsets;
-  const uint32_t id = static_cast<uint32_t>(i);
-  tiles.for_each_reached_on_every_face(i, [&](uint64_t tile) {
-    p.light_refs[take_slot_from_end(ends, tile)] = light_key(tile, id);
-  });
+  const uint32_t reached = p.light_faces_reached[i];
+  const LightRefSlots slots{p, static_cast<uint32_t>(i)};
+  if (reached == kLargeLightFaces) {
+    slots(light_tile_count(p.light));
+    return;
+  }
+  const LightTiles tiles = frame_light_tiles(p);
+  for (uint32_t faces = reached; faces != 0; faces &= faces - 1) {
+    const int f = __ffs(static_cast<int>(faces)) - 1;
+    tiles.for_each_reached_on_face(f, tiles.box_of(f, i), slots);
+  }
 }
 
 // ---- the test ----

@@ -227,54 +227,80 @@ constexpr float kDepthMargin = 1.0f / 65536.0f;      // light depth (view units)
 constexpr float kCubeMargin = 1.0f / 4096.0f;        // face coordinates
 constexpr float kCubeNearLight = 1.0f / 256.0f;      // a clipped corner this close to the light (relative): whole face
 
+// A corner (u, v, w) of a triangle's part on a cube face (u, v along the face, w along its axis, before the division)
+// against plane k of the face's pyramid, w - u >= 0, w + u >= 0, w - v >= 0, w + v >= 0: inside when not negative.
+SC_HD float cube_plane_side(Vec3 corner, int k) {
+  const float su = k == 0 ? -1.0f : (k == 1 ? 1.0f : 0.0f);
+  const float sv = k == 2 ? -1.0f : (k == 3 ? 1.0f : 0.0f);
+  return corner.z + su * corner.x + sv * corner.y;
+}
+
+// Widens a face's box by a corner of the triangle's part on it, projected; false for a corner at (or by rounding
+// behind) the light, whose box is then the whole face.
+SC_HD bool add_cube_corner(Vec3 corner, float size, LightBox& box) {
+  const float w = corner.z;
+  if (!(w > kCubeNearLight * size)) return false;
+  const float u = sc_clamp(sc_div(corner.x, w), -1.0f, 1.0f), v = sc_clamp(sc_div(corner.y, w), -1.0f, 1.0f);
+  box.u0 = sc_min(box.u0, u);
+  box.u1 = sc_max(box.u1, u);
+  box.v0 = sc_min(box.v0, v);
+  box.v1 = sc_max(box.v1, v);
+  return true;
+}
+
 // Triangle (a, b, c)'s box on cube face f of a point light at L (all view units); false when it does not reach
-// the face. The triangle is clipped to the face's pyramid (w >= |u|, w >= |v|, with w the distance along the face's
-// axis), then its corners projected.
+// the face. The triangle is clipped to the face's pyramid (cube_plane_side), then its corners projected. Most
+// triangles of a mesh lie wholly inside one face's pyramid, which leaves them as they are, and wholly outside one of
+// the planes of each other face's: both are told from the corners' sides, and only a triangle across a plane is
+// clipped, in arrays (local memory on the GPU) that the others never touch.
 SC_HD bool cube_face_box(Vec3 light, int f, Vec3 a, Vec3 b, Vec3 c, LightBox& box) {
   const int axis = f / 2;
   const float sign = (f & 1) ? -1.0f : 1.0f;
   const int ku = axis == 2 ? 0 : axis + 1, kv = axis == 0 ? 2 : axis - 1;
-  // Corners as (u, v, w) before the division: u, v along the face, w along its axis.
-  Vec3 poly[9], next[9];
-  int n = 3;
   const Vec3 q[3] = {a - light, b - light, c - light};
-  for (int k = 0; k < 3; ++k) poly[k] = Vec3{component(q[k], ku), component(q[k], kv), sign * component(q[k], axis)};
-  if (poly[0].z <= 0.0f && poly[1].z <= 0.0f && poly[2].z <= 0.0f) return false;  // behind the face's plane
-  // The nearest depth (w, as light_coord's samples have it) over the whole triangle, clipped or not.
-  const float near = sc_min(poly[0].z, sc_min(poly[1].z, poly[2].z));
-  // Clip by the four planes w - u >= 0, w + u >= 0, w - v >= 0, w + v >= 0 (Sutherland-Hodgman).
-  for (int plane = 0; plane < 4 && n > 0; ++plane) {
-    const float su = plane == 0 ? -1.0f : (plane == 1 ? 1.0f : 0.0f);
-    const float sv = plane == 2 ? -1.0f : (plane == 3 ? 1.0f : 0.0f);
-    int m = 0;
-    for (int k = 0; k < n; ++k) {
-      const Vec3 p0 = poly[k], p1 = poly[k + 1 == n ? 0 : k + 1];
-      const float d0 = p0.z + su * p0.x + sv * p0.y, d1 = p1.z + su * p1.x + sv * p1.y;
-      if (d0 >= 0.0f) next[m++] = p0;
-      if ((d0 >= 0.0f) != (d1 >= 0.0f)) {
-        const float s = sc_div(d0, d0 - d1);
-        next[m++] = p0 + (p1 - p0) * s;
-      }
-    }
-    n = m;
-    for (int k = 0; k < n; ++k) poly[k] = next[k];
+  Vec3 corner[3];
+  for (int k = 0; k < 3; ++k) corner[k] = Vec3{component(q[k], ku), component(q[k], kv), sign * component(q[k], axis)};
+  if (corner[0].z <= 0.0f && corner[1].z <= 0.0f && corner[2].z <= 0.0f) return false;  // behind the face's plane
+  bool inside = true;  // every corner inside every plane
+  for (int plane = 0; plane < 4; ++plane) {
+    int outside = 0;
+    for (int k = 0; k < 3; ++k) outside += cube_plane_side(corner[k], plane) < 0.0f ? 1 : 0;
+    if (outside == 3) return false;  // wholly outside one plane
+    inside = inside && outside == 0;
   }
-  if (n == 0) return false;
+  // The nearest depth (w, as light_coord's samples have it) over the whole triangle, clipped or not.
+  const float near = sc_min(corner[0].z, sc_min(corner[1].z, corner[2].z));
   float size = 0.0f;
   for (int k = 0; k < 3; ++k) size = sc_max(size, sc_max(sc_abs(q[k].x), sc_max(sc_abs(q[k].y), sc_abs(q[k].z))));
   const float near_bound = near - kDepthMargin * sc_max(1.0f, size);
   box = LightBox{INFINITY, -INFINITY, INFINITY, -INFINITY, near_bound};
-  for (int k = 0; k < n; ++k) {
-    const float w = poly[k].z;
-    if (!(w > kCubeNearLight * size)) {  // a corner at (or by rounding behind) the light: the whole face
-      box = LightBox{-1.0f, 1.0f, -1.0f, 1.0f, near_bound};
-      return true;
+  bool bounded = true;
+  if (inside) {
+    for (int k = 0; k < 3 && bounded; ++k) bounded = add_cube_corner(corner[k], size, box);
+  } else {  // Sutherland-Hodgman, plane by plane
+    Vec3 poly[9], next[9];
+    int n = 3;
+    for (int k = 0; k < 3; ++k) poly[k] = corner[k];
+    for (int plane = 0; plane < 4 && n > 0; ++plane) {
+      int m = 0;
+      for (int k = 0; k < n; ++k) {
+        const Vec3 p0 = poly[k], p1 = poly[k + 1 == n ? 0 : k + 1];
+        const float d0 = cube_plane_side(p0, plane), d1 = cube_plane_side(p1, plane);
+        if (d0 >= 0.0f) next[m++] = p0;
+        if ((d0 >= 0.0f) != (d1 >= 0.0f)) {
+          const float s = sc_div(d0, d0 - d1);
+          next[m++] = p0 + (p1 - p0) * s;
+        }
+      }
+      n = m;
+      for (int k = 0; k < n; ++k) poly[k] = next[k];
     }
-    const float u = sc_clamp(sc_div(poly[k].x, w), -1.0f, 1.0f), v = sc_clamp(sc_div(poly[k].y, w), -1.0f, 1.0f);
-    box.u0 = sc_min(box.u0, u);
-    box.u1 = sc_max(box.u1, u);
-    box.v0 = sc_min(box.v0, v);
-    box.v1 = sc_max(box.v1, v);
+    if (n == 0) return false;
+    for (int k = 0; k < n && bounded; ++k) bounded = add_cube_corner(poly[k], size, box);
+  }
+  if (!bounded) {
+    box = LightBox{-1.0f, 1.0f, -1.0f, 1.0f, near_bound};
+    return true;
   }
   box.u0 -= kCubeMargin;
   box.u1 += kCubeMargin;
@@ -322,20 +348,19 @@ SC_HD LightBox sun_light_box(const LightFrame& L, const TriangleVerts& t) {
                   sc_min(da, sc_min(db, dc)) - depth_margin};
 }
 
-// A blocker's box on face f of light space (empty where it does not reach the face).
-SC_HD LightBox light_box(const LightFrame& L, const TriangleVerts& t, int f) {
-  if (L.kind == LightKind::sun) return sun_light_box(L, t);
-  LightBox box;
-  return cube_face_box(L.position, f, t.a, t.b, t.c, box) ? box : empty_light_box();
-}
-
 // Triangle i's box on each face of light space (empty for a triangle that cannot block).
 SC_HD void light_box_one(const FrameParams& p, int64_t i) {
   TriangleVerts t;
   const bool blocks = light_blocker(p, i, t);
-  for (int f = 0; f < p.light.faces; ++f) {
-    const LightBox box = blocks ? light_box(p.light, t, f) : empty_light_box();
-    p.light_boxes[static_cast<int64_t>(f) * p.num_triangles + i] = box;
+  LightBox* boxes = p.light_boxes + i;
+  if (p.light.kind == LightKind::sun) {
+    *boxes = blocks ? sun_light_box(p.light, t) : empty_light_box();
+    return;
+  }
+  for (int f = 0; f < kMaxLightFaces; ++f) {
+    LightBox box;
+    const bool reaches = blocks && cube_face_box(p.light.position, f, t.a, t.b, t.c, box);
+    boxes[static_cast<int64_t>(f) * p.num_triangles] = reaches ? box : empty_light_box();
   }
 }
 
@@ -363,13 +388,6 @@ SC_HD bool tile_reaches(uint32_t tile_depth, float near) { return tile_depth != 
 // sample no nearer the light than the triangle (tile_reaches), face by face, then column by column, then row by row.
 // Both backends walk them with these: the cpu backend's emitter (below) into keys, the cuda backend's count and
 // scatter (render/cuda/shadow_block.cuh) into each tile's count and slots, so both reach the same tiles.
-struct LightTileWalk {
-  int face;          // the face walked (faces: done)
-  LightCells cells;  // the triangle's cells on it
-  int cu, cv;        // the next cell to look at
-  LightBox box;      // the triangle's box on it
-};
-
 struct LightTiles {
   const LightBox* boxes;  // [faces * triangles]
   int64_t triangles;
@@ -378,40 +396,70 @@ struct LightTiles {
   const uint32_t* tile_depth;  // [tiles]: each tile's deepest sample's depth key (light_sample_key)
 
   SC_HD const LightFaceGrid& grid_of(int face) const { return grids[face]; }
+  SC_HD const LightBox& box_of(int face, int64_t i) const { return boxes[static_cast<int64_t>(face) * triangles + i]; }
 
-  // The tiles triangle i's boxes cover on all faces, before light depth: over kLargeLightTriangle it is a large one.
-  SC_HD uint64_t covered(int64_t i) const {
-    uint64_t tiles = 0;
-    for (int f = 0; f < light->faces; ++f) {
-      LightCells c;
-      if (light_cells(boxes[static_cast<int64_t>(f) * triangles + i], grid_of(f), light->grid, c)) {
-        tiles += cell_count(c);
-      }
-    }
-    return tiles;
-  }
-  // Calls reach(tile) for each tile triangle i goes to: every tile it reaches, or, when it covers over
-  // kLargeLightTriangle tiles, tile `tiles` alone (the large triangles' list). Returns how many.
+  // Calls reach(tile) for each tile triangle i goes to: every tile it reaches, or, when its boxes cover over
+  // kLargeLightTriangle tiles in all, tile `tiles` alone (the large triangles' list). Returns how many.
   template <class Reach>
   SC_HD uint32_t for_each_reached(int64_t i, Reach&& reach) const {
-    return light->faces == 1 ? for_each_reached_in_box(boxes[i], grid_of(0), reach)
+    return light->faces == 1 ? for_each_reached_in_box(box_of(0, i), grid_of(0), reach)
                              : for_each_reached_on_every_face(i, reach);
   }
   // for_each_reached of a light of one face (a sun), from the triangle's box and the face's grid as the caller holds
   // them: the box's cells are worked out once, and the box is not read back from memory.
   template <class Reach>
   SC_HD uint32_t for_each_reached_in_box(const LightBox& box, const LightFaceGrid& g, Reach&& reach) const {
-    LightCells c;
+    LightCells c{0, 0, 0, 0};
     if (!light_cells(box, g, light->grid, c)) return 0;
     if (cell_count(c) > kLargeLightTriangle) {
       reach(light_tile_count(*light));
       return 1;
     }
+    return for_each_reached_in_cells(0, c, box.near, reach);
+  }
+  // for_each_reached of a light of any number of faces (a point light's six), each face's box read from memory: first
+  // the faces whose boxes cover cells, and how many cells in all, then the walk of each of those faces. (The cuda
+  // backend's count does the same with each box as it works it out, and its scatter walks the faces the count
+  // recorded: render/cuda/shadow_block.cuh.)
+  template <class Reach>
+  SC_HD uint32_t for_each_reached_on_every_face(int64_t i, Reach&& reach) const {
+    uint64_t cells = 0;
+    uint32_t covered = 0;  // bit f: the box on face f covers cells
+    for (int f = 0; f < light->faces; ++f) {
+      LightCells c{0, 0, 0, 0};
+      if (light_cells(box_of(f, i), grid_of(f), light->grid, c)) {
+        cells += cell_count(c);
+        covered |= 1u << f;
+      }
+    }
+    if (cells > kLargeLightTriangle) {
+      reach(light_tile_count(*light));
+      return 1;
+    }
+    uint32_t reached = 0;
+    for (int f = 0; f < light->faces; ++f) {
+      if ((covered >> f & 1u) != 0) reached += for_each_reached_on_face(f, box_of(f, i), reach);
+    }
+    return reached;
+  }
+  // The tiles a triangle whose box on face f is `box` reaches on that face, whatever it covers (the caller has ruled
+  // out a large one).
+  template <class Reach>
+  SC_HD uint32_t for_each_reached_on_face(int f, const LightBox& box, Reach&& reach) const {
+    LightCells c{0, 0, 0, 0};
+    if (!light_cells(box, grid_of(f), light->grid, c)) return 0;
+    return for_each_reached_in_cells(f, c, box.near, reach);
+  }
+
+ private:
+  // The tiles of cells c on face f that hold a sample no nearer the light than `near`, column by column.
+  template <class Reach>
+  SC_HD uint32_t for_each_reached_in_cells(int face, const LightCells& c, float near, Reach&& reach) const {
     uint32_t reached = 0;
     for (int cu = c.u0; cu <= c.u1; ++cu) {
       for (int cv = c.v0; cv <= c.v1; ++cv) {
-        const uint32_t t = light_tile(0, cu, cv, light->grid);
-        if (tile_reaches(tile_depth[t], box.near)) {
+        const uint32_t t = light_tile(face, cu, cv, light->grid);
+        if (tile_reaches(tile_depth[t], near)) {
           reach(static_cast<uint64_t>(t));
           ++reached;
         }
@@ -419,58 +467,12 @@ struct LightTiles {
     }
     return reached;
   }
-  // for_each_reached of a light of any number of faces (a point light's six), each face's box read from memory.
-  template <class Reach>
-  SC_HD uint32_t for_each_reached_on_every_face(int64_t i, Reach&& reach) const {
-    if (covered(i) > kLargeLightTriangle) {
-      reach(light_tile_count(*light));
-      return 1;
-    }
-    LightTileWalk w = start(i);
-    uint32_t tile = 0, reached = 0;
-    while (next(w, i, tile)) {
-      reach(static_cast<uint64_t>(tile));
-      ++reached;
-    }
-    return reached;
-  }
-  SC_HD LightTileWalk start(int64_t i) const {
-    LightTileWalk w{-1, LightCells{0, 0, 0, 0}, 0, 0, empty_light_box()};
-    enter_next_face(w, i);
-    return w;
-  }
-  // The walk's next tile reached; false when there is none.
-  SC_HD bool next(LightTileWalk& w, int64_t i, uint32_t& tile) const {
-    while (w.face < light->faces) {
-      if (w.cu > w.cells.u1) {
-        enter_next_face(w, i);
-        continue;
-      }
-      const uint32_t t = light_tile(w.face, w.cu, w.cv, light->grid);
-      if (++w.cv > w.cells.v1) {
-        w.cv = w.cells.v0;
-        ++w.cu;
-      }
-      if (tile_reaches(tile_depth[t], w.box.near)) {
-        tile = t;
-        return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  SC_HD void enter_next_face(LightTileWalk& w, int64_t i) const {
-    for (++w.face; w.face < light->faces; ++w.face) {
-      w.box = boxes[static_cast<int64_t>(w.face) * triangles + i];
-      if (light_cells(w.box, grid_of(w.face), light->grid, w.cells)) {
-        w.cu = w.cells.u0;
-        w.cv = w.cells.v0;
-        return;
-      }
-    }
-  }
 };
+
+// The frame's light tiles: its triangles' boxes, its faces' grids and its tiles' deepest samples.
+SC_HD LightTiles frame_light_tiles(const FrameParams& p) {
+  return LightTiles{p.light_boxes, p.num_triangles, &p.light, p.counters->light_grids, p.light_tile_depth};
+}
 
 // Triangle i's keys, for prim::multi_split into one bucket (the keys of all triangles in triangle order; the cpu
 // backend): one for each tile it goes to (LightTiles::for_each_reached).
