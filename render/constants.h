@@ -73,12 +73,16 @@ constexpr double kReferenceGrowth = 1.5;
 // Shadows (stages/shadow.h): light space gets a tile per kLightTileSamples pixels of the frame, or per
 // kLightTileTriangles triangles of the mesh where that is more (a sun's one face: 512 x 512 tiles for the dragon at
 // 1024x1024, 1414 x 1414 for the 16M sphere), so that a sample's tile holds few triangles besides those near its own
-// shadow ray. A face has at most (kMaxLightColumns - 1) / faces tiles a side, so that a tile's key takes at most 22
-// bits (three passes of the sort by tile, stages/shadow.h). A triangle over more than kLargeLightTriangle tiles is a
-// large one: instead of a reference in each, it goes to a list that every sample tests (a floor under the scene).
+// shadow ray. A point light's six faces each get the tiles of 1 / kPointLightSampleFaces of that: its samples lie on
+// one to three faces, which a share of a sixth each left with coarse tiles (on an H200, a share of a half was the
+// fastest of a whole, a half and a sixth). Light space has at most kMaxLightTilesASide^2 tiles in all (a face of a
+// point light 835 a side), which bounds its per-tile arrays and their clearing. A triangle over more than
+// kLargeLightTriangle tiles is a large one: instead of a reference in each, it goes to a list that every sample tests
+// (a floor under the scene).
 constexpr int kLightTileSamples = 4;
 constexpr int kLightTileTriangles = 8;
-constexpr int kMaxLightColumns = 2048;
+constexpr int kPointLightSampleFaces = 2;
+constexpr int kMaxLightTilesASide = 2047;
 constexpr uint64_t kLargeLightTriangle = 256;
 // Light-space references a frame first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
 // (a floor under the scene covers every tile).

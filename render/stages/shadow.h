@@ -190,12 +190,6 @@ SC_HD uint64_t light_key_tile(uint64_t key) { return key >> 32; }
 SC_HD uint64_t light_tile_count(const LightFrame& L) {
   return static_cast<uint64_t>(L.faces) * static_cast<uint64_t>(L.grid) * static_cast<uint64_t>(L.grid);
 }
-// The bits of a key's tile (tiles 0..`tiles`): the sort's range is [32, 32 + this).
-inline int light_tile_bits(uint64_t tiles) {
-  int bits = 0;
-  while ((tiles >> bits) != 0) ++bits;
-  return bits;
-}
 
 // Pixel i's key: its sample's light tile, or tile `tiles` when it has no sample; and its sample's light depth as an
 // ordered key, which the tile's deepest sample keeps (light_tile_depth; 0 when it has no sample: every finite float's

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "render/constants.h"
+#include "render/frame_setup.h"
 #include "render/renderer.h"
 #include "render/shadow_oracle.h"
 #include "render/shadow_scenes.h"
@@ -112,6 +113,31 @@ TEST(ShadowMath, CubeFaceBoxesHoldEveryPointOfTheirTriangles) {
     }
   }
   EXPECT_GT(clipped_faces, 1000);  // the triangles across faces, which are clipped, are well represented
+}
+
+// Light space's tiles a side (docs/architecture.md, "Light space"): a tile per 4 pixels or per 8 triangles, whichever
+// gives more; a point light's faces each half of that; at most 2047 a side for a sun and 835 (2047 / sqrt(6)) for a
+// point light's faces.
+TEST(ShadowMath, LightGridsFollowTheTileDensityAndTheirBound) {
+  FrameSettings s;
+  s.shadows = true;
+  const auto grid = [&](LightType type, int width, int height, uint64_t triangles) {
+    s.light.type = type;
+    s.width = width;
+    s.height = height;
+    const FrameSize size = frame_size(s, triangles);
+    EXPECT_EQ(size.light_faces, type == LightType::sun ? 1 : 6);
+    return size.light_grid;
+  };
+  EXPECT_EQ(grid(LightType::sun, 1024, 1024, 871414), 512);          // 262,144 tiles by the pixels
+  EXPECT_EQ(grid(LightType::sun, 1024, 1024, 16000000), 1415);        // 2M tiles by the triangles
+  EXPECT_EQ(grid(LightType::sun, 3840, 2160, 16000000), 1440);        // 2,073,600 tiles by the pixels
+  EXPECT_EQ(grid(LightType::sun, 8192, 8192, 1000), 2047);            // bounded
+  EXPECT_EQ(grid(LightType::point, 1024, 1024, 871414), 363);         // 131,072 tiles a face
+  EXPECT_EQ(grid(LightType::point, 1024, 1024, 4000000), 500);        // 250,000 a face
+  EXPECT_EQ(grid(LightType::point, 3840, 2160, 871414), 835);         // 1,036,800 wanted a face: bounded
+  EXPECT_EQ(grid(LightType::headlight, 1024, 1024, 871414), 363);     // a point light at the eye
+  EXPECT_EQ(grid(LightType::sun, 4, 4, 1), 2);                        // 4 tiles
 }
 
 // A sun along (1, 2, 1) and a point light, as make_light_frame sets them up (unit direction, orthonormal axes).
@@ -272,12 +298,6 @@ TEST(ShadowMath, TileWalkReachesEveryTileOfTheTriangleOnceInOrder) {
     }
     EXPECT_GT(large_triangles, 0) << "no triangle was large: the large list went untested";
   }
-}
-
-TEST(ShadowMath, TileBitsHoldEveryTileAndTheOnePastThem) {
-  EXPECT_EQ(light_tile_bits(1), 1);
-  EXPECT_EQ(light_tile_bits(262144), 19);  // 512 x 512 tiles and the one past them
-  EXPECT_EQ(light_tile_bits(2047ull * 2047), 22);
 }
 
 class CpuShadows : public ::testing::TestWithParam<int> {};
