@@ -206,8 +206,8 @@ size_t DeviceArrays::bytes_in_use() const {
          counters.bytes() + a.pieces.bytes() + a.shadow_origin.bytes() + a.shadow_mask.bytes() + a.light_on_device.bytes() +
          a.light_samples.bytes() + a.light_samples_scratch.bytes() + a.light_tile_depth.bytes() +
          a.light_sample_offsets.bytes() + a.light_refs.bytes() + a.light_ref_offsets.bytes() + a.light_boxes.bytes() +
-         a.light_faces_reached.bytes() + a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() + a.displacement_offsets.bytes() +
-         a.displacement_weights.bytes() + sample_sums.bytes();
+         a.light_faces_reached.bytes() + a.keyframe_slot[0].bytes() + a.keyframe_slot[1].bytes() +
+         a.displacement_offsets.bytes() + a.displacement_weights.bytes() + sample_sums.bytes();
 }
 
 // Bytes set_mesh allocates for a mesh: what it keeps, the adjacency build's temporaries and its sort's scratch.
