@@ -13,6 +13,8 @@
 #   bench.log        prim_bench's progress and table
 #   prim_bench.json  prim_bench's results (GPU, driver, CUDA, CCCL versions; every row)
 #   slabcast-bench.{json,csv,txt}  `slabcast bench`: the renderer against the hardware-raster reference
+#   slabcast-shadows.{json,csv,txt}  `slabcast bench --suite shadows --slabs 1`: exact shadows of a sun against the
+#                    reference's shadow map; slabcast-point-lights.txt: the same scenes' frames under a point light
 #   deep-stacks.txt  `slabcast bench` of the deep-stack files
 #   results.tsv      one line per check: name, PASS/FAIL, seconds, detail
 #   summary.md       the table printed at the end
@@ -38,9 +40,9 @@
 #   SLABCAST_RACECHECK_CHUNK_FRAMES  racecheck renders its 100 frames as processes of this many (default 10)
 #   SLABCAST_FRAMES_SCENES     scenes of step sanitize_frames (default "dragon stress")
 #   SLABCAST_FRAMES_FIRST      only the chunks of the 100 frames that start at these frames (default: all)
-#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench bench frames deep_stacks
-#                              sanitize_frames sanitizers" (the sanitizer steps last: their runs go on beside the next
-#                              step's)
+#   SLABCAST_GPU_CHECK_STEPS   steps to run, default "env build gpu_tests render_bench shadows_bench bench frames
+#                              deep_stacks sanitize_frames sanitizers" (the sanitizer steps last: their runs go on
+#                              beside the next step's)
 #   SLABCAST_DEEP_STACK_MS     step deep_stacks: the most milliseconds a frame of a deep stack may take (default 5)
 #   SLABCAST_CTEST_JOBS        gpu tests run in parallel (default 1; the out-of-memory tests always run alone)
 #   SLABCAST_CTEST_ARGS        more ctest arguments for step gpu_tests, e.g. "-LE soak": the soak tests watch the
@@ -60,7 +62,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$(mkdir -p "${1:-./gpu-check-out}" && cd "${1:-./gpu-check-out}" && pwd)"
 BUILD="${SLABCAST_GPU_BUILD:-$ROOT/build-gpu-check}"
-read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench bench frames deep_stacks sanitize_frames sanitizers}"
+read -ra STEPS <<< "${SLABCAST_GPU_CHECK_STEPS:-env build gpu_tests render_bench shadows_bench bench frames deep_stacks sanitize_frames sanitizers}"
 read -ra SANITIZER_TOOLS <<< "${SLABCAST_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}"
 SANITIZER_TESTS="${SLABCAST_SANITIZER_TESTS:-.}"
 START_SECONDS=$SECONDS
@@ -322,6 +324,44 @@ step_render_bench() {
   else
     record render_bench FAIL "$(elapsed "$t0")" "exit $rc: $(tail -n 1 "$OUT/slabcast-bench.log")"
   fi
+}
+
+# Shadows: the shadows suite (the dragon, where fetched, and the 16M sphere on a floor under a sun, one slab, beside
+# the gl-raster reference's shadow-mapped frame), then the same scenes under a point light, which the reference has
+# no shadow map for.
+step_shadows_bench() {
+  local t0; t0="$(now)"
+  local exe="$BUILD/app/slabcast"
+  if [ ! -x "$exe" ]; then
+    record shadows_bench FAIL 0 "slabcast not built"
+    return
+  fi
+  local commit="${SLABCAST_GIT_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}"
+  (cd "$ROOT" && SLABCAST_GIT_COMMIT="$commit" timeout "$(time_left)" "$exe" bench --suite shadows --slabs 1 \
+     --json "$OUT/slabcast-shadows.json" --csv "$OUT/slabcast-shadows.csv") \
+    > "$OUT/slabcast-shadows.txt" 2> "$OUT/slabcast-shadows.log"
+  local rc=$?
+  if [ $rc -ne 0 ]; then
+    record shadows_bench FAIL "$(elapsed "$t0")" "exit $rc: $(tail -n 1 "$OUT/slabcast-shadows.log")"
+    return
+  fi
+  local point=(--floor --shadows --sizes "1024x1024,3840x2160" --slabs 1 --reference none --frames 100)
+  : > "$OUT/slabcast-point-lights.txt"
+  local scene
+  for scene in "--procedural sphere:16M --light point:1.5,2.5,1.5" \
+               "--mesh $ROOT/assets/models/dragon.obj --light point:0.3,1.5,0.2"; do
+    case "$scene" in *dragon.obj*) [ -f "$ROOT/assets/models/dragon.obj" ] || continue ;; esac
+    # shellcheck disable=SC2086
+    (cd "$ROOT" && timeout "$(time_left)" "$exe" bench $scene "${point[@]}") \
+      >> "$OUT/slabcast-point-lights.txt" 2>> "$OUT/slabcast-shadows.log"
+    rc=$?
+    if [ $rc -ne 0 ]; then
+      record shadows_bench FAIL "$(elapsed "$t0")" \
+        "point light, $scene: exit $rc: $(tail -n 1 "$OUT/slabcast-shadows.log")"
+      return
+    fi
+  done
+  record shadows_bench PASS "$(elapsed "$t0")" "slabcast-shadows.txt / .json / .csv, slabcast-point-lights.txt"
 }
 
 # The renderer end to end on the GPU: headless frames of the default scene and (when fetched) the dragon, with the
