@@ -73,16 +73,17 @@ constexpr double kReferenceGrowth = 1.5;
 // Shadows (stages/shadow.h): light space gets a tile per kLightTileSamples pixels of the frame, or per
 // kLightTileTriangles triangles of the mesh where that is more (a sun's one face: 512 x 512 tiles for the dragon at
 // 1024x1024, 1414 x 1414 for the 16M sphere), so that a sample's tile holds few triangles besides those near its own
-// shadow ray. A point light's six faces each get the tiles of 1 / kPointLightSampleFaces of that: its samples lie on
-// one to three faces, which a share of a sixth each left with coarse tiles (on an H200, a share of a half was the
-// fastest of a whole, a half and a sixth). Light space has at most kMaxLightTilesASide^2 tiles in all (a face of a
-// point light 835 a side), which bounds its per-tile arrays and their clearing. A triangle over more than
+// shadow ray; a point light's six faces share that many, though its samples lie on one to three of them. A face has
+// at most (kMaxLightColumns - 1) / faces tiles a side (a sun's 2047, a point light's 341). A triangle over more than
 // kLargeLightTriangle tiles is a large one: instead of a reference in each, it goes to a list that every sample tests
 // (a floor under the scene).
+// A point light's faces stay this coarse although finer ones made the median frame faster: each face's grid is fitted
+// to its samples' bounds however few they are, so on a face with a few samples in a small area finer tiles make many
+// triangles large, and every sample of every face walks them (on the cpu backend, a 1M sphere at 512x512 under a
+// point light, twisting: the test's p99 7.5x its median with half the tiles on each face, 1.8x with a sixth).
 constexpr int kLightTileSamples = 4;
 constexpr int kLightTileTriangles = 8;
-constexpr int kPointLightSampleFaces = 2;
-constexpr int kMaxLightTilesASide = 2047;
+constexpr int kMaxLightColumns = 2048;
 constexpr uint64_t kLargeLightTriangle = 256;
 // Light-space references a frame first has room for: kInitialRefsPerTriangle a triangle, plus two whole faces
 // (a floor under the scene covers every tile).

@@ -132,11 +132,9 @@ FrameSize frame_size(const FrameSettings& s, uint64_t triangles) {
     size.light_faces = s.light.type == LightType::sun ? 1 : kMaxLightFaces;
     const LightTileDensity d = light_tile_density();
     const double tiles = std::max(static_cast<double>(s.width) * s.height / d.pixels,
-                                  static_cast<double>(triangles) / d.triangles) /
-                         std::min(size.light_faces, kPointLightSampleFaces);
+                                  static_cast<double>(triangles) / d.triangles) / size.light_faces;
     const int grid = static_cast<int>(std::ceil(std::sqrt(tiles)));
-    const int most = static_cast<int>(kMaxLightTilesASide / std::sqrt(static_cast<double>(size.light_faces)));
-    size.light_grid = std::clamp(grid, 1, most);
+    size.light_grid = std::clamp(grid, 1, (kMaxLightColumns - 1) / size.light_faces);
   }
   return size;
 }

@@ -116,8 +116,8 @@ TEST(ShadowMath, CubeFaceBoxesHoldEveryPointOfTheirTriangles) {
 }
 
 // Light space's tiles a side (docs/architecture.md, "Light space"): a tile per 4 pixels or per 8 triangles, whichever
-// gives more; a point light's faces each half of that; at most 2047 a side for a sun and 835 (2047 / sqrt(6)) for a
-// point light's faces.
+// gives more, shared by a point light's six faces; at most 2047 a side for a sun and 341 (2047 / 6) for a point
+// light's faces.
 TEST(ShadowMath, LightGridsFollowTheTileDensityAndTheirBound) {
   FrameSettings s;
   s.shadows = true;
@@ -133,10 +133,10 @@ TEST(ShadowMath, LightGridsFollowTheTileDensityAndTheirBound) {
   EXPECT_EQ(grid(LightType::sun, 1024, 1024, 16000000), 1415);        // 2M tiles by the triangles
   EXPECT_EQ(grid(LightType::sun, 3840, 2160, 16000000), 1440);        // 2,073,600 tiles by the pixels
   EXPECT_EQ(grid(LightType::sun, 8192, 8192, 1000), 2047);            // bounded
-  EXPECT_EQ(grid(LightType::point, 1024, 1024, 871414), 363);         // 131,072 tiles a face
-  EXPECT_EQ(grid(LightType::point, 1024, 1024, 4000000), 500);        // 250,000 a face
-  EXPECT_EQ(grid(LightType::point, 3840, 2160, 871414), 835);         // 1,036,800 wanted a face: bounded
-  EXPECT_EQ(grid(LightType::headlight, 1024, 1024, 871414), 363);     // a point light at the eye
+  EXPECT_EQ(grid(LightType::point, 1024, 1024, 871414), 210);         // 43,690.7 tiles a face
+  EXPECT_EQ(grid(LightType::point, 1024, 1024, 4000000), 289);        // 83,333.3 a face
+  EXPECT_EQ(grid(LightType::point, 3840, 2160, 871414), 341);         // 345,600 wanted a face: bounded
+  EXPECT_EQ(grid(LightType::headlight, 1024, 1024, 871414), 210);     // a point light at the eye
   EXPECT_EQ(grid(LightType::sun, 4, 4, 1), 2);                        // 4 tiles
 }
 
