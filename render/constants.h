@@ -80,7 +80,7 @@ constexpr double kReferenceGrowth = 1.5;
 // A point light's faces stay this coarse although finer ones made the median frame faster: each face's grid is fitted
 // to its samples' bounds however few they are, so on a face with a few samples in a small area finer tiles make many
 // triangles large, and every sample of every face walks them (on the cpu backend, a 1M sphere at 512x512 under a
-// point light, twisting: the test's p99 7.5x its median with half the tiles on each face, 1.8x with a sixth).
+// point light, twisting: the test's p99 7.5x its median with half the tiles on each face, 1.6x with a sixth).
 constexpr int kLightTileSamples = 4;
 constexpr int kLightTileTriangles = 8;
 constexpr int kMaxLightColumns = 2048;
