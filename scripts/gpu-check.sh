@@ -92,6 +92,16 @@ record() {
   say "$2  $1 (${3}s) ${4:-}"
 }
 
+# The renderer's program, in SLABCAST; where it is not built, a failure recorded for step $1 and a non-zero status.
+SLABCAST="$BUILD/app/slabcast"
+slabcast_built() {
+  [ -x "$SLABCAST" ] && return 0
+  record "$1" FAIL 0 "slabcast not built"
+  return 1
+}
+# The commit the benchmarks' JSON records.
+bench_commit() { echo "${SLABCAST_GIT_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}"; }
+
 # ---------------------------------------------------------------------------------------------------------------
 step_env() {
   {
@@ -309,13 +319,10 @@ step_bench() {
 # The renderer's benchmark: full frames, stages, display cost and the gl-raster reference, same run.
 step_render_bench() {
   local t0; t0="$(now)"
-  local exe="$BUILD/app/slabcast"
-  if [ ! -x "$exe" ]; then
-    record render_bench FAIL 0 "slabcast not built"
-    return
-  fi
+  slabcast_built render_bench || return
+  local exe="$SLABCAST"
   # shellcheck disable=SC2086
-  (cd "$ROOT" && SLABCAST_GIT_COMMIT="${SLABCAST_GIT_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}" timeout "$(time_left)" \
+  (cd "$ROOT" && SLABCAST_GIT_COMMIT="$(bench_commit)" timeout "$(time_left)" \
      "$exe" bench ${SLABCAST_RENDER_BENCH_ARGS:-} --json "$OUT/slabcast-bench.json" --csv "$OUT/slabcast-bench.csv") \
     > "$OUT/slabcast-bench.txt" 2> "$OUT/slabcast-bench.log"
   local rc=$?
@@ -331,13 +338,9 @@ step_render_bench() {
 # no shadow map for.
 step_shadows_bench() {
   local t0; t0="$(now)"
-  local exe="$BUILD/app/slabcast"
-  if [ ! -x "$exe" ]; then
-    record shadows_bench FAIL 0 "slabcast not built"
-    return
-  fi
-  local commit="${SLABCAST_GIT_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}"
-  (cd "$ROOT" && SLABCAST_GIT_COMMIT="$commit" timeout "$(time_left)" "$exe" bench --suite shadows --slabs 1 \
+  slabcast_built shadows_bench || return
+  local exe="$SLABCAST"
+  (cd "$ROOT" && SLABCAST_GIT_COMMIT="$(bench_commit)" timeout "$(time_left)" "$exe" bench --suite shadows --slabs 1 \
      --json "$OUT/slabcast-shadows.json" --csv "$OUT/slabcast-shadows.csv") \
     > "$OUT/slabcast-shadows.txt" 2> "$OUT/slabcast-shadows.log"
   local rc=$?
@@ -367,11 +370,8 @@ step_shadows_bench() {
 # The renderer end to end on the GPU: headless frames of the default scene and (when fetched) the dragon, with the
 # statistics and per-stage times `slabcast render` prints, and a viewer screenshot through EGL + CUDA-GL interop.
 step_frames() {
-  local exe="$BUILD/app/slabcast"
-  if [ ! -x "$exe" ]; then
-    record frames FAIL 0 "slabcast not built"
-    return
-  fi
+  slabcast_built frames || return
+  local exe="$SLABCAST"
   : > "$OUT/frames.log"
   local t0 name args
   local scenes=("sphere-1M-1024 --procedural sphere:1M --size 1024x1024 --deform wave:0.3 --time 0.5"
@@ -409,11 +409,8 @@ step_frames() {
 # SLABCAST_DEEP_STACK_MS (default 5); and, for the record, 100,000 distinct parallel layers 1e-5 apart (each layer
 # covers thousands of tiles: some 450 million references a frame, deep cells in every covered tile).
 step_deep_stacks() {
-  local exe="$BUILD/app/slabcast"
-  if [ ! -x "$exe" ]; then
-    record deep_stacks FAIL 0 "slabcast not built"
-    return
-  fi
+  slabcast_built deep_stacks || return
+  local exe="$SLABCAST"
   local dir; dir="$(mktemp -d)"
   awk 'BEGIN { print "v 0 0 0\nv 1 0 0\nv 0 1 0"; for (i = 0; i < 100000; ++i) print "f 1 2 3" }' > "$dir/copies.obj"
   awk 'BEGIN { for (i = 0; i < 100000; ++i) { z = i * 1e-5; printf "v 0 0 %.6f\nv 1 0 %.6f\nv 0 1 %.6f\nf -3 -2 -1\n", z, z, z } }' \

@@ -84,7 +84,7 @@ TEST(ShadowMath, CubeFaceBoxesHoldEveryPointOfTheirTriangles) {
   L.kind = LightKind::point;
   L.position = Vec3{0.3f, -0.2f, 0.1f};
   const float sizes[] = {0.01f, 0.2f, 1.0f, 4.0f};
-  int clipped_faces = 0;
+  int across_faces = 0;  // triangles that reach more than one face: the clipped ones
   for (int i = 0; i < 4000; ++i) {
     const Vec3 centre{u(rng), u(rng), u(rng)};
     const float size = sizes[i % 4];
@@ -97,7 +97,7 @@ TEST(ShadowMath, CubeFaceBoxesHoldEveryPointOfTheirTriangles) {
       reaches[f] = cube_face_box(L.position, f, a, b, d, boxes[f]);
       faces_reached += reaches[f] ? 1 : 0;
     }
-    clipped_faces += faces_reached > 1 ? 1 : 0;
+    across_faces += faces_reached > 1 ? 1 : 0;
     for (int k = 0; k < 64; ++k) {
       float w0 = unit(rng), w1 = unit(rng);
       if (w0 + w1 > 1.0f) {
@@ -112,7 +112,7 @@ TEST(ShadowMath, CubeFaceBoxesHoldEveryPointOfTheirTriangles) {
       EXPECT_TRUE(box_holds(box, c.u, c.v, c.depth)) << "triangle " << i << ", point " << k << ", face " << c.face;
     }
   }
-  EXPECT_GT(clipped_faces, 1000);  // the triangles across faces, which are clipped, are well represented
+  EXPECT_GT(across_faces, 1000);  // well represented
 }
 
 // Light space's tiles a side (docs/architecture.md, "Light space"): a tile per 4 pixels or per 8 triangles, whichever
